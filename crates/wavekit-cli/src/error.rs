@@ -1,0 +1,31 @@
+//! The one error type of the CLI.
+
+/// What can stop a `wavekit` command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// An error from the library.
+    #[error(transparent)]
+    Wavekit(#[from] wavekit::Error),
+    /// JSON output failed.
+    #[error("could not write JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The self-test ran and some families failed.
+    #[error("selftest failed: {failed} of {total} operation families differ from the host reference")]
+    SelftestFailed {
+        /// Families that failed.
+        failed: usize,
+        /// Families checked.
+        total: usize,
+    },
+}
+
+impl CliError {
+    /// Process exit code: 1 for a failed check, 2 for anything that stopped the command.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::SelftestFailed { .. } => 1,
+            _ => 2,
+        }
+    }
+}

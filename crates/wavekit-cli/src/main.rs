@@ -1,0 +1,133 @@
+//! The `wavekit` command line.
+
+mod error;
+mod probe;
+mod selftest;
+
+use clap::{Parser, Subcommand};
+
+use error::CliError;
+
+/// Subgroup-accelerated GPU compute on wgpu: probe the GPU, test it, benchmark it.
+#[derive(Parser)]
+#[command(name = "wavekit", version, about)]
+struct Cli {
+    /// Adapter to use: an index from `wavekit probe --list` or part of its name
+    /// (default: $WAVEKIT_ADAPTER, else the best GPU).
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Describe the adapter: backend, driver, subgroup widths, features and limits.
+    Probe {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// List every adapter instead of describing the chosen one.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Check every subgroup operation family on the GPU against host-computed values.
+    Selftest {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Seed of the random inputs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Everything on this machine, end to end: probe, then selftest.
+    Demo,
+    /// Benchmarks, timed on the GPU.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// The WGSL copy kernel: the bandwidth every other benchmark is a fraction of.
+    Copy {
+        /// Sizes in bytes to copy (each rounded up to 16).
+        #[arg(long, value_delimiter = ',', default_values_t = [1u64 << 24, 1 << 28, 1 << 30])]
+        bytes: Vec<u64>,
+        /// Measured runs per size (after 5 warm-up runs).
+        #[arg(long, default_value_t = 50)]
+        runs: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn context(adapter: Option<String>) -> Result<wavekit::GpuContext, CliError> {
+    let options = wavekit::ContextOptions::from_env().with_adapter(adapter);
+    Ok(wavekit::GpuContext::new(&options)?)
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Probe { json, list } => {
+            if list {
+                probe::list(json)
+            } else {
+                probe::probe(&context(cli.adapter)?, json)
+            }
+        }
+        Command::Selftest { json, seed } => selftest::selftest(&context(cli.adapter)?, seed, json),
+        Command::Demo => {
+            let ctx = context(cli.adapter)?;
+            println!("== wavekit probe");
+            probe::probe(&ctx, false)?;
+            println!("\n== wavekit selftest");
+            selftest::selftest(&ctx, 1, false)
+        }
+        Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
+            let ctx = context(cli.adapter)?;
+            let mut results = Vec::new();
+            for (i, &b) in bytes.iter().enumerate() {
+                eprintln!("[{}/{}] copy {} bytes ...", i + 1, bytes.len(), b);
+                let r = wavekit::bench::bench_copy(&ctx, b, 5, runs)?;
+                if !json {
+                    println!(
+                        "copy {:>12} B  median {:>10.1} us  (p10 {:.1}, p90 {:.1})  {:>8.1} GB/s  [{:?}]",
+                        r.bytes,
+                        r.timing.median_ns / 1e3,
+                        r.timing.p10_ns / 1e3,
+                        r.timing.p90_ns / 1e3,
+                        r.gbps,
+                        r.timing.method
+                    );
+                }
+                results.push(r);
+            }
+            if json {
+                #[derive(serde::Serialize)]
+                struct Out<'a> {
+                    adapter: &'a wavekit::AdapterSummary,
+                    copy: &'a [wavekit::bench::CopyBench],
+                }
+                let out = Out {
+                    adapter: &ctx.summary,
+                    copy: &results,
+                };
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                println!("adapter: {}", ctx.summary.label());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("wavekit: {e}");
+        std::process::exit(e.exit_code());
+    }
+}

@@ -1,0 +1,482 @@
+//! The GPU context: adapter choice, device creation with the adapter's real limits, and the
+//! capabilities that the rest of wavekit branches on.
+
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Environment variable that picks an adapter by index or by a part of its name.
+pub const ADAPTER_ENV: &str = "WAVEKIT_ADAPTER";
+/// Environment variable that hides the adapter's subgroup support (to exercise fallbacks).
+pub const NO_SUBGROUPS_ENV: &str = "WAVEKIT_NO_SUBGROUPS";
+
+/// How to build a [`GpuContext`].
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// An adapter index (as `wavekit probe --list` prints it) or a case-insensitive part of its
+    /// name. `None`: the best adapter (discrete, then integrated, then virtual, then software).
+    pub adapter: Option<String>,
+    /// Do not enable subgroup operations even where the adapter has them, so that the
+    /// no-subgroup paths (and their errors) can be exercised on any machine.
+    pub disable_subgroups: bool,
+}
+
+impl ContextOptions {
+    /// Options from the environment: `WAVEKIT_ADAPTER` and `WAVEKIT_NO_SUBGROUPS=1`.
+    pub fn from_env() -> Self {
+        let adapter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.trim().is_empty());
+        let disable_subgroups = std::env::var(NO_SUBGROUPS_ENV).is_ok_and(|v| v == "1");
+        Self {
+            adapter,
+            disable_subgroups,
+        }
+    }
+
+    /// These options with `adapter` replaced when `Some`.
+    pub fn with_adapter(mut self, adapter: Option<String>) -> Self {
+        if adapter.is_some() {
+            self.adapter = adapter;
+        }
+        self
+    }
+}
+
+/// What an adapter is, in words a report can print.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterSummary {
+    /// Index in enumeration order (what `--adapter N` takes).
+    pub index: usize,
+    /// The adapter's name.
+    pub name: String,
+    /// Graphics API backend, e.g. "Vulkan".
+    pub backend: String,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version details.
+    pub driver_info: String,
+    /// "discrete GPU", "integrated GPU", "virtual GPU", "software (CPU)" or "other".
+    pub device_type: String,
+    /// True for a CPU implementation such as Mesa lavapipe (llvmpipe).
+    pub software: bool,
+    /// PCI vendor id.
+    pub vendor: u32,
+    /// PCI device id.
+    pub device: u32,
+}
+
+impl AdapterSummary {
+    fn new(index: usize, info: &wgpu::AdapterInfo) -> Self {
+        let (device_type, software) = match info.device_type {
+            wgpu::DeviceType::DiscreteGpu => ("discrete GPU", false),
+            wgpu::DeviceType::IntegratedGpu => ("integrated GPU", false),
+            wgpu::DeviceType::VirtualGpu => ("virtual GPU", false),
+            wgpu::DeviceType::Cpu => ("software (CPU)", true),
+            wgpu::DeviceType::Other => ("other", false),
+        };
+        Self {
+            index,
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            device_type: device_type.to_string(),
+            software,
+            vendor: info.vendor,
+            device: info.device,
+        }
+    }
+
+    /// One line: `name [Vulkan, discrete GPU]`, with "software" spelled out for CPU drivers.
+    pub fn label(&self) -> String {
+        let kind = if self.software {
+            "software rasterizer on the CPU, not a GPU".to_string()
+        } else {
+            self.device_type.clone()
+        };
+        format!("{} [{}, {}]", self.name, self.backend, kind)
+    }
+}
+
+/// Subgroup support of the device as created.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct SubgroupCaps {
+    /// Whether subgroup operations are enabled on this device.
+    pub supported: bool,
+    /// Smallest subgroup width the adapter may use.
+    pub min_size: u32,
+    /// Largest subgroup width the adapter may use.
+    pub max_size: u32,
+}
+
+/// How GPU time can be measured on this device.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampSupport {
+    /// No timestamp queries: timings fall back to wall-clock time around a submission.
+    None,
+    /// Timestamps at compute-pass boundaries (WebGPU's `timestamp-query`).
+    Passes,
+    /// Also `write_timestamp` between passes of an encoder.
+    InsideEncoders,
+}
+
+/// The limits wavekit sizes its work by (the adapter's real ones, requested in full).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LimitsSummary {
+    /// Largest buffer, in bytes.
+    pub max_buffer_size: u64,
+    /// Largest storage-buffer binding, in bytes.
+    pub max_storage_buffer_binding_size: u64,
+    /// Workgroup memory per workgroup, in bytes.
+    pub max_compute_workgroup_storage_size: u32,
+    /// Invocations per workgroup.
+    pub max_compute_invocations_per_workgroup: u32,
+    /// Workgroup size along x.
+    pub max_compute_workgroup_size_x: u32,
+    /// Workgroup size along y.
+    pub max_compute_workgroup_size_y: u32,
+    /// Workgroup size along z.
+    pub max_compute_workgroup_size_z: u32,
+    /// Workgroups per dispatch dimension.
+    pub max_compute_workgroups_per_dimension: u32,
+    /// Storage buffers per shader stage.
+    pub max_storage_buffers_per_shader_stage: u32,
+    /// Alignment of storage-buffer binding offsets.
+    pub min_storage_buffer_offset_alignment: u32,
+}
+
+impl LimitsSummary {
+    fn new(l: &wgpu::Limits) -> Self {
+        Self {
+            max_buffer_size: l.max_buffer_size,
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+            max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
+            max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_compute_workgroup_size_x: l.max_compute_workgroup_size_x,
+            max_compute_workgroup_size_y: l.max_compute_workgroup_size_y,
+            max_compute_workgroup_size_z: l.max_compute_workgroup_size_z,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+            max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
+            min_storage_buffer_offset_alignment: l.min_storage_buffer_offset_alignment,
+        }
+    }
+}
+
+/// Everything later code branches on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Capabilities {
+    /// Subgroup operations and widths.
+    pub subgroups: SubgroupCaps,
+    /// Timestamp queries.
+    pub timestamps: TimestampSupport,
+    /// 64-bit integers in shaders.
+    pub shader_int64: bool,
+    /// 16-bit floats in shaders.
+    pub shader_f16: bool,
+    /// The device limits.
+    pub limits: LimitsSummary,
+}
+
+/// A device and queue on a chosen adapter, with its capabilities.
+pub struct GpuContext {
+    /// The adapter the device was created on.
+    pub adapter: wgpu::Adapter,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Who the adapter is.
+    pub summary: AdapterSummary,
+    /// What it can do (as enabled on this device).
+    pub caps: Capabilities,
+    subgroups_disabled: bool,
+    lost: Arc<Mutex<Option<String>>>,
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("adapter", &self.summary.label())
+            .field("caps", &self.caps)
+            .finish()
+    }
+}
+
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+    desc.backends = backends();
+    wgpu::Instance::new(desc)
+}
+
+/// Every adapter wgpu can see, in enumeration order.
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    let adapters = pollster::block_on(instance().enumerate_adapters(backends()));
+    adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| AdapterSummary::new(i, &a.get_info()))
+        .collect()
+}
+
+fn rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// Pick an adapter index from summaries: by index, by name substring, or the best-ranked one.
+/// Pure, so that the choice is testable without a GPU.
+pub fn choose_adapter(adapters: &[AdapterSummary], query: Option<&str>) -> Result<usize> {
+    if adapters.is_empty() {
+        return Err(Error::NoAdapter {
+            backends: format!("{:?}", backends()),
+        });
+    }
+    let Some(query) = query.map(str::trim) else {
+        let best = adapters
+            .iter()
+            .min_by_key(|a| {
+                let t = match (a.software, a.device_type.as_str()) {
+                    (true, _) => wgpu::DeviceType::Cpu,
+                    (_, "discrete GPU") => wgpu::DeviceType::DiscreteGpu,
+                    (_, "integrated GPU") => wgpu::DeviceType::IntegratedGpu,
+                    (_, "virtual GPU") => wgpu::DeviceType::VirtualGpu,
+                    _ => wgpu::DeviceType::Other,
+                };
+                // Prefer Vulkan among equals: it is the backend wavekit is tested on.
+                (rank(t), a.backend != "Vulkan", a.index)
+            })
+            .expect("non-empty");
+        return Ok(best.index);
+    };
+    let not_found = || Error::AdapterNotFound {
+        query: query.to_string(),
+        available: adapters
+            .iter()
+            .map(|a| format!("  {}: {}", a.index, a.label()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    if let Ok(i) = query.parse::<usize>() {
+        return adapters
+            .iter()
+            .find(|a| a.index == i)
+            .map(|a| a.index)
+            .ok_or_else(not_found);
+    }
+    let q = query.to_lowercase();
+    adapters
+        .iter()
+        .filter(|a| a.name.to_lowercase().contains(&q))
+        .min_by_key(|a| (a.backend != "Vulkan", a.index))
+        .map(|a| a.index)
+        .ok_or_else(not_found)
+}
+
+/// Features wavekit enables when the adapter has them.
+fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
+    let mut f = wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::SHADER_F16;
+    if !disable_subgroups {
+        f |= wgpu::Features::SUBGROUP;
+    }
+    f
+}
+
+impl GpuContext {
+    /// Create a context as `options` say. Blocks until the device exists.
+    pub fn new(options: &ContextOptions) -> Result<Self> {
+        let instance = instance();
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends()));
+        let summaries: Vec<_> = adapters
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AdapterSummary::new(i, &a.get_info()))
+            .collect();
+        let index = choose_adapter(&summaries, options.adapter.as_deref())?;
+        let adapter = adapters.into_iter().nth(index).expect("index from choose");
+        let summary = summaries[index].clone();
+        let info = adapter.get_info();
+
+        let features = adapter.features() & wanted_features(options.disable_subgroups);
+        let subgroups_disabled =
+            options.disable_subgroups && adapter.features().contains(wgpu::Features::SUBGROUP);
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("wavekit.device"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&desc)).map_err(|e| Error::DeviceRequest {
+                adapter: summary.label(),
+                message: e.to_string(),
+            })?;
+
+        let lost = Arc::new(Mutex::new(None));
+        let lost_cb = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = lost_cb.lock() {
+                *l = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        // wgpu's default handler panics; wavekit turns these into errors instead.
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let uncaptured_cb = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut u) = uncaptured_cb.lock() {
+                u.push(e.to_string());
+            }
+        }));
+
+        let timestamps = if features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
+            TimestampSupport::InsideEncoders
+        } else if features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+            TimestampSupport::Passes
+        } else {
+            TimestampSupport::None
+        };
+        let device_limits = device.limits();
+        let caps = Capabilities {
+            subgroups: SubgroupCaps {
+                supported: features.contains(wgpu::Features::SUBGROUP),
+                min_size: info.subgroup_min_size,
+                max_size: info.subgroup_max_size,
+            },
+            timestamps,
+            shader_int64: features.contains(wgpu::Features::SHADER_INT64),
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            limits: LimitsSummary::new(&device_limits),
+        };
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            summary,
+            caps,
+            subgroups_disabled,
+            lost,
+            uncaptured,
+        })
+    }
+
+    /// Create a context from the environment (`WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`).
+    pub fn from_env() -> Result<Self> {
+        Self::new(&ContextOptions::from_env())
+    }
+
+    /// Fails with [`Error::MissingFeature`] unless subgroup operations are enabled.
+    pub fn require_subgroups(&self) -> Result<()> {
+        if self.caps.subgroups.supported {
+            Ok(())
+        } else if self.subgroups_disabled {
+            Err(Error::MissingFeature {
+                feature: "subgroup operations (they were disabled on purpose)",
+                adapter: self.summary.label(),
+                hint: "unset WAVEKIT_NO_SUBGROUPS (or ContextOptions::disable_subgroups), or call \
+                       the no-subgroup path",
+            })
+        } else {
+            Err(Error::MissingFeature {
+                feature: "subgroup operations",
+                adapter: self.summary.label(),
+                hint: "use a GPU and driver with subgroup support (Vulkan 1.1+), unset \
+                       WAVEKIT_NO_SUBGROUPS, or call the no-subgroup path",
+            })
+        }
+    }
+
+    /// Fails if a workgroup shape is beyond this device's limits.
+    pub fn check_workgroup(&self, shape: [u32; 3]) -> Result<()> {
+        let l = &self.caps.limits;
+        let invocations = shape.iter().product::<u32>();
+        if invocations > l.max_compute_invocations_per_workgroup
+            || shape[0] > l.max_compute_workgroup_size_x
+            || shape[1] > l.max_compute_workgroup_size_y
+            || shape[2] > l.max_compute_workgroup_size_z
+        {
+            return Err(Error::WorkgroupTooLarge {
+                shape,
+                invocations,
+                max_invocations: l.max_compute_invocations_per_workgroup,
+                max_x: l.max_compute_workgroup_size_x,
+                max_y: l.max_compute_workgroup_size_y,
+                max_z: l.max_compute_workgroup_size_z,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails with [`Error::BindingTooLarge`] if `bytes` cannot be bound as one storage buffer.
+    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
+        let limit = self.caps.limits.max_storage_buffer_binding_size;
+        if bytes > limit {
+            return Err(Error::BindingTooLarge {
+                what: what.to_string(),
+                bytes,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails if the device was lost or wgpu reported an error nobody captured.
+    pub fn check_health(&self) -> Result<()> {
+        if let Some(reason) = self.lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(Error::DeviceLost { reason });
+        }
+        if let Some(message) = self.uncaptured.lock().ok().and_then(|mut u| u.pop()) {
+            return Err(Error::Gpu {
+                operation: "an earlier GPU call".into(),
+                message,
+            });
+        }
+        Ok(())
+    }
+
+    /// Run `f` inside validation and out-of-memory error scopes; a wgpu error becomes
+    /// [`Error::Gpu`] naming `operation`.
+    pub fn scoped<T>(&self, operation: &str, f: impl FnOnce() -> T) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        if let Some(e) = v.or(o) {
+            return Err(Error::Gpu {
+                operation: operation.to_string(),
+                message: e.to_string(),
+            });
+        }
+        self.check_health()?;
+        Ok(out)
+    }
+
+    /// Block until all submitted work is done.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu {
+                operation: "waiting for the GPU".into(),
+                message: e.to_string(),
+            })?;
+        self.check_health()
+    }
+}

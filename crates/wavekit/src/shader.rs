@@ -1,0 +1,244 @@
+//! WGSL composition, validation and module creation.
+//!
+//! Kernels are WGSL files in the source tree. A line `#import NAME` pulls in a shared piece
+//! (each at most once, recursively); Rust-side constants (workgroup shape, tile sizes) are
+//! prepended as WGSL `const` declarations so that each number has one source of truth.
+//! Every composed shader is validated by naga before the driver sees it, and errors are
+//! reported against the original file and line (see ADR-002 in ARCHITECTURE.md).
+
+use std::collections::HashSet;
+
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+
+/// Environment variable that turns wgpu's injected bounds checks back on (`WAVEKIT_CHECKED=1`).
+pub const CHECKED_ENV: &str = "WAVEKIT_CHECKED";
+
+/// A WGSL file known to wavekit, by import name.
+#[derive(Clone, Copy, Debug)]
+pub struct WgslSource {
+    /// Import name, e.g. `shared/ballot`.
+    pub name: &'static str,
+    /// The file's text.
+    pub text: &'static str,
+}
+
+macro_rules! wgsl {
+    ($name:literal, $path:literal) => {
+        WgslSource {
+            name: $name,
+            text: include_str!($path),
+        }
+    };
+}
+
+/// Every WGSL file of the crate. Kernels are listed with the constants they need in
+/// [`crate::kernels`]; shared pieces are only imported.
+pub static SOURCES: &[WgslSource] = &[
+    wgsl!("shared/ballot", "shaders/shared/ballot.wgsl"),
+    wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
+    wgsl!("bench/copy", "bench/copy.wgsl"),
+];
+
+/// A value for a prepended WGSL constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ConstValue {
+    /// `u32`
+    U32(u32),
+    /// `i32`
+    I32(i32),
+    /// `f32`
+    F32(f32),
+    /// `bool`
+    Bool(bool),
+}
+
+impl ConstValue {
+    fn wgsl(self) -> (&'static str, String) {
+        match self {
+            ConstValue::U32(v) => ("u32", format!("{v}u")),
+            ConstValue::I32(v) => ("i32", format!("{v}i")),
+            ConstValue::F32(v) => ("f32", format!("{v:?}f")),
+            ConstValue::Bool(v) => ("bool", v.to_string()),
+        }
+    }
+}
+
+/// A composed shader: one WGSL text, and where each of its lines came from.
+#[derive(Clone, Debug)]
+pub struct Composed {
+    /// The kernel's name.
+    pub name: String,
+    /// The full WGSL text.
+    pub source: String,
+    origin: Vec<(String, u32)>,
+}
+
+impl Composed {
+    /// `file:line` of a 1-based line of the composed text.
+    pub fn origin_of(&self, line: u32) -> String {
+        match self.origin.get(line.saturating_sub(1) as usize) {
+            Some((file, l)) => format!("{file}.wgsl:{l}"),
+            None => format!("{}:{line}", self.name),
+        }
+    }
+}
+
+fn lookup<'a>(name: &str, extra: &'a [WgslSource]) -> Option<&'a str> {
+    extra
+        .iter()
+        .chain(SOURCES.iter())
+        .find(|s| s.name == name)
+        .map(|s| s.text)
+}
+
+/// Compose kernel `name` with `consts` prepended and its imports resolved. `extra` adds
+/// sources (a caller's own WGSL) that take precedence over the built-in ones.
+pub fn compose(
+    name: &str,
+    consts: &[(&str, ConstValue)],
+    extra: &[WgslSource],
+) -> Result<Composed> {
+    let mut out = Composed {
+        name: name.to_string(),
+        source: String::new(),
+        origin: Vec::new(),
+    };
+    for (i, (cname, value)) in consts.iter().enumerate() {
+        let (ty, v) = value.wgsl();
+        out.source.push_str(&format!("const {cname}: {ty} = {v};\n"));
+        out.origin.push(("<constants>".into(), i as u32 + 1));
+    }
+    let mut seen = HashSet::new();
+    let mut stack = Vec::new();
+    include(name, extra, &mut seen, &mut stack, &mut out)?;
+    Ok(out)
+}
+
+fn include(
+    name: &str,
+    extra: &[WgslSource],
+    seen: &mut HashSet<String>,
+    stack: &mut Vec<String>,
+    out: &mut Composed,
+) -> Result<()> {
+    if stack.iter().any(|s| s == name) {
+        return Err(Error::Shader {
+            shader: out.name.clone(),
+            message: format!("import cycle: {} -> {name}", stack.join(" -> ")),
+        });
+    }
+    if !seen.insert(name.to_string()) {
+        return Ok(());
+    }
+    let text = lookup(name, extra).ok_or_else(|| Error::Shader {
+        shader: out.name.clone(),
+        message: format!(
+            "unknown WGSL source '{name}'{}; known: {}",
+            stack
+                .last()
+                .map(|s| format!(" (imported by {s})"))
+                .unwrap_or_default(),
+            SOURCES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        ),
+    })?;
+    stack.push(name.to_string());
+    for (i, line) in text.lines().enumerate() {
+        if let Some(import) = line.trim().strip_prefix("#import ") {
+            include(import.trim(), extra, seen, stack, out)?;
+        } else {
+            out.source.push_str(line);
+            out.source.push('\n');
+            out.origin.push((name.to_string(), i as u32 + 1));
+        }
+    }
+    stack.pop();
+    Ok(())
+}
+
+/// Parse and validate composed WGSL with naga, as the device would (`subgroups` enables the
+/// subgroup capability). Errors name the original file and line.
+pub fn validate(composed: &Composed, subgroups: bool) -> Result<naga::Module> {
+    let src = &composed.source;
+    let err = |line: Option<u32>, msg: String| {
+        let at = line
+            .map(|l| format!("{}: ", composed.origin_of(l)))
+            .unwrap_or_default();
+        let text = line
+            .and_then(|l| src.lines().nth(l as usize - 1))
+            .map(|t| format!("\n    {}", t.trim()))
+            .unwrap_or_default();
+        Error::Shader {
+            shader: composed.name.clone(),
+            message: format!("{at}{}{text}", msg.trim_end()),
+        }
+    };
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| {
+        err(
+            e.location(src).map(|l| l.line_number),
+            e.emit_to_string(src),
+        )
+    })?;
+    let mut caps = naga::valid::Capabilities::all();
+    if !subgroups {
+        caps.remove(naga::valid::Capabilities::SUBGROUP);
+    }
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| {
+            err(
+                e.location(src).map(|l| l.line_number),
+                e.emit_to_string(src),
+            )
+        })?;
+    Ok(module)
+}
+
+/// Whether `WAVEKIT_CHECKED=1` asks for bounds-checked shaders.
+pub fn checked_from_env() -> bool {
+    std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
+}
+
+impl GpuContext {
+    /// Validate `composed` with naga, then create the module. Fast path: no injected runtime
+    /// checks (every wavekit kernel bounds its own accesses); `WAVEKIT_CHECKED=1` restores them.
+    pub fn shader_module(&self, composed: &Composed) -> Result<wgpu::ShaderModule> {
+        validate(composed, self.caps.subgroups.supported)?;
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(&composed.name),
+            source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
+        };
+        self.scoped(&format!("creating shader '{}'", composed.name), || {
+            if checked_from_env() {
+                self.device.create_shader_module(desc)
+            } else {
+                // SAFETY: wavekit's kernels guard every buffer index against the array length
+                // and were validated by naga above; the checked variant is one env var away.
+                unsafe {
+                    self.device
+                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                }
+            }
+        })
+    }
+
+    /// A compute pipeline with an automatic layout for `entry` of `module`.
+    pub fn compute_pipeline(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+    ) -> Result<wgpu::ComputePipeline> {
+        self.scoped(&format!("creating pipeline '{label}'"), || {
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: None,
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    cache: None,
+                })
+        })
+    }
+}

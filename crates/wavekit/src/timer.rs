@@ -1,0 +1,175 @@
+//! GPU timing on timestamp queries: warm-up, N runs, median and spread.
+//!
+//! Each measured run is bracketed by two empty compute passes whose timestamp writes mark the
+//! start and the end, so any recorded work (one pass or many, copies included) is timed and
+//! only `TIMESTAMP_QUERY` is needed (ADR-003). Without timestamps the timer falls back to
+//! wall-clock time around submit-and-wait, and says so in [`Timing::method`].
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::context::{GpuContext, TimestampSupport};
+use crate::error::Result;
+
+/// How a [`Timing`] was measured.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingMethod {
+    /// GPU timestamp queries.
+    GpuTimestamps,
+    /// Host wall clock around submit-and-wait (includes submission overhead).
+    WallClock,
+}
+
+/// Statistics of repeated runs, in nanoseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    /// How the samples were taken.
+    pub method: TimingMethod,
+    /// Median.
+    pub median_ns: f64,
+    /// Fastest run.
+    pub min_ns: f64,
+    /// Slowest run.
+    pub max_ns: f64,
+    /// 10th percentile.
+    pub p10_ns: f64,
+    /// 90th percentile.
+    pub p90_ns: f64,
+    /// Every sample, in run order.
+    pub samples_ns: Vec<f64>,
+}
+
+impl Timing {
+    /// Statistics of `samples` (must be non-empty).
+    pub fn from_samples(method: TimingMethod, samples_ns: Vec<f64>) -> Self {
+        let mut s = samples_ns.clone();
+        s.sort_by(f64::total_cmp);
+        let q = |p: f64| {
+            if s.is_empty() {
+                return f64::NAN;
+            }
+            let i = ((s.len() - 1) as f64 * p).round() as usize;
+            s[i]
+        };
+        let median_ns = if s.is_empty() {
+            f64::NAN
+        } else if s.len() % 2 == 1 {
+            s[s.len() / 2]
+        } else {
+            (s[s.len() / 2 - 1] + s[s.len() / 2]) / 2.0
+        };
+        Self {
+            method,
+            median_ns,
+            min_ns: q(0.0),
+            max_ns: q(1.0),
+            p10_ns: q(0.1),
+            p90_ns: q(0.9),
+            samples_ns,
+        }
+    }
+}
+
+/// Times recorded GPU work.
+pub struct GpuTimer {
+    query_set: Option<wgpu::QuerySet>,
+    capacity: u32,
+}
+
+impl GpuTimer {
+    /// A timer for up to `max_runs` measured runs per [`GpuTimer::measure`] call.
+    pub fn new(ctx: &GpuContext, max_runs: u32) -> Self {
+        let capacity = max_runs.clamp(1, 2048) * 2;
+        let query_set = (ctx.caps.timestamps != TimestampSupport::None).then(|| {
+            ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("wavekit.timer"),
+                ty: wgpu::QueryType::Timestamp,
+                count: capacity,
+            })
+        });
+        Self {
+            query_set,
+            capacity,
+        }
+    }
+
+    /// The method this timer will use on its device.
+    pub fn method(&self) -> TimingMethod {
+        if self.query_set.is_some() {
+            TimingMethod::GpuTimestamps
+        } else {
+            TimingMethod::WallClock
+        }
+    }
+
+    /// Record and submit the work `warmup` times unmeasured, then `runs` times measured, one
+    /// submission each, and return the statistics.
+    pub fn measure(
+        &self,
+        ctx: &GpuContext,
+        warmup: u32,
+        runs: u32,
+        mut record: impl FnMut(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing> {
+        let runs = runs.clamp(1, self.capacity / 2);
+        for _ in 0..warmup {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            record(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+        }
+        ctx.wait()?;
+        let Some(qs) = &self.query_set else {
+            let mut samples = Vec::with_capacity(runs as usize);
+            for _ in 0..runs {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                record(&mut enc);
+                let start = Instant::now();
+                ctx.queue.submit([enc.finish()]);
+                ctx.wait()?;
+                samples.push(start.elapsed().as_nanos() as f64);
+            }
+            return Ok(Timing::from_samples(TimingMethod::WallClock, samples));
+        };
+        ctx.scoped("timing GPU work", || {
+            for r in 0..runs {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                marker(&mut enc, qs, Some(2 * r), None);
+                record(&mut enc);
+                marker(&mut enc, qs, None, Some(2 * r + 1));
+                ctx.queue.submit([enc.finish()]);
+            }
+        })?;
+        let count = 2 * runs;
+        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wavekit.timer.resolve"),
+            size: u64::from(count) * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.resolve_query_set(qs, 0..count, &resolve, 0);
+        ctx.queue.submit([enc.finish()]);
+        let ticks: Vec<u64> = ctx.read_back("timestamps", &resolve, count as usize)?;
+        let period = f64::from(ctx.queue.get_timestamp_period());
+        let samples = ticks
+            .chunks_exact(2)
+            .map(|p| p[1].wrapping_sub(p[0]) as f64 * period)
+            .collect();
+        Ok(Timing::from_samples(TimingMethod::GpuTimestamps, samples))
+    }
+}
+
+/// An empty compute pass that only writes timestamps.
+fn marker(enc: &mut wgpu::CommandEncoder, qs: &wgpu::QuerySet, begin: Option<u32>, end: Option<u32>) {
+    let pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("wavekit.timer.marker"),
+        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+            query_set: qs,
+            beginning_of_pass_write_index: begin,
+            end_of_pass_write_index: end,
+        }),
+    });
+    drop(pass);
+}

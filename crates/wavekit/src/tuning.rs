@@ -1,0 +1,22 @@
+//! Tuning numbers, kept apart from the algorithms, each beside its reason.
+
+/// Every workgroup shape wavekit's kernels are built with. `wavekit selftest` runs every
+/// subgroup operation family in each of them, so a driver that lays out subgroups
+/// differently in one shape is caught before a kernel relies on it.
+///
+/// All are one-dimensional: naga rejects `subgroup_invocation_id` and `subgroup_id` in a
+/// multi-dimensional workgroup, so 2-D tiles (the UI compositor's 16×16, the wavelet's rows)
+/// run as a 1-D workgroup and derive (x, y) from the local index (ADR-004).
+/// - `[256, 1, 1]`: the default (the copy kernel; one 16×16 tile).
+/// - `[1024, 1, 1]`: the largest WebGPU allows, for tile-heavy kernels.
+/// - `[128, 1, 1]`: four subgroups on 32-wide hardware, one on 128-wide.
+/// - `[64, 1, 1]`: two subgroups on 32-wide hardware, one on 64-wide.
+pub const WORKGROUP_SHAPES: &[[u32; 3]] = &[[256, 1, 1], [1024, 1, 1], [128, 1, 1], [64, 1, 1]];
+
+/// Workgroup size of the copy kernel (the bandwidth yardstick). 256 lanes with a grid-stride
+/// loop reached 3.9–4.2 TB/s on the H200 (shared/DEVICE.md, 2026-11-29).
+pub const COPY_WORKGROUP: u32 = 256;
+
+/// Most workgroups the copy kernel launches; larger inputs loop (grid stride). 8192 × 256 lanes
+/// is 16× the resident-thread count of an H200 (132 SMs × 2048), enough to hide latency.
+pub const COPY_MAX_WORKGROUPS: u32 = 8192;
