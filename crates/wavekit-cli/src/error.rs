@@ -11,7 +11,9 @@ pub enum CliError {
     #[error("could not write JSON: {0}")]
     Json(#[from] serde_json::Error),
     /// The self-test ran and some families failed.
-    #[error("selftest failed: {failed} of {total} operation families differ from the host reference")]
+    #[error(
+        "selftest failed: {failed} of {total} operation families differ from the host reference"
+    )]
     SelftestFailed {
         /// Families that failed.
         failed: usize,

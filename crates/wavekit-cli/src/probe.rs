@@ -27,7 +27,10 @@ pub fn probe(ctx: &GpuContext, json: bool) -> Result<(), CliError> {
     println!("adapter      {}", a.label());
     println!("driver       {} ({})", a.driver, a.driver_info);
     println!("device type  {}", a.device_type);
-    println!("pci ids      vendor {:#06x}, device {:#06x}", a.vendor, a.device);
+    println!(
+        "pci ids      vendor {:#06x}, device {:#06x}",
+        a.vendor, a.device
+    );
     if c.subgroups.supported {
         println!(
             "subgroups    yes, width {}..{}",
@@ -54,7 +57,9 @@ pub fn probe(ctx: &GpuContext, json: bool) -> Result<(), CliError> {
     );
     println!(
         "max_compute_workgroup_size           {}x{}x{}",
-        l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z
+        l.max_compute_workgroup_size_x,
+        l.max_compute_workgroup_size_y,
+        l.max_compute_workgroup_size_z
     );
     println!(
         "max_compute_workgroups_per_dimension {}",

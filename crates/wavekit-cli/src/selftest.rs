@@ -18,13 +18,19 @@ pub fn selftest(ctx: &GpuContext, seed: u64, json: bool) -> Result<(), CliError>
         for s in &report.shapes {
             let shape = format!("{}x{}x{}", s.shape[0], s.shape[1], s.shape[2]);
             match &s.skipped {
-                None => println!("workgroup {shape:>10}: ran, widths seen {:?}", s.widths_seen),
+                None => println!(
+                    "workgroup {shape:>10}: ran, widths seen {:?}",
+                    s.widths_seen
+                ),
                 Some(why) => println!("workgroup {shape:>10}: skipped: {why}"),
             }
         }
         for f in &report.families {
             if f.ok() {
-                println!("ok    {:<17} {:>8} checks  {}", f.family, f.checks, f.description);
+                println!(
+                    "ok    {:<17} {:>8} checks  {}",
+                    f.family, f.checks, f.description
+                );
             } else {
                 println!(
                     "FAIL  {:<17} {:>8} of {} differ: {}",

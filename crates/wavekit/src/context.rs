@@ -26,7 +26,9 @@ pub struct ContextOptions {
 impl ContextOptions {
     /// Options from the environment: `WAVEKIT_ADAPTER` and `WAVEKIT_NO_SUBGROUPS=1`.
     pub fn from_env() -> Self {
-        let adapter = std::env::var(ADAPTER_ENV).ok().filter(|s| !s.trim().is_empty());
+        let adapter = std::env::var(ADAPTER_ENV)
+            .ok()
+            .filter(|s| !s.trim().is_empty());
         let disable_subgroups = std::env::var(NO_SUBGROUPS_ENV).is_ok_and(|v| v == "1");
         Self {
             adapter,
@@ -324,11 +326,12 @@ impl GpuContext {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&desc)).map_err(|e| Error::DeviceRequest {
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
+            Error::DeviceRequest {
                 adapter: summary.label(),
                 message: e.to_string(),
-            })?;
+            }
+        })?;
 
         let lost = Arc::new(Mutex::new(None));
         let lost_cb = lost.clone();
@@ -388,7 +391,7 @@ impl GpuContext {
             Ok(())
         } else if self.subgroups_disabled {
             Err(Error::MissingFeature {
-                feature: "subgroup operations (they were disabled on purpose)",
+                feature: "subgroup operations (disabled on purpose)",
                 adapter: self.summary.label(),
                 hint: "unset WAVEKIT_NO_SUBGROUPS (or ContextOptions::disable_subgroups), or call \
                        the no-subgroup path",
@@ -478,5 +481,72 @@ impl GpuContext {
                 message: e.to_string(),
             })?;
         self.check_health()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake(index: usize, name: &str, device_type: &str, software: bool) -> AdapterSummary {
+        AdapterSummary {
+            index,
+            name: name.into(),
+            backend: "Vulkan".into(),
+            driver: String::new(),
+            driver_info: String::new(),
+            device_type: device_type.into(),
+            software,
+            vendor: 0,
+            device: 0,
+        }
+    }
+
+    fn adapters() -> Vec<AdapterSummary> {
+        vec![
+            fake(
+                0,
+                "llvmpipe (LLVM 15.0.6, 256 bits)",
+                "software (CPU)",
+                true,
+            ),
+            fake(1, "Intel(R) UHD Graphics", "integrated GPU", false),
+            fake(2, "NVIDIA H200", "discrete GPU", false),
+        ]
+    }
+
+    #[test]
+    fn default_choice_prefers_a_discrete_gpu_then_integrated_then_software() {
+        let mut a = adapters();
+        assert_eq!(choose_adapter(&a, None).unwrap(), 2);
+        a.pop();
+        assert_eq!(choose_adapter(&a, None).unwrap(), 1);
+        a.pop();
+        assert_eq!(choose_adapter(&a, None).unwrap(), 0);
+    }
+
+    #[test]
+    fn choice_by_index_or_name_substring() {
+        let a = adapters();
+        assert_eq!(choose_adapter(&a, Some("0")).unwrap(), 0);
+        assert_eq!(choose_adapter(&a, Some("llvmpipe")).unwrap(), 0);
+        assert_eq!(choose_adapter(&a, Some(" h200 ")).unwrap(), 2);
+    }
+
+    #[test]
+    fn unknown_adapters_list_the_available_ones() {
+        let a = adapters();
+        let e = choose_adapter(&a, Some("radeon")).unwrap_err().to_string();
+        assert!(e.contains("no adapter matches 'radeon'"), "{e}");
+        assert!(e.contains("2: NVIDIA H200 [Vulkan, discrete GPU]"), "{e}");
+        assert!(e.contains("software rasterizer on the CPU"), "{e}");
+        let e = choose_adapter(&a, Some("7")).unwrap_err();
+        assert!(matches!(e, Error::AdapterNotFound { .. }));
+    }
+
+    #[test]
+    fn no_adapter_says_how_to_get_one() {
+        let e = choose_adapter(&[], None).unwrap_err().to_string();
+        assert!(e.contains("mesa-vulkan-drivers"), "{e}");
     }
 }

@@ -26,7 +26,7 @@ pub enum Error {
     },
 
     /// The adapter lacks a feature the requested path needs.
-    #[error("adapter '{adapter}' does not support {feature}: {hint}")]
+    #[error("{feature} unavailable on adapter '{adapter}': {hint}")]
     MissingFeature {
         /// The missing capability, in words (e.g. "subgroup operations").
         feature: &'static str,
@@ -111,7 +111,9 @@ pub enum Error {
     },
 
     /// The device was lost (driver reset, GPU removed, or a hung kernel).
-    #[error("GPU device lost: {reason}; create a new context (a hung kernel or a driver reset can cause this)")]
+    #[error(
+        "GPU device lost: {reason}; create a new context (a hung kernel or a driver reset can cause this)"
+    )]
     DeviceLost {
         /// The driver's reason.
         reason: String,

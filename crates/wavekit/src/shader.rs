@@ -40,6 +40,17 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("bench/copy", "bench/copy.wgsl"),
 ];
 
+/// Every kernel wavekit builds, composed in every variant it is built in, so that the tests
+/// validate each with naga and check that no WGSL file is left unused.
+pub fn all_kernels() -> Result<Vec<Composed>> {
+    let mut out = Vec::new();
+    for shape in crate::tuning::WORKGROUP_SHAPES {
+        out.push(crate::selftest::composed(shape[0])?);
+    }
+    out.push(crate::bench::CopyKernel::composed()?);
+    Ok(out)
+}
+
 /// A value for a prepended WGSL constant.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ConstValue {
@@ -75,6 +86,13 @@ pub struct Composed {
 }
 
 impl Composed {
+    /// The names of the WGSL files this shader was composed from.
+    pub fn files(&self) -> Vec<&str> {
+        let mut f: Vec<&str> = self.origin.iter().map(|(n, _)| n.as_str()).collect();
+        f.dedup();
+        f
+    }
+
     /// `file:line` of a 1-based line of the composed text.
     pub fn origin_of(&self, line: u32) -> String {
         match self.origin.get(line.saturating_sub(1) as usize) {
@@ -106,7 +124,8 @@ pub fn compose(
     };
     for (i, (cname, value)) in consts.iter().enumerate() {
         let (ty, v) = value.wgsl();
-        out.source.push_str(&format!("const {cname}: {ty} = {v};\n"));
+        out.source
+            .push_str(&format!("const {cname}: {ty} = {v};\n"));
         out.origin.push(("<constants>".into(), i as u32 + 1));
     }
     let mut seen = HashSet::new();
@@ -139,7 +158,11 @@ fn include(
                 .last()
                 .map(|s| format!(" (imported by {s})"))
                 .unwrap_or_default(),
-            SOURCES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            SOURCES
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     })?;
     stack.push(name.to_string());
@@ -240,5 +263,90 @@ impl GpuContext {
                     cache: None,
                 })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(name: &'static str, text: &'static str) -> WgslSource {
+        WgslSource { name, text }
+    }
+
+    #[test]
+    fn every_kernel_validates_with_naga() {
+        let kernels = all_kernels().unwrap();
+        assert!(kernels.len() >= 2);
+        for k in &kernels {
+            validate(k, true).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    #[test]
+    fn every_wgsl_file_is_used_by_some_kernel() {
+        let kernels = all_kernels().unwrap();
+        for s in SOURCES {
+            assert!(
+                kernels.iter().any(|k| k.files().contains(&s.name)),
+                "{} is used by no kernel",
+                s.name
+            );
+        }
+    }
+
+    #[test]
+    fn subgroup_kernels_fail_validation_without_the_capability() {
+        let k = crate::selftest::composed(256).unwrap();
+        let e = validate(&k, false).unwrap_err().to_string();
+        assert!(e.contains("selftest/subgroup_ops"), "{e}");
+    }
+
+    #[test]
+    fn imports_are_included_once_and_constants_prepended() {
+        let extra = [
+            src(
+                "t/a",
+                "#import t/b\n#import t/b\nfn a() -> u32 { return b() + K; }",
+            ),
+            src("t/b", "fn b() -> u32 { return 1u; }"),
+        ];
+        let c = compose("t/a", &[("K", ConstValue::U32(7))], &extra).unwrap();
+        assert_eq!(c.source.matches("fn b()").count(), 1);
+        assert!(c.source.starts_with("const K: u32 = 7u;\n"));
+        assert_eq!(c.files(), vec!["<constants>", "t/b", "t/a"]);
+        validate(&c, true).unwrap();
+    }
+
+    #[test]
+    fn import_cycles_and_unknown_imports_are_errors() {
+        let extra = [src("t/x", "#import t/y"), src("t/y", "#import t/x")];
+        let e = compose("t/x", &[], &extra).unwrap_err().to_string();
+        assert!(e.contains("import cycle: t/x -> t/y -> t/x"), "{e}");
+        let extra = [src("t/z", "#import t/nothing")];
+        let e = compose("t/z", &[], &extra).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown WGSL source 't/nothing' (imported by t/z)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_original_file_and_line() {
+        let extra = [
+            src(
+                "t/main",
+                "#import t/helper\nfn main_fn() -> u32 {\n    return helper();\n}",
+            ),
+            src("t/helper", "fn helper() -> u32 {\n    return 1u\n}"),
+        ];
+        let c = compose("t/main", &[("A", ConstValue::U32(1))], &extra).unwrap();
+        let e = validate(&c, true).unwrap_err().to_string();
+        // The missing semicolon is reported where the parser notices it: t/helper line 3.
+        assert!(e.contains("t/helper.wgsl:3"), "{e}");
+        let extra = [src("t/bad", "fn f() -> u32 {\n    return 1.5;\n}")];
+        let c = compose("t/bad", &[], &extra).unwrap();
+        let e = validate(&c, true).unwrap_err().to_string();
+        assert!(e.contains("t/bad.wgsl:"), "{e}");
     }
 }

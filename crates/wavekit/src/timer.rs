@@ -162,7 +162,12 @@ impl GpuTimer {
 }
 
 /// An empty compute pass that only writes timestamps.
-fn marker(enc: &mut wgpu::CommandEncoder, qs: &wgpu::QuerySet, begin: Option<u32>, end: Option<u32>) {
+fn marker(
+    enc: &mut wgpu::CommandEncoder,
+    qs: &wgpu::QuerySet,
+    begin: Option<u32>,
+    end: Option<u32>,
+) {
     let pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some("wavekit.timer.marker"),
         timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
@@ -172,4 +177,21 @@ fn marker(enc: &mut wgpu::CommandEncoder, qs: &wgpu::QuerySet, begin: Option<u32
         }),
     });
     drop(pass);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_of_samples() {
+        let t = Timing::from_samples(TimingMethod::WallClock, vec![5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!((t.median_ns, t.min_ns, t.max_ns), (3.0, 1.0, 5.0));
+        let t = Timing::from_samples(TimingMethod::WallClock, vec![4.0, 1.0, 3.0, 2.0]);
+        assert_eq!(t.median_ns, 2.5);
+        let samples: Vec<f64> = (1..=11).map(f64::from).collect();
+        let t = Timing::from_samples(TimingMethod::GpuTimestamps, samples);
+        assert_eq!((t.p10_ns, t.p90_ns), (2.0, 10.0));
+        assert_eq!(t.samples_ns.len(), 11);
+    }
 }

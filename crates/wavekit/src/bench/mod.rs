@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::shader::{ConstValue, compose};
+use crate::shader::{Composed, ConstValue, compose};
 use crate::timer::{GpuTimer, Timing};
 use crate::tuning::{COPY_MAX_WORKGROUPS, COPY_WORKGROUP};
 
@@ -14,14 +14,18 @@ pub struct CopyKernel {
 }
 
 impl CopyKernel {
-    /// Build the pipeline.
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let composed = compose(
+    /// The kernel's WGSL.
+    pub fn composed() -> Result<Composed> {
+        compose(
             "bench/copy",
             &[("WG_SIZE", ConstValue::U32(COPY_WORKGROUP))],
             &[],
-        )?;
-        let module = ctx.shader_module(&composed)?;
+        )
+    }
+
+    /// Build the pipeline.
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let module = ctx.shader_module(&Self::composed()?)?;
         Ok(Self {
             pipeline: ctx.compute_pipeline("wavekit.copy", &module, "main")?,
         })
@@ -35,7 +39,7 @@ impl CopyKernel {
         dst: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<BoundCopy> {
-        if bytes % 16 != 0 || bytes > src.size() || bytes > dst.size() {
+        if !bytes.is_multiple_of(16) || bytes > src.size() || bytes > dst.size() {
             return Err(Error::InvalidArgument(format!(
                 "copy of {bytes} bytes: must be a multiple of 16 and fit both buffers ({} and {} bytes)",
                 src.size(),

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::context::{AdapterSummary, GpuContext};
 use crate::error::{Error, Result};
-use crate::shader::{ConstValue, compose};
+use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::WORKGROUP_SHAPES;
 
 pub use reference::FamilyResult;
@@ -86,10 +86,26 @@ pub fn run(ctx: &GpuContext, seed: u64) -> Result<SelftestReport> {
     })
 }
 
+/// The self-test kernel for a 1-D workgroup of `size` invocations.
+pub fn composed(size: u32) -> Result<Composed> {
+    compose(
+        "selftest/subgroup_ops",
+        &[
+            ("WG_SIZE", ConstValue::U32(size)),
+            ("FIELDS", ConstValue::U32(reference::FIELDS)),
+        ],
+        &[],
+    )
+}
+
 /// Run `subgroup_ops.wgsl` once in `shape` over `input` (one value per invocation) and return
 /// the raw output records. The output is poisoned first.
 pub fn run_shape(ctx: &GpuContext, shape: [u32; 3], input: &[u32]) -> Result<Vec<u32>> {
-    if shape[1] != 1 || shape[2] != 1 || shape[0] == 0 || input.len() % shape[0] as usize != 0 {
+    if shape[1] != 1
+        || shape[2] != 1
+        || shape[0] == 0
+        || !input.len().is_multiple_of(shape[0] as usize)
+    {
         return Err(Error::InvalidArgument(format!(
             "self-test shape {shape:?} with {} inputs: shapes are 1-D and the input a whole \
              number of workgroups",
@@ -98,14 +114,7 @@ pub fn run_shape(ctx: &GpuContext, shape: [u32; 3], input: &[u32]) -> Result<Vec
     }
     let per_wg = shape[0] as usize;
     let workgroups = (input.len() / per_wg) as u32;
-    let composed = compose(
-        "selftest/subgroup_ops",
-        &[
-            ("WG_SIZE", ConstValue::U32(shape[0])),
-            ("FIELDS", ConstValue::U32(reference::FIELDS)),
-        ],
-        &[],
-    )?;
+    let composed = composed(shape[0])?;
     let module = ctx.shader_module(&composed)?;
     let pipeline = ctx.compute_pipeline("wavekit.selftest", &module, "main")?;
     let words = input.len() * reference::FIELDS as usize;

@@ -1,0 +1,146 @@
+//! The `wavekit` binary end to end: output formats, exit codes and error messages.
+
+use std::process::{Command, Output};
+
+fn wavekit(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wavekit"));
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the wavekit binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Whether an adapter exists; without one (and without WAVEKIT_REQUIRE_GPU=1) GPU checks skip.
+fn have_gpu() -> bool {
+    let out = wavekit(&["probe", "--list", "--json"], &[]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON list");
+    let any = list.as_array().is_some_and(|a| !a.is_empty());
+    if !any {
+        assert!(
+            std::env::var("WAVEKIT_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            "WAVEKIT_REQUIRE_GPU=1 but no adapter"
+        );
+        eprintln!("GPU CLI tests skipped: no adapter");
+    }
+    any
+}
+
+#[test]
+fn probe_json_reports_subgroups_and_limits() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(&["probe", "--json"], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sg = &v["capabilities"]["subgroups"];
+    let (min, max) = (
+        sg["min_size"].as_u64().unwrap(),
+        sg["max_size"].as_u64().unwrap(),
+    );
+    assert!((1..=128).contains(&min) && min <= max && max <= 128, "{sg}");
+    let limits = &v["capabilities"]["limits"];
+    assert!(limits["max_storage_buffer_binding_size"].as_u64().unwrap() >= 128 << 20);
+    assert!(
+        limits["max_compute_workgroup_storage_size"]
+            .as_u64()
+            .unwrap()
+            >= 16384
+    );
+    assert!(v["adapter"]["name"].as_str().is_some_and(|n| !n.is_empty()));
+    assert!(v["adapter"]["software"].is_boolean());
+    if let Ok(want) = std::env::var("WAVEKIT_EXPECT_SUBGROUP") {
+        assert_eq!(max.to_string(), want);
+    }
+}
+
+#[test]
+fn selftest_prints_one_line_per_family_and_exits_zero() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(&["selftest"], &[]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    for family in [
+        "layout",
+        "reduce",
+        "scan",
+        "ballot",
+        "broadcast_first",
+        "broadcast ",
+        "shuffle ",
+        "shuffle_relative",
+        "vote",
+        "divergence",
+    ] {
+        let line = format!("ok    {family}");
+        assert!(stdout.contains(&line), "missing '{line}' in:\n{stdout}");
+    }
+    let out = wavekit(&["selftest", "--json", "--seed", "9"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["families"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn bad_use_gets_a_clear_error_and_exit_code_2() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(&["--adapter", "no-such-gpu-42", "probe"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("no adapter matches 'no-such-gpu-42'"), "{err}");
+    assert!(
+        err.contains("0: "),
+        "the available adapters are listed: {err}"
+    );
+
+    let out = wavekit(&["selftest"], &[("WAVEKIT_NO_SUBGROUPS", "1")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("subgroup operations"), "{err}");
+
+    let out = wavekit(&["bench", "copy", "--bytes", "99999999999999"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("over this device's max_buffer_size"), "{err}");
+}
+
+#[test]
+fn no_vulkan_driver_says_how_to_install_one() {
+    // Point the Vulkan loader at a driver list that does not exist: no adapter at all.
+    let out = wavekit(
+        &["probe"],
+        &[
+            ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+            ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("no GPU adapter found"), "{err}");
+    assert!(err.contains("mesa-vulkan-drivers"), "{err}");
+}
+
+#[test]
+fn bench_copy_json_has_timings() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(
+        &["bench", "copy", "--bytes", "65536", "--runs", "3", "--json"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["copy"][0];
+    assert_eq!(r["bytes"].as_u64(), Some(65536));
+    assert_eq!(r["timing"]["samples_ns"].as_array().unwrap().len(), 3);
+    assert!(text(&out.stderr).contains("[1/1] copy 65536 bytes"));
+}
