@@ -34,3 +34,8 @@ pub use context::{
 };
 pub use error::{Error, Result};
 pub use timer::{GpuTimer, Timing, TimingMethod};
+
+/// The README's examples, compiled as doctests so that they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
