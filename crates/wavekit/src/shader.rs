@@ -38,16 +38,72 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("shared/ballot", "shaders/shared/ballot.wgsl"),
     wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
     wgsl!("bench/copy", "bench/copy.wgsl"),
+    wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
+    wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
+    wgsl!("workgroup/scan", "shaders/workgroup/scan.wgsl"),
+    wgsl!("workgroup/compact", "shaders/workgroup/compact.wgsl"),
+    wgsl!("device/lookback", "shaders/device/lookback.wgsl"),
+    wgsl!("scan/scan", "scan/scan.wgsl"),
+    wgsl!("scan/io_separate", "scan/io_separate.wgsl"),
+    wgsl!("scan/io_inplace", "scan/io_inplace.wgsl"),
+    wgsl!("reduce/reduce", "reduce/reduce.wgsl"),
+    wgsl!("select/select", "select/select.wgsl"),
+    wgsl!("select/count", "select/count.wgsl"),
 ];
 
 /// Every kernel wavekit builds, composed in every variant it is built in, so that the tests
 /// validate each with naga and check that no WGSL file is left unused.
-pub fn all_kernels() -> Result<Vec<Composed>> {
+/// Each comes with whether it is the subgroup variant (validated with the capability) or
+/// the no-subgroup one (validated without).
+pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
+    use crate::monoid::{Monoid, Op, Scalar};
+    use crate::select::Keep;
     let mut out = Vec::new();
     for shape in crate::tuning::WORKGROUP_SHAPES {
-        out.push(crate::selftest::composed(shape[0])?);
+        out.push((crate::selftest::composed(shape[0])?, true));
     }
-    out.push(crate::bench::CopyKernel::composed()?);
+    out.push((crate::bench::CopyKernel::composed()?, false));
+    let custom = Monoid::custom(
+        "argmin",
+        "vec2<u32>",
+        "vec2<u32>(0xffffffffu)",
+        "select(a, b, b.x < a.x)",
+        false,
+    )?;
+    let keeps = [
+        Keep::Flags,
+        Keep::Predicate("fn keep(x: f32, i: u32) -> bool { return x > 0.0; }".into()),
+    ];
+    for sg in [true, false] {
+        for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+            for op in [Op::Add, Op::Min, Op::Max] {
+                let m = Monoid::builtin(scalar, op);
+                for (inclusive, in_place) in [(true, false), (false, false), (true, true)] {
+                    let c = crate::scan::ScanConfig {
+                        monoid: m.clone(),
+                        inclusive,
+                        in_place,
+                    };
+                    for pass in if in_place { vec![1, 2] } else { vec![0] } {
+                        out.push((crate::scan::composed(&c, pass, sg)?, sg));
+                    }
+                }
+                out.push((crate::scan::composed_segmented(scalar, op, false, sg)?, sg));
+                out.push((crate::reduce::composed(&m, sg)?, sg));
+            }
+        }
+        let c = crate::scan::ScanConfig {
+            monoid: custom.clone(),
+            inclusive: false,
+            in_place: false,
+        };
+        out.push((crate::scan::composed(&c, 0, sg)?, sg));
+        out.push((crate::reduce::composed(&custom, sg)?, sg));
+        for keep in &keeps {
+            out.push((crate::select::composed(Scalar::F32, keep, true, sg)?, sg));
+            out.push((crate::select::composed_count(Scalar::F32, keep, sg)?, sg));
+        }
+    }
     Ok(out)
 }
 
@@ -102,20 +158,21 @@ impl Composed {
     }
 }
 
-fn lookup<'a>(name: &str, extra: &'a [WgslSource]) -> Option<&'a str> {
+fn lookup<'a>(name: &str, extra: &'a [(&str, &str)]) -> Option<&'a str> {
     extra
         .iter()
-        .chain(SOURCES.iter())
-        .find(|s| s.name == name)
-        .map(|s| s.text)
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .or_else(|| SOURCES.iter().find(|s| s.name == name).map(|s| s.text))
 }
 
 /// Compose kernel `name` with `consts` prepended and its imports resolved. `extra` adds
-/// sources (a caller's own WGSL) that take precedence over the built-in ones.
+/// `(name, text)` sources (generated pieces, a caller's own WGSL) that take precedence over
+/// the built-in ones.
 pub fn compose(
     name: &str,
     consts: &[(&str, ConstValue)],
-    extra: &[WgslSource],
+    extra: &[(&str, &str)],
 ) -> Result<Composed> {
     let mut out = Composed {
         name: name.to_string(),
@@ -136,7 +193,7 @@ pub fn compose(
 
 fn include(
     name: &str,
-    extra: &[WgslSource],
+    extra: &[(&str, &str)],
     seen: &mut HashSet<String>,
     stack: &mut Vec<String>,
     out: &mut Composed,
@@ -181,7 +238,10 @@ fn include(
 
 /// Parse and validate composed WGSL with naga, as the device would (`subgroups` enables the
 /// subgroup capability). Errors name the original file and line.
-pub fn validate(composed: &Composed, subgroups: bool) -> Result<naga::Module> {
+pub fn validate(
+    composed: &Composed,
+    subgroups: bool,
+) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     let src = &composed.source;
     let err = |line: Option<u32>, msg: String| {
         let at = line
@@ -206,7 +266,7 @@ pub fn validate(composed: &Composed, subgroups: bool) -> Result<naga::Module> {
     if !subgroups {
         caps.remove(naga::valid::Capabilities::SUBGROUP);
     }
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
         .map_err(|e| {
             err(
@@ -214,7 +274,25 @@ pub fn validate(composed: &Composed, subgroups: bool) -> Result<naga::Module> {
                 e.emit_to_string(src),
             )
         })?;
-    Ok(module)
+    Ok((module, info))
+}
+
+/// The group-0 bindings entry point `entry` uses.
+fn used_bindings(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> Vec<u32> {
+    let Some(index) = module.entry_points.iter().position(|e| e.name == entry) else {
+        return Vec::new();
+    };
+    let ep = info.get_entry_point(index);
+    let mut out: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter(|(h, _)| !ep[*h].is_empty())
+        .filter_map(|(_, g)| g.binding.as_ref())
+        .filter(|b| b.group == 0)
+        .map(|b| b.binding)
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Whether `WAVEKIT_CHECKED=1` asks for bounds-checked shaders.
@@ -226,12 +304,23 @@ impl GpuContext {
     /// Validate `composed` with naga, then create the module. Fast path: no injected runtime
     /// checks (every wavekit kernel bounds its own accesses); `WAVEKIT_CHECKED=1` restores them.
     pub fn shader_module(&self, composed: &Composed) -> Result<wgpu::ShaderModule> {
-        validate(composed, self.caps.subgroups.supported)?;
+        self.shader_module_validated(composed)
+            .map(|(module, _)| module)
+    }
+
+    /// As [`GpuContext::shader_module`], also returning the `@binding`s of group 0 that entry
+    /// point `main` uses (what an automatic pipeline layout contains).
+    pub fn shader_module_validated(
+        &self,
+        composed: &Composed,
+    ) -> Result<(wgpu::ShaderModule, Vec<u32>)> {
+        let (module, info) = validate(composed, self.caps.subgroups.supported)?;
+        let used = used_bindings(&module, &info, "main");
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&composed.name),
             source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
         };
-        self.scoped(&format!("creating shader '{}'", composed.name), || {
+        let module = self.scoped(&format!("creating shader '{}'", composed.name), || {
             if checked_from_env() {
                 self.device.create_shader_module(desc)
             } else {
@@ -242,7 +331,8 @@ impl GpuContext {
                         .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
                 }
             }
-        })
+        })?;
+        Ok((module, used))
     }
 
     /// A compute pipeline with an automatic layout for `entry` of `module`.
@@ -270,16 +360,16 @@ impl GpuContext {
 mod tests {
     use super::*;
 
-    fn src(name: &'static str, text: &'static str) -> WgslSource {
-        WgslSource { name, text }
+    fn src(name: &'static str, text: &'static str) -> (&'static str, &'static str) {
+        (name, text)
     }
 
     #[test]
     fn every_kernel_validates_with_naga() {
         let kernels = all_kernels().unwrap();
         assert!(kernels.len() >= 2);
-        for k in &kernels {
-            validate(k, true).unwrap_or_else(|e| panic!("{e}"));
+        for (k, subgroups) in &kernels {
+            validate(k, *subgroups).unwrap_or_else(|e| panic!("{e}"));
         }
     }
 
@@ -288,7 +378,7 @@ mod tests {
         let kernels = all_kernels().unwrap();
         for s in SOURCES {
             assert!(
-                kernels.iter().any(|k| k.files().contains(&s.name)),
+                kernels.iter().any(|(k, _)| k.files().contains(&s.name)),
                 "{} is used by no kernel",
                 s.name
             );

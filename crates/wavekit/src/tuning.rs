@@ -20,3 +20,19 @@ pub const COPY_WORKGROUP: u32 = 256;
 /// Most workgroups the copy kernel launches; larger inputs loop (grid stride). 8192 × 256 lanes
 /// is 16× the resident-thread count of an H200 (132 SMs × 2048), enough to hide latency.
 pub const COPY_MAX_WORKGROUPS: u32 = 8192;
+
+/// Invocations per workgroup of the scan, reduce and select kernels. A multiple of 128, so
+/// every subgroup is full at every width from 1 to 128.
+pub const PRIMITIVE_WORKGROUP: u32 = 256;
+
+/// Elements each invocation holds per tile (one coalesced load per step), so a tile is
+/// 256 × 16 = 4096 elements: enough loads in flight per invocation to cover DRAM latency.
+pub const PRIMITIVE_STEPS: u32 = 16;
+
+/// Reads of a predecessor's descriptors before a workgroup stops waiting and reduces the
+/// predecessor's tile itself (the look-back fallback).
+pub const LOOKBACK_SPINS: u32 = 256;
+
+/// Most workgroups of a reduce level (each takes a contiguous run of tiles): a few per SM
+/// on the H200's 132 SMs, and few enough partials that a second level is one workgroup.
+pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;

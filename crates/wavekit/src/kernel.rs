@@ -1,0 +1,75 @@
+//! A compute kernel: a validated module, its pipeline, and the bindings it actually uses
+//! (reflected by naga, so bind groups never list a binding the automatic layout dropped).
+
+use crate::context::GpuContext;
+use crate::error::Result;
+use crate::shader::Composed;
+
+/// A pipeline for entry point `main` of a composed shader.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    label: String,
+    pipeline: wgpu::ComputePipeline,
+    bindings: Vec<u32>,
+}
+
+impl Kernel {
+    /// Validate, create and reflect `composed`.
+    pub fn new(ctx: &GpuContext, composed: &Composed) -> Result<Self> {
+        let (module, bindings) = ctx.shader_module_validated(composed)?;
+        let label = format!("wavekit.{}", composed.name);
+        let pipeline = ctx.compute_pipeline(&label, &module, "main")?;
+        Ok(Self {
+            label,
+            pipeline,
+            bindings,
+        })
+    }
+
+    /// A bind group from `(binding, buffer)` pairs; bindings the kernel does not use are left
+    /// out.
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        entries: &[(u32, &wgpu::Buffer)],
+    ) -> Result<wgpu::BindGroup> {
+        let entries: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .filter(|(b, _)| self.bindings.contains(b))
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: *b,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        ctx.scoped(&format!("binding {}", self.label), || {
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&self.label),
+                layout: &self.pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        })
+    }
+
+    /// Record a dispatch of `workgroups` workgroups (a 2-D grid past 65535; kernels number
+    /// their groups `x + y * num_workgroups.x` and ignore those past the end).
+    pub fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bind: &wgpu::BindGroup,
+        workgroups: u32,
+    ) {
+        if workgroups == 0 {
+            return;
+        }
+        let (x, y) = grid(workgroups);
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// A 2-D grid of at least `workgroups` groups with x at most 65535.
+pub fn grid(workgroups: u32) -> (u32, u32) {
+    let x = workgroups.min(65535);
+    (x, workgroups.div_ceil(x.max(1)))
+}

@@ -1,0 +1,64 @@
+// Device-wide reduce, one pass per level: workgroup w reduces the contiguous tiles
+// [w * tiles_per_group, ...) in order and writes one partial; the host runs it again over
+// the partials until one value is left. Commutative monoids accumulate per lane across all
+// their tiles and reduce across lanes once; others combine tile by tile in element order.
+//
+// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH, COMMUTATIVE (bool).
+// Imported by name: `subgroup/api`, `monoid`.
+#import subgroup/api
+#import monoid
+#import workgroup/scan
+
+struct Params {
+    n: u32,
+    tiles: u32,
+    tiles_per_group: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> src: array<T>;
+@group(0) @binding(2) var<storage, read_write> partials: array<T>;
+
+const TILE: u32 = WG_SIZE * STEPS;
+
+@compute @workgroup_size(WG_SIZE, 1, 1)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let l = lane_info(inv);
+    let group = wg.x + wg.y * nwg.x;
+    let first = group * params.tiles_per_group;
+    let last = min(first + params.tiles_per_group, params.tiles);
+    var acc = identity();
+    for (var tile = first; tile < last; tile++) {
+        let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
+        var vals: array<T, STEPS>;
+        for (var k = 0u; k < STEPS; k++) {
+            let i = base + k * l.size;
+            var x = identity();
+            if (i < params.n) {
+                x = src[i];
+            }
+            vals[k] = x;
+        }
+        if (COMMUTATIVE) {
+            for (var k = 0u; k < STEPS; k++) {
+                acc = combine(acc, vals[k]);
+            }
+        } else {
+            // Element order: subgroup chunks in order, steps in order, lanes in order.
+            var carry = identity();
+            for (var k = 0u; k < STEPS; k++) {
+                carry = combine(carry, sg_last(sg_inclusive(vals[k], l.lane, l.size), l.size));
+            }
+            _ = wg_exclusive_of_subgroups(carry, l);
+            acc = combine(acc, sh_wg_total);
+        }
+    }
+    if (COMMUTATIVE) {
+        _ = wg_exclusive_of_subgroups(sg_reduce(acc, l.lane, l.size), l);
+        acc = sh_wg_total;
+    }
+    if (l.local == 0u && first < params.tiles) {
+        partials[group] = acc;
+    }
+}

@@ -1,0 +1,323 @@
+//! Device-wide scan (prefix sum) for any monoid: inclusive or exclusive, out of place in one
+//! pass (decoupled look-back with fallback), or in place in two (aggregates, then the scan
+//! from them). Also the segmented scan by head flags.
+
+pub mod reference;
+
+use crate::context::GpuContext;
+use crate::error::Result;
+use crate::kernel::Kernel;
+use crate::monoid::{Element, Monoid, Op, Scalar};
+use crate::primitive::{check_len, params, state_buffer, subgroup_api, tile_consts, tiles};
+use crate::shader::{Composed, ConstValue, compose};
+
+/// Which scan.
+#[derive(Clone, Debug)]
+pub struct ScanConfig {
+    /// The operation.
+    pub monoid: Monoid,
+    /// Inclusive (`out[i]` includes `in[i]`) or exclusive.
+    pub inclusive: bool,
+    /// Scan one buffer in place (two passes over the input instead of one).
+    pub in_place: bool,
+}
+
+/// How the scan reads and writes.
+#[derive(Clone, Debug, PartialEq)]
+enum Io {
+    Separate,
+    InPlace,
+    /// Segmented: data of this scalar type, head flags in their own buffer.
+    Segmented(Scalar, Op),
+}
+
+/// The `scan/io` and `monoid` pieces for a segmented scan of `scalar` under `op`: the element
+/// is `vec2<u32>(head flag, value bits)`.
+fn segmented_pieces(scalar: Scalar, op: Op, inclusive: bool, subgroups: bool) -> (String, String) {
+    let inner = Monoid::builtin(scalar, op);
+    let d = scalar.wgsl();
+    let op_expr = match op {
+        Op::Add => "x + y",
+        Op::Min => "min(x, y)",
+        Op::Max => "max(x, y)",
+    };
+    let pair = Monoid::custom(
+        &format!("segmented_{}", inner.name()),
+        "vec2<u32>",
+        "vec2<u32>(0u, bitcast<u32>(seg_identity()))",
+        "seg_combine(a, b)",
+        false,
+    )
+    .expect("valid built-in pair type");
+    let monoid = format!(
+        "{}\n\
+         fn seg_identity() -> {d} {{\n    return {ident};\n}}\n\
+         fn seg_op(x: {d}, y: {d}) -> {d} {{\n    return {op_expr};\n}}\n\
+         // A head flag in b restarts the scan at b.\n\
+         fn seg_combine(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {{\n\
+         \x20   let v = bitcast<u32>(seg_op(bitcast<{d}>(a.y), bitcast<{d}>(b.y)));\n\
+         \x20   return vec2<u32>(a.x | b.x, select(v, b.y, b.x != 0u));\n}}\n",
+        pair.wgsl(subgroups),
+        ident = builtin_identity(scalar, op),
+    );
+    let store = if inclusive {
+        "dst[i] = bitcast<D>(v.y);".to_string()
+    } else {
+        // An exclusive value at a head is the identity, not the previous segment's total.
+        "dst[i] = select(bitcast<D>(v.y), seg_identity(), flags[i] != 0u);".to_string()
+    };
+    let io = format!(
+        "alias D = {d};\n\
+         @group(0) @binding(2) var<storage, read> src: array<D>;\n\
+         @group(0) @binding(3) var<storage, read_write> dst: array<D>;\n\
+         @group(0) @binding(4) var<storage, read> flags: array<u32>;\n\
+         fn load(i: u32) -> T {{\n    return vec2<u32>(u32(flags[i] != 0u), bitcast<u32>(src[i]));\n}}\n\
+         fn store(i: u32, v: T) {{\n    {store}\n}}\n"
+    );
+    (monoid, io)
+}
+
+fn builtin_identity(scalar: Scalar, op: Op) -> String {
+    // The identity text of the built-in monoid, reused for the segmented inner operation.
+    let w = Monoid::builtin(scalar, op).wgsl(false);
+    let start = w
+        .find("fn identity() -> T {\n    return ")
+        .expect("identity")
+        + 32;
+    let end = start + w[start..].find(';').expect("semicolon");
+    w[start..end].to_string()
+}
+
+fn composed_with(
+    monoid_wgsl: &str,
+    io: &str,
+    inclusive: bool,
+    pass: u32,
+    subgroups: bool,
+) -> Result<Composed> {
+    let mut consts = tile_consts(subgroups);
+    consts.push(("INCLUSIVE", ConstValue::Bool(inclusive)));
+    consts.push(("PASS", ConstValue::U32(pass)));
+    compose(
+        "scan/scan",
+        &consts,
+        &[
+            ("subgroup/api", subgroup_api(subgroups)),
+            ("monoid", monoid_wgsl),
+            ("scan/io", io),
+        ],
+    )
+}
+
+/// The scan kernel's WGSL for `config` and pass (0 single, 1 aggregates, 2 scan).
+pub fn composed(config: &ScanConfig, pass: u32, subgroups: bool) -> Result<Composed> {
+    let io = if config.in_place {
+        "#import scan/io_inplace"
+    } else {
+        "#import scan/io_separate"
+    };
+    composed_with(
+        &config.monoid.wgsl(subgroups),
+        io,
+        config.inclusive,
+        pass,
+        subgroups,
+    )
+}
+
+/// The segmented scan kernel's WGSL.
+pub fn composed_segmented(
+    scalar: Scalar,
+    op: Op,
+    inclusive: bool,
+    subgroups: bool,
+) -> Result<Composed> {
+    let (monoid, io) = segmented_pieces(scalar, op, inclusive, subgroups);
+    composed_with(&monoid, &io, inclusive, 0, subgroups)
+}
+
+/// A scan, built once for a monoid and direction; bind it to buffers with [`Scan::bind`].
+///
+/// ```no_run
+/// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, scan::{Scan, ScanConfig}};
+/// let ctx = GpuContext::from_env()?;
+/// let config = ScanConfig { monoid: Monoid::builtin(Scalar::U32, Op::Add), inclusive: false, in_place: false };
+/// let scan = Scan::new(&ctx, &config)?;
+/// let input = ctx.storage_from("in", &[3u32, 1, 4, 1, 5])?;
+/// let output = ctx.storage_uninit("out", 5 * 4)?;
+/// let bound = scan.bind(&ctx, &input, Some(&output), 5)?;
+/// let mut enc = ctx.device.create_command_encoder(&Default::default());
+/// bound.record(&mut enc);
+/// ctx.queue.submit([enc.finish()]);
+/// assert_eq!(ctx.read_back::<u32>("out", &output, 5)?, [0, 3, 4, 8, 9]);
+/// # Ok::<(), wavekit::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Scan {
+    io: Io,
+    words: u32,
+    kernels: Vec<Kernel>,
+}
+
+impl Scan {
+    /// Build the pipelines for `config`.
+    pub fn new(ctx: &GpuContext, config: &ScanConfig) -> Result<Self> {
+        let sg = ctx.caps.subgroups.supported;
+        let kernels = if config.in_place {
+            vec![
+                Kernel::new(ctx, &composed(config, 1, sg)?)?,
+                Kernel::new(ctx, &composed(config, 2, sg)?)?,
+            ]
+        } else {
+            vec![Kernel::new(ctx, &composed(config, 0, sg)?)?]
+        };
+        Ok(Self {
+            io: if config.in_place {
+                Io::InPlace
+            } else {
+                Io::Separate
+            },
+            words: config.monoid.words(),
+            kernels,
+        })
+    }
+
+    /// A segmented scan of `scalar` values under `op`, restarting at every element whose head
+    /// flag (a separate `u32` buffer) is non-zero.
+    pub fn segmented(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool) -> Result<Self> {
+        let sg = ctx.caps.subgroups.supported;
+        Ok(Self {
+            io: Io::Segmented(scalar, op),
+            words: 1,
+            kernels: vec![Kernel::new(
+                ctx,
+                &composed_segmented(scalar, op, inclusive, sg)?,
+            )?],
+        })
+    }
+
+    /// Bind to `n` elements of `src`, written to `dst` (`None` in place; a segmented scan
+    /// takes its flags with [`Scan::bind_segmented`]).
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        src: &wgpu::Buffer,
+        dst: Option<&wgpu::Buffer>,
+        n: u64,
+    ) -> Result<BoundScan> {
+        self.bind_all(ctx, src, dst, None, n)
+    }
+
+    /// Bind a segmented scan: values `src`, head flags `flags` (u32, non-zero = head).
+    pub fn bind_segmented(
+        &self,
+        ctx: &GpuContext,
+        src: &wgpu::Buffer,
+        flags: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        n: u64,
+    ) -> Result<BoundScan> {
+        self.bind_all(ctx, src, Some(dst), Some(flags), n)
+    }
+
+    fn bind_all(
+        &self,
+        ctx: &GpuContext,
+        src: &wgpu::Buffer,
+        dst: Option<&wgpu::Buffer>,
+        flags: Option<&wgpu::Buffer>,
+        n: u64,
+    ) -> Result<BoundScan> {
+        use crate::error::Error;
+        let n = check_len(ctx, "scan input", src, n, self.words)?;
+        match (&self.io, dst, flags) {
+            (Io::InPlace, None, None) => {}
+            (Io::Separate, Some(d), None) => {
+                check_len(ctx, "scan output", d, u64::from(n), self.words)?;
+            }
+            (Io::Segmented(..), Some(d), Some(f)) => {
+                check_len(ctx, "scan output", d, u64::from(n), self.words)?;
+                check_len(ctx, "segment flags", f, u64::from(n), 1)?;
+            }
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "scan buffers do not match its configuration: in place takes no output, \
+                     out of place one output, segmented an output and flags"
+                        .into(),
+                ));
+            }
+        }
+        let tiles = tiles(n);
+        let state = state_buffer(ctx, tiles)?;
+        let params = params(ctx, n, tiles, 0)?;
+        let mut entries = vec![(0, &params), (1, &state), (2, src)];
+        if let Some(d) = dst {
+            entries.push((3, d));
+        }
+        if let Some(f) = flags {
+            entries.push((4, f));
+        }
+        let binds = self
+            .kernels
+            .iter()
+            .map(|k| k.bind(ctx, &entries))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BoundScan {
+            kernels: self.kernels.clone(),
+            binds,
+            state,
+            _params: params,
+            tiles,
+        })
+    }
+}
+
+/// A scan bound to its buffers and scratch, ready to record any number of times.
+#[derive(Debug)]
+pub struct BoundScan {
+    kernels: Vec<Kernel>,
+    binds: Vec<wgpu::BindGroup>,
+    state: wgpu::Buffer,
+    _params: wgpu::Buffer,
+    tiles: u32,
+}
+
+impl BoundScan {
+    /// Record the scan into `enc` (clears its scratch first).
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        if self.tiles == 0 {
+            return;
+        }
+        enc.clear_buffer(&self.state, 0, None);
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.scan"),
+            timestamp_writes: None,
+        });
+        for (k, b) in self.kernels.iter().zip(&self.binds) {
+            k.dispatch(&mut pass, b, self.tiles);
+        }
+    }
+}
+
+/// Scan a slice on the GPU: a one-call convenience (builds pipelines each call; keep a
+/// [`Scan`] for repeated use).
+pub fn scan_slice<T: Element>(
+    ctx: &GpuContext,
+    data: &[T],
+    op: Op,
+    inclusive: bool,
+) -> Result<Vec<T>> {
+    let config = ScanConfig {
+        monoid: Monoid::builtin(T::SCALAR, op),
+        inclusive,
+        in_place: false,
+    };
+    let scan = Scan::new(ctx, &config)?;
+    let src = ctx.storage_from("scan input", data)?;
+    let dst = ctx.storage_uninit("scan output", std::mem::size_of_val(data) as u64)?;
+    let bound = scan.bind(ctx, &src, Some(&dst), data.len() as u64)?;
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    bound.record(&mut enc);
+    ctx.queue.submit([enc.finish()]);
+    ctx.read_back("scan output", &dst, data.len())
+}

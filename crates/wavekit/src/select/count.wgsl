@@ -1,0 +1,43 @@
+// Survivor count for partition: every workgroup counts a contiguous range with ballots and
+// adds it to counts[1] with one atomic (u32 addition commutes, so the order is irrelevant).
+// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH. Imported: `subgroup/api`, `monoid`
+// (u32 add), `select/io`.
+#import subgroup/api
+#import monoid
+#import shared/ballot
+
+struct Params {
+    n: u32,
+    tiles: u32,
+    tiles_per_group: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+
+#import select/io
+
+const TILE: u32 = WG_SIZE * STEPS;
+
+@compute @workgroup_size(WG_SIZE, 1, 1)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let l = lane_info(inv);
+    let group = wg.x + wg.y * nwg.x;
+    let first = group * params.tiles_per_group;
+    let last = min(first + params.tiles_per_group, params.tiles);
+    var count = 0u;
+    for (var tile = first; tile < last; tile++) {
+        let base = tile * TILE + l.local;
+        for (var k = 0u; k < STEPS; k++) {
+            let i = base + k * WG_SIZE;
+            if (i < params.n && keep_at(i)) {
+                count += 1u;
+            }
+        }
+    }
+    let sg_count = sg_reduce(count, l.lane, l.size);
+    if (l.lane == 0u && sg_count != 0u) {
+        atomicAdd(&counts[1], sg_count);
+    }
+}

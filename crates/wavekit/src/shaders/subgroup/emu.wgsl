@@ -1,0 +1,38 @@
+// Subgroup layer, no-subgroup path: every invocation is a subgroup of one lane, so the
+// subgroup operations are trivial and all cooperation goes through workgroup memory in the
+// workgroup layer. Same functions as subgroup/hw.wgsl.
+
+struct Invocation {
+    @builtin(local_invocation_index) local: u32,
+}
+
+struct Lane {
+    local: u32,
+    lane: u32,
+    size: u32,
+    sg: u32,
+}
+
+fn lane_info(inv: Invocation) -> Lane {
+    return Lane(inv.local, 0u, 1u, inv.local);
+}
+
+fn sg_ballot(p: bool) -> vec4<u32> {
+    return vec4<u32>(u32(p), 0u, 0u, 0u);
+}
+
+fn sg_shuffle_up(x: T, d: u32) -> T {
+    return x;
+}
+
+fn sg_last(x: T, size: u32) -> T {
+    return x;
+}
+
+fn sg_inclusive_shuffle(x: T, lane: u32, size: u32) -> T {
+    return x;
+}
+
+fn sg_exclusive_shuffle(incl: T, lane: u32) -> T {
+    return identity();
+}

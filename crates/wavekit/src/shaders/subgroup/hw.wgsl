@@ -1,0 +1,59 @@
+// Subgroup layer, hardware path: lane identity from the builtins and the operations the
+// workgroup and device layers use, generic over the monoid's element type T.
+// Contract: call from control flow that every lane of the subgroup reaches; every result is
+// valid on every lane. No width is assumed (1 to 128 lanes; ballots use all four words).
+
+struct Invocation {
+    @builtin(local_invocation_index) local: u32,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) size: u32,
+}
+
+// Where an invocation sits. Kernels use 1-D workgroups, whose subgroups are laid out
+// linearly (local == sg * size + lane; checked by `wavekit selftest`, ADR-004).
+struct Lane {
+    local: u32,
+    lane: u32,
+    size: u32,
+    sg: u32,
+}
+
+fn lane_info(inv: Invocation) -> Lane {
+    return Lane(inv.local, inv.lane, inv.size, inv.local / inv.size);
+}
+
+fn sg_ballot(p: bool) -> vec4<u32> {
+    return subgroupBallot(p);
+}
+
+// x from lane `lane - d`; the caller ignores it on lanes below d.
+fn sg_shuffle_up(x: T, d: u32) -> T {
+    return subgroupShuffleUp(x, d);
+}
+
+// x from the last lane.
+fn sg_last(x: T, size: u32) -> T {
+    return subgroupShuffle(x, size - 1u);
+}
+
+// Inclusive scan by shuffles, in lane order: right for any associative combine,
+// commutative or not.
+fn sg_inclusive_shuffle(x: T, lane: u32, size: u32) -> T {
+    var v = x;
+    for (var d = 1u; d < size; d <<= 1u) {
+        let y = subgroupShuffleUp(v, d);
+        if (lane >= d) {
+            v = combine(y, v);
+        }
+    }
+    return v;
+}
+
+// Exclusive scan from the inclusive one: the neighbour's inclusive value, identity on lane 0.
+fn sg_exclusive_shuffle(incl: T, lane: u32) -> T {
+    let up = subgroupShuffleUp(incl, 1u);
+    if (lane == 0u) {
+        return identity();
+    }
+    return up;
+}
