@@ -10,6 +10,14 @@ pub enum CliError {
     /// JSON output failed.
     #[error("could not write JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A file could not be read or written.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// The self-test ran and some families failed.
     #[error(
         "selftest failed: {failed} of {total} operation families differ from the host reference"

@@ -1,5 +1,7 @@
 //! The `wavekit` command line.
 
+mod bench;
+mod plot;
 mod error;
 mod probe;
 mod selftest;
@@ -62,6 +64,29 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Reduce, scan, select and partition on u32 at sizes 2^16..2^28, each beside the copy
+    /// kernel on the same bytes in the same run (and a peer's times, with --peer).
+    Primitives {
+        /// Sizes as powers of two.
+        #[arg(long, value_delimiter = ',', default_values_t = [16u32, 20, 24, 28])]
+        log2: Vec<u32>,
+        /// Measured runs per case (after 5 warm-up runs).
+        #[arg(long, default_value_t = 50)]
+        runs: u32,
+        /// Only these primitives (reduce, scan_inclusive, scan_exclusive, select, partition).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// A peer's results (JSON lines: primitive, n, median_ns), e.g. from
+        /// peer/cub/primitives.cu; adds the ratio peer time / wavekit time.
+        #[arg(long)]
+        peer: Option<std::path::PathBuf>,
+        /// Draw throughput against size to this SVG file.
+        #[arg(long)]
+        plot: Option<std::path::PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn context(adapter: Option<String>) -> Result<wavekit::GpuContext, CliError> {
@@ -86,6 +111,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
             println!("\n== wavekit selftest");
             selftest::selftest(&ctx, 1, false)
         }
+        Command::Bench(BenchCommand::Primitives {
+            log2,
+            runs,
+            only,
+            peer,
+            plot,
+            json,
+        }) => bench::primitives(
+            &context(cli.adapter)?,
+            &bench::PrimitivesArgs {
+                log2,
+                runs,
+                only,
+                peer,
+                plot,
+                json,
+            },
+        ),
         Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
             let ctx = context(cli.adapter)?;
             let mut results = Vec::new();

@@ -191,7 +191,7 @@ impl Monoid {
     }
 
     /// The WGSL piece imported as `monoid`: `T`, `identity`, `combine`, the subgroup hooks
-    /// (`sg_inclusive`, `sg_exclusive`, `sg_reduce`) and the bit packing used by the
+    /// (`sg_inclusive`, `sg_exclusive`, `sg_exclusive_scan`, `sg_reduce`) and the bit packing used by the
     /// look-back (`to_bits`, `from_bits`, `T_WORDS`). `subgroups` picks hardware
     /// instructions or the one-lane emulation.
     pub fn wgsl(&self, subgroups: bool) -> String {
@@ -224,6 +224,10 @@ impl Monoid {
             Some(Op::Add) => "subgroupExclusiveAdd(x)",
             _ => "sg_exclusive_shuffle(incl, lane)",
         };
+        let exclusive_scan = match hw_op {
+            Some(Op::Add) => "subgroupExclusiveAdd(x)",
+            _ => "sg_exclusive_shuffle(sg_inclusive_shuffle(x, lane, size), lane)",
+        };
         let reduce = match hw_op {
             Some(Op::Add) => "subgroupAdd(x)",
             Some(Op::Min) => "subgroupMin(x)",
@@ -242,6 +246,7 @@ impl Monoid {
              fn from_bits(b: vec4<u32>) -> T {{\n    return {from_bits};\n}}\n\
              fn sg_inclusive(x: T, lane: u32, size: u32) -> T {{\n    return {inclusive};\n}}\n\
              fn sg_exclusive(x: T, incl: T, lane: u32) -> T {{\n    return {exclusive};\n}}\n\
+             fn sg_exclusive_scan(x: T, lane: u32, size: u32) -> T {{\n    return {exclusive_scan};\n}}\n\
              fn sg_reduce(x: T, lane: u32, size: u32) -> T {{\n    return {reduce};\n}}\n",
             name = self.name,
         )

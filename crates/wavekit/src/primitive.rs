@@ -3,10 +3,10 @@
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::shader::ConstValue;
-use crate::tuning::{LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_WORKGROUP};
+use crate::tuning::{LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP};
 
 /// Elements per tile.
-pub const TILE: u32 = PRIMITIVE_WORKGROUP * PRIMITIVE_STEPS;
+pub const TILE: u32 = PRIMITIVE_WORKGROUP * PRIMITIVE_STEPS * PRIMITIVE_VEC;
 
 /// The `subgroup/api` piece for this device.
 pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
@@ -22,6 +22,7 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
     vec![
         ("WG_SIZE", ConstValue::U32(PRIMITIVE_WORKGROUP)),
         ("STEPS", ConstValue::U32(PRIMITIVE_STEPS)),
+        ("VEC", ConstValue::U32(PRIMITIVE_VEC)),
         // Workgroup memory is sized for the narrowest subgroup: 4 lanes (wgpu's minimum
         // reported width), or 1 on the no-subgroup path.
         ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),

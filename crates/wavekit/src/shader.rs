@@ -41,7 +41,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
     wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
     wgsl!("workgroup/scan", "shaders/workgroup/scan.wgsl"),
-    wgsl!("workgroup/compact", "shaders/workgroup/compact.wgsl"),
+    wgsl!("workgroup/tile", "shaders/workgroup/tile.wgsl"),
     wgsl!("device/lookback", "shaders/device/lookback.wgsl"),
     wgsl!("scan/scan", "scan/scan.wgsl"),
     wgsl!("scan/io_separate", "scan/io_separate.wgsl"),

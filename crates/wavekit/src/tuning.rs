@@ -25,9 +25,16 @@ pub const COPY_MAX_WORKGROUPS: u32 = 8192;
 /// every subgroup is full at every width from 1 to 128.
 pub const PRIMITIVE_WORKGROUP: u32 = 256;
 
-/// Elements each invocation holds per tile (one coalesced load per step), so a tile is
-/// 256 × 16 = 4096 elements: enough loads in flight per invocation to cover DRAM latency.
-pub const PRIMITIVE_STEPS: u32 = 16;
+/// Steps per tile; in each step an invocation holds PRIMITIVE_VEC consecutive elements, so a
+/// tile is 256 × 4 × 4 = 4096 elements and each invocation has 16 loads in flight.
+///
+/// Measured on the H200 (2026-11-29, 2^28 u32, inclusive scan): one element per lane per step
+/// (16 steps, a subgroup scan per element) ran at 40 % of copy bandwidth and the exclusive
+/// scan, one more subgroup scan per element, at 31 %: the shuffles, not memory, were the limit.
+pub const PRIMITIVE_STEPS: u32 = 4;
+
+/// Consecutive elements an invocation scans serially per step before one subgroup scan.
+pub const PRIMITIVE_VEC: u32 = 4;
 
 /// Reads of a predecessor's descriptors before a workgroup stops waiting and reduces the
 /// predecessor's tile itself (the look-back fallback).

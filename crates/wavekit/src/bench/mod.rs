@@ -1,4 +1,7 @@
-//! Benchmark building blocks: the WGSL copy kernel that is every benchmark's 100 % line.
+//! Benchmark building blocks: the WGSL copy kernel that is every benchmark's 100 % line, and
+//! the primitives' benchmark.
+
+pub mod primitives;
 
 use serde::Serialize;
 

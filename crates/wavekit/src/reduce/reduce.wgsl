@@ -3,11 +3,12 @@
 // the partials until one value is left. Commutative monoids accumulate per lane across all
 // their tiles and reduce across lanes once; others combine tile by tile in element order.
 //
-// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH, COMMUTATIVE (bool).
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, COMMUTATIVE (bool).
 // Imported by name: `subgroup/api`, `monoid`.
 #import subgroup/api
 #import monoid
 #import workgroup/scan
+#import workgroup/tile
 
 struct Params {
     n: u32,
@@ -20,8 +21,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> src: array<T>;
 @group(0) @binding(2) var<storage, read_write> partials: array<T>;
 
-const TILE: u32 = WG_SIZE * STEPS;
-
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
@@ -30,25 +29,28 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let last = min(first + params.tiles_per_group, params.tiles);
     var acc = identity();
     for (var tile = first; tile < last; tile++) {
-        let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
-        var vals: array<T, STEPS>;
-        for (var k = 0u; k < STEPS; k++) {
-            let i = base + k * l.size;
+        var vals: array<T, PER_LANE>;
+        for (var v = 0u; v < PER_LANE; v++) {
+            let i = element(tile, l, v);
             var x = identity();
             if (i < params.n) {
                 x = src[i];
             }
-            vals[k] = x;
+            vals[v] = x;
         }
         if (COMMUTATIVE) {
-            for (var k = 0u; k < STEPS; k++) {
-                acc = combine(acc, vals[k]);
+            for (var v = 0u; v < PER_LANE; v++) {
+                acc = combine(acc, vals[v]);
             }
         } else {
-            // Element order: subgroup chunks in order, steps in order, lanes in order.
+            // Element order: subgroup chunks, then steps, then lanes, then a lane's values.
             var carry = identity();
             for (var k = 0u; k < STEPS; k++) {
-                carry = combine(carry, sg_last(sg_inclusive(vals[k], l.lane, l.size), l.size));
+                var run = identity();
+                for (var j = 0u; j < VEC; j++) {
+                    run = combine(run, vals[k * VEC + j]);
+                }
+                carry = combine(carry, sg_last(sg_inclusive(run, l.lane, l.size), l.size));
             }
             _ = wg_exclusive_of_subgroups(carry, l);
             acc = combine(acc, sh_wg_total);

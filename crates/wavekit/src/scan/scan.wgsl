@@ -1,10 +1,11 @@
 // Device-wide scan, single pass: tiles claimed in order from an atomic counter, decoupled
-// look-back with fallback (device/lookback.wgsl). Each tile is WG_SIZE * STEPS elements; each
-// subgroup takes a contiguous chunk of size * STEPS, and in step k lane i holds element
-// chunk + k * size + i, so every load and store is coalesced and each step is one subgroup
-// scan plus a carry.
+// look-back with fallback (device/lookback.wgsl). Each tile is WG_SIZE * STEPS * VEC elements;
+// each subgroup takes a contiguous chunk of size * STEPS * VEC, and in step k lane i holds
+// the VEC consecutive elements chunk + (k * size + i) * VEC + j. A lane scans its VEC values
+// serially, one subgroup scan combines the lanes, and a carry runs across steps: one subgroup
+// scan per VEC elements.
 //
-// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH, T_WORDS, LOOKBACK_SPINS, INCLUSIVE (bool),
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, LOOKBACK_SPINS, INCLUSIVE (bool),
 // PASS (0: single pass, 1: aggregates only, 2: scan from published aggregates).
 // Imported by name: `subgroup/api` (hw or emu), `monoid` (T, identity, combine, hooks),
 // `scan/io` (load, store: separate buffers or in place).
@@ -12,6 +13,7 @@
 #import monoid
 #import shared/ballot
 #import workgroup/scan
+#import workgroup/tile
 #import device/lookback
 
 struct Params {
@@ -26,44 +28,48 @@ struct Params {
 
 #import scan/io
 
-const TILE: u32 = WG_SIZE * STEPS;
-
 var<workgroup> sh_tile: u32;
 
 fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-// Scans the tile within each subgroup chunk. `vals` gets, per step, the inclusive (or, with
-// !INCLUSIVE, exclusive) scan within the subgroup's chunk; returns the subgroup's exclusive
+// Scans the tile within each subgroup chunk. `vals` gets the inclusive (or, with !INCLUSIVE,
+// exclusive) scan of each value within its subgroup's chunk; returns the subgroup's exclusive
 // prefix within the workgroup; sh_wg_total holds the tile's aggregate afterwards.
-fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, STEPS>>) -> T {
-    let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
-    for (var k = 0u; k < STEPS; k++) {
-        let i = base + k * l.size;
+fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, PER_LANE>>) -> T {
+    for (var v = 0u; v < PER_LANE; v++) {
+        let i = element(tile, l, v);
         var x = identity();
         if (i < params.n) {
             x = load(i);
         }
-        (*vals)[k] = x;
+        (*vals)[v] = x;
     }
     var carry = identity();
     for (var k = 0u; k < STEPS; k++) {
-        let x = (*vals)[k];
-        let incl = sg_inclusive(x, l.lane, l.size);
-        if (INCLUSIVE) {
-            (*vals)[k] = combine(carry, incl);
-        } else {
-            (*vals)[k] = combine(carry, sg_exclusive(x, incl, l.lane));
+        // Serial scan of the lane's VEC consecutive values.
+        var run = identity();
+        for (var j = 0u; j < VEC; j++) {
+            let before = run;
+            run = combine(run, (*vals)[k * VEC + j]);
+            (*vals)[k * VEC + j] = select(before, run, INCLUSIVE);
         }
-        carry = combine(carry, sg_last(incl, l.size));
+        // The lanes before this one, and the whole step.
+        let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
+        let step_total = sg_last(combine(lanes_before, run), l.size);
+        let p = combine(carry, lanes_before);
+        for (var j = 0u; j < VEC; j++) {
+            (*vals)[k * VEC + j] = combine(p, (*vals)[k * VEC + j]);
+        }
+        carry = combine(carry, step_total);
     }
     return wg_exclusive_of_subgroups(carry, l);
 }
 
 // The aggregate of a predecessor tile, from its input (look-back fallback).
 fn tile_fallback(tile: u32, l: Lane) -> T {
-    var vals: array<T, STEPS>;
+    var vals: array<T, PER_LANE>;
     scan_tile(tile, l, &vals);
     return sh_wg_total;
 }
@@ -78,7 +84,7 @@ fn main(inv: Invocation) {
     if (tile >= params.tiles) {
         return;
     }
-    var vals: array<T, STEPS>;
+    var vals: array<T, PER_LANE>;
     let sg_prefix = scan_tile(tile, l, &vals);
     let aggregate = sh_wg_total;
     if (PASS != 2u && l.local == 0u) {
@@ -92,11 +98,10 @@ fn main(inv: Invocation) {
         publish(tile, combine(prefix, aggregate), true);
     }
     let p = combine(prefix, sg_prefix);
-    let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
-    for (var k = 0u; k < STEPS; k++) {
-        let i = base + k * l.size;
+    for (var v = 0u; v < PER_LANE; v++) {
+        let i = element(tile, l, v);
         if (i < params.n) {
-            store(i, combine(p, vals[k]));
+            store(i, combine(p, vals[v]));
         }
     }
 }

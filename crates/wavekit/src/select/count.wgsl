@@ -1,10 +1,10 @@
 // Survivor count for partition: every workgroup counts a contiguous range with ballots and
 // adds it to counts[1] with one atomic (u32 addition commutes, so the order is irrelevant).
-// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH. Imported: `subgroup/api`, `monoid`
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH. Imported: `subgroup/api`, `monoid`
 // (u32 add), `select/io`.
 #import subgroup/api
 #import monoid
-#import shared/ballot
+#import workgroup/tile
 
 struct Params {
     n: u32,
@@ -18,8 +18,6 @@ struct Params {
 
 #import select/io
 
-const TILE: u32 = WG_SIZE * STEPS;
-
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
@@ -28,9 +26,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let last = min(first + params.tiles_per_group, params.tiles);
     var count = 0u;
     for (var tile = first; tile < last; tile++) {
-        let base = tile * TILE + l.local;
-        for (var k = 0u; k < STEPS; k++) {
-            let i = base + k * WG_SIZE;
+        for (var v = 0u; v < PER_LANE; v++) {
+            let i = element(tile, l, v);
             if (i < params.n && keep_at(i)) {
                 count += 1u;
             }

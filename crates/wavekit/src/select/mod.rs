@@ -33,11 +33,13 @@ fn io_piece(scalar: Scalar, keep: &Keep) -> String {
     match keep {
         Keep::Flags => s.push_str(
             "@group(0) @binding(4) var<storage, read> flags: array<u32>;\n\
-             fn keep_at(i: u32) -> bool {\n    return flags[i] != 0u;\n}\n",
+             fn keep_at(i: u32) -> bool {\n    return flags[i] != 0u;\n}\n\
+             fn keep_value(x: D, i: u32) -> bool {\n    return flags[i] != 0u;\n}\n",
         ),
         Keep::Predicate(_) => s.push_str(
             "#import select/predicate\n\
-             fn keep_at(i: u32) -> bool {\n    return keep(src[i], i);\n}\n",
+             fn keep_at(i: u32) -> bool {\n    return keep(src[i], i);\n}\n\
+             fn keep_value(x: D, i: u32) -> bool {\n    return keep(x, i);\n}\n",
         ),
     }
     s

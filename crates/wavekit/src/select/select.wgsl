@@ -1,17 +1,17 @@
-// Device-wide select and partition, single pass: each tile counts its survivors with ballots
-// (workgroup/compact.wgsl), the counts are carried across subgroups and, by the decoupled
-// look-back with fallback, across tiles; each survivor goes to the slot equal to the number
+// Device-wide select and partition, single pass: each tile counts its survivors (a lane counts
+// its VEC consecutive values, a subgroup exclusive sum gives the survivors of the lanes below),
+// the counts are carried across subgroups and, by the decoupled look-back with fallback, across tiles; each survivor goes to the slot equal to the number
 // of survivors before it, so order is kept. With PARTITION, a rejected element goes to
 // total + (rejected before it), so both sides keep their order (the total comes from a
 // count pass, select/count.wgsl).
 //
-// Prepended constants: WG_SIZE, STEPS, MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
-// Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data, keep_at).
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
+// Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
+// store_data, keep_value).
 #import subgroup/api
 #import monoid
-#import shared/ballot
 #import workgroup/scan
-#import workgroup/compact
+#import workgroup/tile
 #import device/lookback
 
 struct Params {
@@ -28,8 +28,6 @@ struct Params {
 
 #import select/io
 
-const TILE: u32 = WG_SIZE * STEPS;
-
 var<workgroup> sh_tile: u32;
 
 fn num_tiles() -> u32 {
@@ -42,27 +40,42 @@ fn num_tiles() -> u32 {
 fn count_tile(
     tile: u32,
     l: Lane,
-    keeps: ptr<function, array<bool, STEPS>>,
-    slots: ptr<function, array<u32, STEPS>>,
+    vals: ptr<function, array<D, PER_LANE>>,
+    keeps: ptr<function, array<bool, PER_LANE>>,
+    slots: ptr<function, array<u32, PER_LANE>>,
 ) -> u32 {
-    let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
-    for (var k = 0u; k < STEPS; k++) {
-        let i = base + k * l.size;
-        (*keeps)[k] = i < params.n && keep_at(i);
+    for (var v = 0u; v < PER_LANE; v++) {
+        let i = element(tile, l, v);
+        var keep = false;
+        if (i < params.n) {
+            let x = load_data(i);
+            (*vals)[v] = x;
+            keep = keep_value(x, i);
+        }
+        (*keeps)[v] = keep;
     }
     var carry = 0u;
     for (var k = 0u; k < STEPS; k++) {
-        let s = sg_slot((*keeps)[k], l.lane);
-        (*slots)[k] = carry + s.within;
-        carry += s.step_total;
+        var count = 0u;
+        for (var j = 0u; j < VEC; j++) {
+            (*slots)[k * VEC + j] = count;
+            count += u32((*keeps)[k * VEC + j]);
+        }
+        let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
+        let base = carry + lanes_before;
+        for (var j = 0u; j < VEC; j++) {
+            (*slots)[k * VEC + j] += base;
+        }
+        carry += sg_last(lanes_before + count, l.size);
     }
     return wg_exclusive_of_subgroups(carry, l);
 }
 
 fn tile_fallback(tile: u32, l: Lane) -> u32 {
-    var keeps: array<bool, STEPS>;
-    var slots: array<u32, STEPS>;
-    _ = count_tile(tile, l, &keeps, &slots);
+    var vals: array<D, PER_LANE>;
+    var keeps: array<bool, PER_LANE>;
+    var slots: array<u32, PER_LANE>;
+    _ = count_tile(tile, l, &vals, &keeps, &slots);
     return sh_wg_total;
 }
 
@@ -76,9 +89,10 @@ fn main(inv: Invocation) {
     if (tile >= params.tiles) {
         return;
     }
-    var keeps: array<bool, STEPS>;
-    var slots: array<u32, STEPS>;
-    let sg_prefix = count_tile(tile, l, &keeps, &slots);
+    var vals: array<D, PER_LANE>;
+    var keeps: array<bool, PER_LANE>;
+    var slots: array<u32, PER_LANE>;
+    let sg_prefix = count_tile(tile, l, &vals, &keeps, &slots);
     let aggregate = sh_wg_total;
     if (l.local == 0u) {
         publish(tile, aggregate, false);
@@ -92,15 +106,14 @@ fn main(inv: Invocation) {
     }
     let before = prefix + sg_prefix;
     let total = counts[1];
-    let base = tile * TILE + l.sg * l.size * STEPS + l.lane;
-    for (var k = 0u; k < STEPS; k++) {
-        let i = base + k * l.size;
+    for (var v = 0u; v < PER_LANE; v++) {
+        let i = element(tile, l, v);
         if (i < params.n) {
-            let selected_before = before + slots[k];
-            if (keeps[k]) {
-                store_data(selected_before, load_data(i));
+            let selected_before = before + slots[v];
+            if (keeps[v]) {
+                store_data(selected_before, vals[v]);
             } else if (PARTITION) {
-                store_data(total + (i - selected_before), load_data(i));
+                store_data(total + (i - selected_before), vals[v]);
             }
         }
     }

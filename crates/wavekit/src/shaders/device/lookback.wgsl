@@ -6,14 +6,18 @@
 // reader can tell a complete value (every word valid) from a partial one. Each region word
 // is written once per run (the host clears the state before each run).
 //
-// The look-back never relies on forward progress between workgroups: after LOOKBACK_SPINS
-// reads of a predecessor that has published nothing, the workgroup reduces that tile's input
-// itself (`tile_fallback`, which the kernel defines) and walks on.
+// The look-back is done by the first subgroup, a window of `size` predecessors at a time
+// (lane i reads tile look - size + i): it takes every aggregate back to the nearest
+// inclusive prefix in one step, in tile order. It never relies on forward progress between
+// workgroups: after LOOKBACK_SPINS windows without progress, the whole workgroup reduces the
+// blocking predecessor's input itself (`tile_fallback`, defined by the kernel) and walks on.
 //
 // Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2..4) unused,
 // then the aggregate region (8 words per tile), then the inclusive region.
-// Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, num_tiles(),
-// tile_fallback(tile, l), LOOKBACK_SPINS.
+// Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
+// sg_last, sg_ballot, num_tiles(), tile_fallback(tile, l), LOOKBACK_SPINS.
+
+#import shared/ballot
 
 const VALID: u32 = 0x10000u;
 const STATE_HEADER: u32 = 4u;
@@ -37,7 +41,6 @@ struct Descriptor {
     value: T,
 }
 
-// Called by one invocation.
 fn read_descriptor(tile: u32, inclusive: bool) -> Descriptor {
     let base = region_base(inclusive) + tile * 8u;
     var b = vec4<u32>(0u);
@@ -51,57 +54,91 @@ fn read_descriptor(tile: u32, inclusive: bool) -> Descriptor {
     return Descriptor(complete, from_bits(b));
 }
 
-// What the reading invocation saw: 0 nothing (fall back), 1 an aggregate, 2 an inclusive prefix.
-var<workgroup> sh_look_kind: u32;
-var<workgroup> sh_look_value: T;
+const LOOK_DONE: u32 = 0u;
+const LOOK_FALLBACK: u32 = 1u;
+
+var<workgroup> sh_look_state: u32;
+var<workgroup> sh_look_tile: u32;
+var<workgroup> sh_look_prefix: T;
+
+// The first subgroup walks back from tile `look` (exclusive) with `prefix` already gathered,
+// until it reaches an inclusive prefix (LOOK_DONE) or gives up waiting on tile look - 1
+// (LOOK_FALLBACK). Results go to sh_look_*.
+fn walk(l: Lane, start: u32, start_prefix: T, may_wait: bool) {
+    var look = start;
+    var prefix = start_prefix;
+    var state = LOOK_DONE;
+    var spins = 0u;
+    loop {
+        if (look == 0u) {
+            break;
+        }
+        // Lane i looks at tile look - size + i; lanes before tile 0 act as an empty inclusive
+        // prefix, so the walk stops there.
+        let back = l.size - l.lane;
+        var kind = 2u;
+        var v = identity();
+        if (back <= look) {
+            let t = look - back;
+            let incl = read_descriptor(t, true);
+            if (incl.complete) {
+                v = incl.value;
+            } else {
+                let agg = read_descriptor(t, false);
+                kind = select(0u, 1u, agg.complete);
+                v = agg.value;
+            }
+        }
+        let last_incl = ballot_last(sg_ballot(kind == 2u));
+        let last_none = ballot_last(sg_ballot(kind == 0u));
+        // Lanes after the nearest blocker (or from the nearest inclusive) can be taken.
+        let first_taken = max(last_incl, last_none + 1i);
+        let take = i32(l.lane) >= first_taken;
+        let window = sg_last(sg_inclusive(select(identity(), v, take), l.lane, l.size), l.size);
+        let taken = u32(i32(l.size) - first_taken);
+        if (last_none < last_incl) {
+            prefix = combine(window, prefix);
+            break;
+        }
+        if (taken > 0u) {
+            prefix = combine(window, prefix);
+            look -= taken;
+            spins = 0u;
+            continue;
+        }
+        spins += 1u;
+        if (spins >= LOOKBACK_SPINS || !may_wait) {
+            state = LOOK_FALLBACK;
+            break;
+        }
+    }
+    if (l.lane == 0u) {
+        sh_look_state = state;
+        sh_look_tile = look;
+        sh_look_prefix = prefix;
+    }
+}
 
 // The exclusive prefix of `tile`: every invocation calls it (barriers inside).
 // `may_wait`: spin on predecessors, then fall back (single pass). Without it (the second pass
 // of the two-pass mode, when every aggregate is already published) nothing is waited for.
 fn lookback(tile: u32, l: Lane, may_wait: bool) -> T {
-    var prefix = identity();
-    var look = tile;
-    loop {
-        if (look == 0u) {
-            break;
-        }
-        if (l.local == 0u) {
-            var kind = 0u;
-            var value = identity();
-            for (var spin = 0u; spin < LOOKBACK_SPINS; spin++) {
-                let incl = read_descriptor(look - 1u, true);
-                if (incl.complete) {
-                    kind = 2u;
-                    value = incl.value;
-                    break;
-                }
-                let agg = read_descriptor(look - 1u, false);
-                if (agg.complete) {
-                    kind = 1u;
-                    value = agg.value;
-                    break;
-                }
-                if (!may_wait) {
-                    break;
-                }
-            }
-            sh_look_kind = kind;
-            sh_look_value = value;
-        }
-        let kind = workgroupUniformLoad(&sh_look_kind);
-        var v: T;
-        if (kind == 0u) {
-            // The predecessor has published nothing: compute its aggregate from its input.
-            v = tile_fallback(look - 1u, l);
-        } else {
-            v = sh_look_value;
-        }
-        prefix = combine(v, prefix);
-        workgroupBarrier();
-        if (kind == 2u) {
-            break;
-        }
-        look -= 1u;
+    if (l.sg == 0u) {
+        walk(l, tile, identity(), may_wait);
     }
+    loop {
+        let state = workgroupUniformLoad(&sh_look_state);
+        if (state == LOOK_DONE) {
+            break;
+        }
+        // Tile look - 1 has published nothing for too long: reduce its input here.
+        let look = workgroupUniformLoad(&sh_look_tile);
+        let v = tile_fallback(look - 1u, l);
+        if (l.sg == 0u) {
+            walk(l, look - 1u, combine(v, sh_look_prefix), may_wait);
+        }
+    }
+    let prefix = sh_look_prefix;
+    workgroupBarrier();
     return prefix;
 }

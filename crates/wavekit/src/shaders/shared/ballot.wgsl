@@ -25,3 +25,13 @@ fn lanes_below(lane: u32) -> vec4<u32> {
 fn ballot_count_below(b: vec4<u32>, lane: u32) -> u32 {
     return ballot_count(b & lanes_below(lane));
 }
+
+// The highest lane whose bit is set, or -1 for an empty ballot.
+fn ballot_last(b: vec4<u32>) -> i32 {
+    for (var w = 3i; w >= 0i; w--) {
+        if (b[w] != 0u) {
+            return w * 32i + i32(firstLeadingBit(b[w]));
+        }
+    }
+    return -1i;
+}

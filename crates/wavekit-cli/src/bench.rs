@@ -1,0 +1,93 @@
+//! `wavekit bench primitives`.
+
+use std::path::PathBuf;
+
+use wavekit::GpuContext;
+use wavekit::bench::primitives::{self, PRIMITIVES, PrimitiveResult};
+
+use crate::error::CliError;
+
+pub struct PrimitivesArgs {
+    pub log2: Vec<u32>,
+    pub runs: u32,
+    pub only: Vec<String>,
+    pub peer: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+    pub json: bool,
+}
+
+fn file_err(path: &std::path::Path, e: impl std::fmt::Display) -> CliError {
+    CliError::File {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Read a peer's JSON lines.
+pub fn read_peer(path: &std::path::Path) -> Result<Vec<PrimitiveResult>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| file_err(path, e))?;
+    text.lines()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| file_err(path, format!("line {}: {e}", i + 1)))
+        })
+        .collect()
+}
+
+pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> {
+    let which: Vec<String> = if a.only.is_empty() {
+        PRIMITIVES.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.only.clone()
+    };
+    let peer = a.peer.as_deref().map(read_peer).transpose()?;
+    let results = primitives::run(ctx, &a.log2, a.runs, &which, &mut |line| eprintln!("{line}"))?;
+    let ratio = |r: &PrimitiveResult| {
+        peer.as_ref().and_then(|p| {
+            p.iter()
+                .find(|q| q.primitive == r.primitive && q.n == r.n)
+                .map(|q| q.median_ns / r.median_ns)
+        })
+    };
+    if a.json {
+        #[derive(serde::Serialize)]
+        struct Row<'a> {
+            #[serde(flatten)]
+            result: &'a PrimitiveResult,
+            peer_over_wavekit: Option<f64>,
+        }
+        let rows: Vec<Row> = results
+            .iter()
+            .map(|r| Row {
+                result: r,
+                peer_over_wavekit: ratio(r),
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!("adapter: {}", ctx.summary.label());
+        println!(
+            "{:<15} {:>11} {:>11} {:>10} {:>9} {:>6} {:>10}",
+            "primitive", "n", "median us", "G elem/s", "GB/s", "copy%", "peer/ours"
+        );
+        for r in &results {
+            println!(
+                "{:<15} {:>11} {:>11.1} {:>10.2} {:>9.1} {:>5.1}% {:>10}",
+                r.primitive,
+                r.n,
+                r.median_ns / 1e3,
+                r.elements_per_s / 1e9,
+                r.gbps,
+                100.0 * r.copy_fraction,
+                ratio(r).map_or("-".into(), |x| format!("{x:.2}x"))
+            );
+        }
+    }
+    if let Some(path) = &a.plot {
+        let svg = crate::plot::throughput_svg(&results, peer.as_deref());
+        std::fs::write(path, svg).map_err(|e| file_err(path, e))?;
+        eprintln!("plot written to {}", path.display());
+    }
+    Ok(())
+}

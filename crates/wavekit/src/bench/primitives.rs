@@ -1,0 +1,169 @@
+//! `wavekit bench primitives`: reduce, scan, select and partition on u32, each beside the copy
+//! kernel measured on the same number of bytes in the same run.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bench::bench_copy;
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::monoid::{Monoid, Op, Scalar};
+use crate::reduce::Reduce;
+use crate::scan::{Scan, ScanConfig};
+use crate::select::{Keep, Select};
+use crate::timer::GpuTimer;
+
+/// The primitives benchmarked, by the names the CUB peer prints too.
+pub const PRIMITIVES: &[&str] = &[
+    "reduce",
+    "scan_inclusive",
+    "scan_exclusive",
+    "select",
+    "partition",
+];
+
+/// The predicate of the select and partition benchmarks (about half the inputs are odd).
+pub const ODD: &str = "fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }";
+
+/// One measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PrimitiveResult {
+    /// Primitive name (see [`PRIMITIVES`]).
+    pub primitive: String,
+    /// Elements (u32).
+    pub n: u64,
+    /// Median GPU time.
+    pub median_ns: f64,
+    /// 10th percentile.
+    pub p10_ns: f64,
+    /// 90th percentile.
+    pub p90_ns: f64,
+    /// Elements per second at the median.
+    #[serde(default)]
+    pub elements_per_s: f64,
+    /// Bytes the primitive must move at least (read + write), per second, in GB/s.
+    #[serde(default)]
+    pub gbps: f64,
+    /// The copy kernel's GB/s on 4n bytes in the same run.
+    #[serde(default)]
+    pub copy_gbps: f64,
+    /// `gbps / copy_gbps`.
+    #[serde(default)]
+    pub copy_fraction: f64,
+}
+
+/// The inputs both wavekit and the CUB peer use: a hash of the index.
+pub fn input(n: usize) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| {
+            let mut x = i.wrapping_mul(2_654_435_761) ^ 0x9e37_79b9;
+            x ^= x >> 16;
+            x = x.wrapping_mul(0x7feb_352d);
+            x ^= x >> 15;
+            x = x.wrapping_mul(0x846c_a68b);
+            x ^ (x >> 16)
+        })
+        .collect()
+}
+
+/// Minimum bytes moved: reads plus writes.
+fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
+    match primitive {
+        "reduce" => 4 * n,
+        "select" => 4 * n + 4 * kept,
+        _ => 8 * n,
+    }
+}
+
+/// Run the chosen primitives at each `2^log2` size. `progress` gets a line per step.
+pub fn run(
+    ctx: &GpuContext,
+    log2_sizes: &[u32],
+    runs: u32,
+    which: &[String],
+    progress: &mut dyn FnMut(String),
+) -> Result<Vec<PrimitiveResult>> {
+    for w in which {
+        if !PRIMITIVES.contains(&w.as_str()) {
+            return Err(Error::InvalidArgument(format!(
+                "unknown primitive '{w}'; choose from {}",
+                PRIMITIVES.join(", ")
+            )));
+        }
+    }
+    let add = Monoid::builtin(Scalar::U32, Op::Add);
+    let reduce = Reduce::new(ctx, &add)?;
+    let incl = Scan::new(
+        ctx,
+        &ScanConfig {
+            monoid: add.clone(),
+            inclusive: true,
+            in_place: false,
+        },
+    )?;
+    let excl = Scan::new(
+        ctx,
+        &ScanConfig {
+            monoid: add,
+            inclusive: false,
+            in_place: false,
+        },
+    )?;
+    let odd = Keep::Predicate(ODD.into());
+    let select = Select::new(ctx, Scalar::U32, &odd, false)?;
+    let partition = Select::new(ctx, Scalar::U32, &odd, true)?;
+    let timer = GpuTimer::new(ctx, runs);
+    let mut out = Vec::new();
+    let steps = log2_sizes.len() * which.len();
+    let mut step = 0;
+    for &lg in log2_sizes {
+        if lg > 31 {
+            return Err(Error::InvalidArgument(format!("2^{lg} elements: at most 2^31")));
+        }
+        let n = 1u64 << lg;
+        let data = input(n as usize);
+        let kept = data.iter().filter(|x| *x & 1 == 1).count() as u64;
+        let src = ctx.storage_from("bench input", &data)?;
+        drop(data);
+        let dst = ctx.storage_uninit("bench output", 4 * n)?;
+        let copy = bench_copy(ctx, 4 * n, 5, runs)?;
+        for name in which {
+            step += 1;
+            progress(format!("[{step}/{steps}] {name} 2^{lg} ..."));
+            let timing = match name.as_str() {
+                "reduce" => {
+                    let b = reduce.bind(ctx, &src, n)?;
+                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                }
+                "scan_inclusive" => {
+                    let b = incl.bind(ctx, &src, Some(&dst), n)?;
+                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                }
+                "scan_exclusive" => {
+                    let b = excl.bind(ctx, &src, Some(&dst), n)?;
+                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                }
+                "select" => {
+                    let b = select.bind(ctx, &src, None, &dst, n)?;
+                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                }
+                _ => {
+                    let b = partition.bind(ctx, &src, None, &dst, n)?;
+                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                }
+            };
+            let gbps = bytes_moved(name, n, kept) as f64 / timing.median_ns;
+            out.push(PrimitiveResult {
+                primitive: name.clone(),
+                n,
+                median_ns: timing.median_ns,
+                p10_ns: timing.p10_ns,
+                p90_ns: timing.p90_ns,
+                elements_per_s: n as f64 / timing.median_ns * 1e9,
+                gbps,
+                copy_gbps: copy.gbps,
+                copy_fraction: gbps / copy.gbps,
+            });
+        }
+    }
+    Ok(out)
+}
