@@ -42,7 +42,9 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         a.only.clone()
     };
     let peer = a.peer.as_deref().map(read_peer).transpose()?;
-    let results = primitives::run(ctx, &a.log2, a.runs, &which, &mut |line| eprintln!("{line}"))?;
+    let results = primitives::run(ctx, &a.log2, a.runs, &which, &mut |line| {
+        eprintln!("{line}")
+    })?;
     let ratio = |r: &PrimitiveResult| {
         peer.as_ref().and_then(|p| {
             p.iter()

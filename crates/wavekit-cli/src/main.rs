@@ -1,8 +1,8 @@
 //! The `wavekit` command line.
 
 mod bench;
-mod plot;
 mod error;
+mod plot;
 mod probe;
 mod selftest;
 

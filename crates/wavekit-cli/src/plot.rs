@@ -9,7 +9,9 @@ const LEFT: f64 = 70.0;
 const RIGHT: f64 = 190.0;
 const TOP: f64 = 30.0;
 const BOTTOM: f64 = 50.0;
-const COLORS: &[&str] = &["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+const COLORS: &[&str] = &[
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+];
 
 fn bytes(r: &PrimitiveResult) -> f64 {
     match r.primitive.as_str() {
@@ -20,9 +22,16 @@ fn bytes(r: &PrimitiveResult) -> f64 {
     }
 }
 
+/// A named line: points (log2 n, GB/s), dashed or not.
+struct Series {
+    name: String,
+    points: Vec<(f64, f64)>,
+    dashed: bool,
+}
+
 /// Render the chart.
 pub fn throughput_svg(ours: &[PrimitiveResult], peer: Option<&[PrimitiveResult]>) -> String {
-    let mut series: Vec<(String, Vec<(f64, f64)>, bool)> = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
     let mut names: Vec<&str> = ours.iter().map(|r| r.primitive.as_str()).collect();
     names.dedup();
     names.sort_unstable();
@@ -33,7 +42,11 @@ pub fn throughput_svg(ours: &[PrimitiveResult], peer: Option<&[PrimitiveResult]>
             .filter(|r| r.primitive == *name)
             .map(|r| ((r.n as f64).log2(), r.gbps))
             .collect();
-        series.push((format!("wavekit {name}"), pts, false));
+        series.push(Series {
+            name: format!("wavekit {name}"),
+            points: pts,
+            dashed: false,
+        });
         if let Some(p) = peer {
             let pts: Vec<_> = p
                 .iter()
@@ -41,7 +54,11 @@ pub fn throughput_svg(ours: &[PrimitiveResult], peer: Option<&[PrimitiveResult]>
                 .map(|r| ((r.n as f64).log2(), bytes(r) / r.median_ns))
                 .collect();
             if !pts.is_empty() {
-                series.push((format!("peer {name}"), pts, true));
+                series.push(Series {
+                    name: format!("peer {name}"),
+                    points: pts,
+                    dashed: true,
+                });
             }
         }
     }
@@ -51,9 +68,13 @@ pub fn throughput_svg(ours: &[PrimitiveResult], peer: Option<&[PrimitiveResult]>
         .collect();
     copy.sort_by(|a, b| a.0.total_cmp(&b.0));
     copy.dedup_by(|a, b| a.0 == b.0);
-    series.push(("copy kernel".into(), copy, false));
+    series.push(Series {
+        name: "copy kernel".into(),
+        points: copy,
+        dashed: false,
+    });
 
-    let all = series.iter().flat_map(|s| s.1.iter());
+    let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::MAX, f64::MIN, 0.0f64);
     for &(x, y) in all {
         x0 = x0.min(x);
@@ -107,13 +128,25 @@ pub fn throughput_svg(ours: &[PrimitiveResult], peer: Option<&[PrimitiveResult]>
         (LEFT + W - RIGHT) / 2.0,
         H - 12.0
     );
-    for (i, (name, pts, dashed)) in series.iter().enumerate() {
+    for (
+        i,
+        Series {
+            name,
+            points: pts,
+            dashed,
+        },
+    ) in series.iter().enumerate()
+    {
         let color = if name == "copy kernel" {
             "black"
         } else {
             COLORS[(i / if peer.is_some() { 2 } else { 1 }) % COLORS.len()]
         };
-        let dash = if *dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+        let dash = if *dashed {
+            " stroke-dasharray=\"6 4\""
+        } else {
+            ""
+        };
         let path: Vec<String> = pts
             .iter()
             .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))

@@ -9,15 +9,21 @@ use crate::error::{Error, Result};
 /// element the kernel never wrote is caught.
 pub const POISON: u32 = 0xDEAD_BEEF;
 
+/// Smallest buffer wavekit creates: one `vec4<u32>`, so that an empty input still binds as an
+/// array of any element type.
+const MIN_BUFFER: u64 = 16;
+
 impl GpuContext {
     /// A storage buffer holding `data` (usable as a copy source and destination too).
     pub fn storage_from<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         self.check_storage(label, bytes.len() as u64)?;
-        // wgpu rejects zero-sized bindings: keep at least one word.
+        // wgpu rejects bindings smaller than one element: keep at least one vec4.
         let padded;
-        let contents = if bytes.is_empty() {
-            padded = [0u8; 4];
+        let contents = if bytes.len() < MIN_BUFFER as usize {
+            let mut p = [0u8; MIN_BUFFER as usize];
+            p[..bytes.len()].copy_from_slice(bytes);
+            padded = p;
             &padded[..]
         } else {
             bytes
@@ -51,10 +57,10 @@ impl GpuContext {
         self.storage_from(label, &vec![POISON; words])
     }
 
-    /// An uninitialised storage buffer of `bytes` bytes (rounded up to 4, at least 4).
+    /// An uninitialised storage buffer of `bytes` bytes (rounded up to 4, at least 16).
     pub fn storage_uninit(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
         self.check_storage(label, bytes)?;
-        let size = bytes.max(4).next_multiple_of(4);
+        let size = bytes.max(MIN_BUFFER).next_multiple_of(4);
         self.scoped(&format!("creating buffer '{label}'"), || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),

@@ -5,9 +5,6 @@ use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP};
 
-/// Elements per tile.
-pub const TILE: u32 = PRIMITIVE_WORKGROUP * PRIMITIVE_STEPS * PRIMITIVE_VEC;
-
 /// The `subgroup/api` piece for this device.
 pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
     if ctx_subgroups {
@@ -17,11 +14,52 @@ pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
     }
 }
 
+/// Environment variable overriding [`PRIMITIVE_STEPS`] (a tuning knob for benchmarks).
+pub const STEPS_ENV: &str = "WAVEKIT_TILE_STEPS";
+
+/// Steps per tile: [`PRIMITIVE_STEPS`] unless `WAVEKIT_TILE_STEPS` (1 to 64) says otherwise.
+pub fn steps() -> u32 {
+    std::env::var(STEPS_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|s| (1..=64).contains(s))
+        .unwrap_or(PRIMITIVE_STEPS)
+}
+
+/// Elements per tile.
+pub fn tile() -> u32 {
+    PRIMITIVE_WORKGROUP * steps() * PRIMITIVE_VEC
+}
+
+/// Environment variable that turns on look-back fault injection (tests only): every K-th tile
+/// of a single-pass kernel never publishes, so its successors must take the fallback.
+pub const FAULT_ENV: &str = "WAVEKIT_FAULT_LOOKBACK";
+
+fn fault_skip() -> u32 {
+    std::env::var(FAULT_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(0)
+}
+
+/// Constants of a single-pass (look-back) kernel: the tile constants plus fault injection.
+pub fn lookback_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
+    let fault = fault_skip();
+    let mut c = tile_consts(subgroups);
+    if fault != 0 {
+        // Give up waiting quickly: the skipped tiles never publish.
+        c.retain(|(name, _)| *name != "LOOKBACK_SPINS");
+        c.push(("LOOKBACK_SPINS", ConstValue::U32(4)));
+    }
+    c.push(("FAULT_SKIP", ConstValue::U32(fault)));
+    c
+}
+
 /// Constants every tiled kernel takes.
 pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
     vec![
         ("WG_SIZE", ConstValue::U32(PRIMITIVE_WORKGROUP)),
-        ("STEPS", ConstValue::U32(PRIMITIVE_STEPS)),
+        ("STEPS", ConstValue::U32(steps())),
         ("VEC", ConstValue::U32(PRIMITIVE_VEC)),
         // Workgroup memory is sized for the narrowest subgroup: 4 lanes (wgpu's minimum
         // reported width), or 1 on the no-subgroup path.
@@ -32,7 +70,7 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
 
 /// Tiles covering `n` elements.
 pub fn tiles(n: u32) -> u32 {
-    n.div_ceil(TILE)
+    n.div_ceil(tile())
 }
 
 /// Check that `n` elements of `words` 32-bit words fit `buffer` and one binding.

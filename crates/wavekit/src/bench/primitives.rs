@@ -117,7 +117,9 @@ pub fn run(
     let mut step = 0;
     for &lg in log2_sizes {
         if lg > 31 {
-            return Err(Error::InvalidArgument(format!("2^{lg} elements: at most 2^31")));
+            return Err(Error::InvalidArgument(format!(
+                "2^{lg} elements: at most 2^31"
+            )));
         }
         let n = 1u64 << lg;
         let data = input(n as usize);

@@ -6,7 +6,7 @@ use crate::context::GpuContext;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::monoid::{Element, Monoid, Op};
-use crate::primitive::{TILE, check_len, params, subgroup_api, tile_consts, tiles};
+use crate::primitive::{check_len, params, subgroup_api, tile_consts, tiles};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
@@ -87,7 +87,6 @@ impl Reduce {
             }
             len = groups;
         }
-        debug_assert!(len <= TILE * REDUCE_MAX_WORKGROUPS || levels.len() > 1);
         Ok(BoundReduce {
             kernel: self.kernel.clone(),
             levels,

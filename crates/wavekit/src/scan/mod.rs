@@ -8,7 +8,7 @@ use crate::context::GpuContext;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{check_len, params, state_buffer, subgroup_api, tile_consts, tiles};
+use crate::primitive::{check_len, lookback_consts, params, state_buffer, subgroup_api, tiles};
 use crate::shader::{Composed, ConstValue, compose};
 
 /// Which scan.
@@ -95,7 +95,13 @@ fn composed_with(
     pass: u32,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = tile_consts(subgroups);
+    // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
+    let mut consts = lookback_consts(subgroups);
+    if pass != 0 {
+        for c in consts.iter_mut().filter(|c| c.0 == "FAULT_SKIP") {
+            c.1 = ConstValue::U32(0);
+        }
+    }
     consts.push(("INCLUSIVE", ConstValue::Bool(inclusive)));
     consts.push(("PASS", ConstValue::U32(pass)));
     compose(

@@ -87,16 +87,15 @@ fn main(inv: Invocation) {
     var vals: array<T, PER_LANE>;
     let sg_prefix = scan_tile(tile, l, &vals);
     let aggregate = sh_wg_total;
-    if (PASS != 2u && l.local == 0u) {
+    // Tile 0's aggregate is its inclusive prefix, published by the look-back; the two-pass
+    // mode needs every aggregate, tile 0's included.
+    if (PASS != 2u && l.local == 0u && (tile != 0u || PASS == 1u)) {
         publish(tile, aggregate, false);
     }
     if (PASS == 1u) {
         return;
     }
-    let prefix = lookback(tile, l, PASS == 0u);
-    if (l.local == 0u) {
-        publish(tile, combine(prefix, aggregate), true);
-    }
+    let prefix = lookback(tile, aggregate, l, PASS == 0u);
     let p = combine(prefix, sg_prefix);
     for (var v = 0u; v < PER_LANE; v++) {
         let i = element(tile, l, v);

@@ -7,7 +7,7 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{check_len, params, state_buffer, subgroup_api, tile_consts, tiles};
+use crate::primitive::{check_len, lookback_consts, params, state_buffer, subgroup_api, tiles};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
@@ -52,7 +52,7 @@ fn compose_kernel(
     partition: bool,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = tile_consts(subgroups);
+    let mut consts = lookback_consts(subgroups);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);

@@ -94,15 +94,12 @@ fn main(inv: Invocation) {
     var slots: array<u32, PER_LANE>;
     let sg_prefix = count_tile(tile, l, &vals, &keeps, &slots);
     let aggregate = sh_wg_total;
-    if (l.local == 0u) {
+    if (l.local == 0u && tile != 0u) {
         publish(tile, aggregate, false);
     }
-    let prefix = lookback(tile, l, true);
-    if (l.local == 0u) {
-        publish(tile, prefix + aggregate, true);
-        if (tile == params.tiles - 1u) {
-            counts[0] = prefix + aggregate;
-        }
+    let prefix = lookback(tile, aggregate, l, true);
+    if (l.local == 0u && tile == params.tiles - 1u) {
+        counts[0] = prefix + aggregate;
     }
     let before = prefix + sg_prefix;
     let total = counts[1];

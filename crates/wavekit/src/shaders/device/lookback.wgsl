@@ -15,7 +15,7 @@
 // Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2..4) unused,
 // then the aggregate region (8 words per tile), then the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
-// sg_last, sg_ballot, num_tiles(), tile_fallback(tile, l), LOOKBACK_SPINS.
+// sg_last, sg_ballot, num_tiles(), tile_fallback(tile, l), LOOKBACK_SPINS, FAULT_SKIP.
 
 #import shared/ballot
 
@@ -26,8 +26,12 @@ fn region_base(inclusive: bool) -> u32 {
     return STATE_HEADER + select(0u, num_tiles() * 8u, inclusive);
 }
 
-// Called by one invocation.
+// Called by one invocation. With fault injection (FAULT_SKIP = K > 0, tests only) every K-th
+// tile never publishes, so its successors must take the fallback.
 fn publish(tile: u32, v: T, inclusive: bool) {
+    if (FAULT_SKIP != 0u && (tile + 1u) % max(FAULT_SKIP, 1u) == 0u) {
+        return;
+    }
     let b = to_bits(v);
     let base = region_base(inclusive) + tile * 8u;
     for (var j = 0u; j < T_WORDS; j++) {
@@ -62,9 +66,10 @@ var<workgroup> sh_look_tile: u32;
 var<workgroup> sh_look_prefix: T;
 
 // The first subgroup walks back from tile `look` (exclusive) with `prefix` already gathered,
-// until it reaches an inclusive prefix (LOOK_DONE) or gives up waiting on tile look - 1
+// until it reaches an inclusive prefix (LOOK_DONE: it publishes `tile`'s inclusive prefix at
+// once, so successors wait as little as possible) or gives up waiting on tile look - 1
 // (LOOK_FALLBACK). Results go to sh_look_*.
-fn walk(l: Lane, start: u32, start_prefix: T, may_wait: bool) {
+fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait: bool) {
     var look = start;
     var prefix = start_prefix;
     var state = LOOK_DONE;
@@ -79,12 +84,13 @@ fn walk(l: Lane, start: u32, start_prefix: T, may_wait: bool) {
         var kind = 2u;
         var v = identity();
         if (back <= look) {
+            // Both regions are read before either is looked at: one round trip to L2.
             let t = look - back;
             let incl = read_descriptor(t, true);
+            let agg = read_descriptor(t, false);
             if (incl.complete) {
                 v = incl.value;
             } else {
-                let agg = read_descriptor(t, false);
                 kind = select(0u, 1u, agg.complete);
                 v = agg.value;
             }
@@ -113,18 +119,28 @@ fn walk(l: Lane, start: u32, start_prefix: T, may_wait: bool) {
         }
     }
     if (l.lane == 0u) {
+        if (state == LOOK_DONE) {
+            publish(tile, combine(prefix, aggregate), true);
+        }
         sh_look_state = state;
         sh_look_tile = look;
         sh_look_prefix = prefix;
     }
 }
 
-// The exclusive prefix of `tile`: every invocation calls it (barriers inside).
-// `may_wait`: spin on predecessors, then fall back (single pass). Without it (the second pass
-// of the two-pass mode, when every aggregate is already published) nothing is waited for.
-fn lookback(tile: u32, l: Lane, may_wait: bool) -> T {
+// The exclusive prefix of `tile`, whose aggregate is `aggregate`; publishes the tile's
+// inclusive prefix. Every invocation calls it (barriers inside). `may_wait`: spin on
+// predecessors, then fall back (single pass). Without it (the second pass of the two-pass
+// mode, when every aggregate is already published) nothing is waited for.
+fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
+    if (tile == 0u) {
+        if (l.local == 0u) {
+            publish(0u, aggregate, true);
+        }
+        return identity();
+    }
     if (l.sg == 0u) {
-        walk(l, tile, identity(), may_wait);
+        walk(l, tile, aggregate, tile, identity(), may_wait);
     }
     loop {
         let state = workgroupUniformLoad(&sh_look_state);
@@ -135,7 +151,7 @@ fn lookback(tile: u32, l: Lane, may_wait: bool) -> T {
         let look = workgroupUniformLoad(&sh_look_tile);
         let v = tile_fallback(look - 1u, l);
         if (l.sg == 0u) {
-            walk(l, look - 1u, combine(v, sh_look_prefix), may_wait);
+            walk(l, tile, aggregate, look - 1u, combine(v, sh_look_prefix), may_wait);
         }
     }
     let prefix = sh_look_prefix;

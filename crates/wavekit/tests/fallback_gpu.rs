@@ -1,0 +1,63 @@
+//! The look-back fallback, forced: with fault injection every K-th tile never publishes, so
+//! its successors can only finish by reducing its input themselves. One test function, since
+//! the switch is process-wide (an environment variable read when kernels are built).
+
+mod common;
+
+use common::{gpu, on};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::scan::{Scan, ScanConfig, reference};
+use wavekit::select::{Keep, Select};
+
+#[test]
+fn results_are_right_when_predecessors_never_publish() {
+    let Some(ctx) = gpu() else { return };
+    let t = wavekit::tile_elements() as usize;
+    for skip in [1u32, 2, 3] {
+        // SAFETY: this binary's only test sets it before any kernel is built.
+        unsafe { std::env::set_var("WAVEKIT_FAULT_LOOKBACK", skip.to_string()) };
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                inclusive: false,
+                in_place: false,
+            },
+        )
+        .unwrap();
+        let select = Select::new(ctx, Scalar::U32, &Keep::Flags, true).unwrap();
+        for n in [t + 1, 7 * t + 3, 40 * t] {
+            let mut r = fastrand::Rng::with_seed(n as u64 + u64::from(skip));
+            let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+            let flags: Vec<u32> = (0..n).map(|_| r.u32(..2)).collect();
+            let src = ctx.storage_from("src", &x).unwrap();
+            let f = ctx.storage_from("flags", &flags).unwrap();
+            let dst = ctx.storage_poisoned("dst", n).unwrap();
+            let b = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            b.record(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
+            assert_eq!(
+                got,
+                reference::scan(&x, Op::Add, false),
+                "{}: skip {skip} n {n}",
+                on(ctx)
+            );
+
+            let b = select.bind(ctx, &src, Some(&f), &dst, n as u64).unwrap();
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            b.record(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
+            let keep: Vec<bool> = flags.iter().map(|&v| v != 0).collect();
+            assert_eq!(
+                got,
+                reference::partition(&x, &keep).0,
+                "{}: skip {skip} n {n}",
+                on(ctx)
+            );
+        }
+    }
+    unsafe { std::env::remove_var("WAVEKIT_FAULT_LOOKBACK") };
+}

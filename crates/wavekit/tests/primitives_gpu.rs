@@ -1,0 +1,420 @@
+//! Reduce, scan, segmented scan, select and partition on a real Vulkan driver, against the
+//! plain Rust references (`wavekit::scan::reference`). Inputs are fresh seeded random values;
+//! outputs are poisoned before each run and every element is checked. Integers must match
+//! exactly. f32 results are compared with an f64 reference: add within
+//! `F32_ADD_TOLERANCE * (sum of |x| so far)`, min and max exactly.
+
+mod common;
+
+use common::{gpu, on};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::reduce::Reduce;
+use wavekit::scan::{Scan, ScanConfig, reference};
+use wavekit::select::{Keep, Select};
+use wavekit::{Error, GpuContext, POISON};
+
+/// Relative tolerance of f32 sums: a few ulps per level of a 2^20-element reduction tree.
+const F32_ADD_TOLERANCE: f64 = 1e-5;
+
+fn sizes() -> Vec<usize> {
+    let t = wavekit::tile_elements() as usize;
+    vec![
+        0,
+        1,
+        2,
+        31,
+        257,
+        t - 1,
+        t,
+        t + 1,
+        3 * t + 5,
+        10_007,
+        65_537,
+        (1 << 20) + 3,
+    ]
+}
+
+fn rng(seed: u64, n: usize) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed ^ (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+fn random_u32(seed: u64, n: usize) -> Vec<u32> {
+    let mut r = rng(seed, n);
+    (0..n).map(|_| r.u32(..)).collect()
+}
+
+fn random_i32(seed: u64, n: usize) -> Vec<i32> {
+    let mut r = rng(seed, n);
+    (0..n).map(|_| r.i32(..)).collect()
+}
+
+fn random_f32(seed: u64, n: usize) -> Vec<f32> {
+    let mut r = rng(seed, n);
+    (0..n).map(|_| (r.f32() - 0.5) * 2000.0).collect()
+}
+
+fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    record(&mut enc);
+    ctx.queue.submit([enc.finish()]);
+}
+
+fn check_f32(ctx: &GpuContext, what: &str, data: &[f32], got: &[f32], want: &[f64], op: Op) {
+    let mut abs = 0.0f64;
+    for (i, ((&g, &w), &x)) in got.iter().zip(want).zip(data).enumerate() {
+        abs += f64::from(x).abs();
+        assert_ne!(
+            g.to_bits(),
+            POISON,
+            "{}: {what}: element {i} never written",
+            on(ctx)
+        );
+        let ok = match op {
+            Op::Add => (f64::from(g) - w).abs() <= F32_ADD_TOLERANCE * abs + 1e-30,
+            _ => f64::from(g) == w,
+        };
+        assert!(
+            ok,
+            "{}: {what}: element {i}: {g} vs {w} (sum |x| {abs})",
+            on(ctx)
+        );
+    }
+}
+
+fn scan_one(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool, in_place: bool, n: usize) {
+    let config = ScanConfig {
+        monoid: Monoid::builtin(scalar, op),
+        inclusive,
+        in_place,
+    };
+    let scan = Scan::new(ctx, &config).unwrap();
+    let what = format!("{scalar:?} {op:?} inclusive={inclusive} in_place={in_place} n={n}");
+    let seed = 1 + op as u64 * 7 + scalar as u64 * 131 + u64::from(inclusive);
+    let words: Vec<u32> = match scalar {
+        Scalar::U32 => random_u32(seed, n),
+        Scalar::I32 => bytemuck::cast_vec(random_i32(seed, n)),
+        Scalar::F32 => bytemuck::cast_vec(random_f32(seed, n)),
+    };
+    let src = ctx.storage_from("src", &words).unwrap();
+    let dst = ctx.storage_poisoned("dst", n + 1).unwrap();
+    let bound = if in_place {
+        scan.bind(ctx, &src, None, n as u64).unwrap()
+    } else {
+        scan.bind(ctx, &src, Some(&dst), n as u64).unwrap()
+    };
+    run(ctx, |e| bound.record(e));
+    let out = if in_place { &src } else { &dst };
+    let got: Vec<u32> = ctx.read_back("scan output", out, n).unwrap();
+    match scalar {
+        Scalar::U32 => {
+            assert_eq!(
+                got,
+                reference::scan(&words, op, inclusive),
+                "{}: {what}",
+                on(ctx)
+            );
+        }
+        Scalar::I32 => {
+            let x: Vec<i32> = bytemuck::cast_vec(words);
+            let g: Vec<i32> = bytemuck::cast_vec(got);
+            assert_eq!(g, reference::scan(&x, op, inclusive), "{}: {what}", on(ctx));
+        }
+        Scalar::F32 => {
+            let x: Vec<f32> = bytemuck::cast_vec(words);
+            let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+            let g: Vec<f32> = bytemuck::cast_vec(got);
+            check_f32(
+                ctx,
+                &what,
+                &x,
+                &g,
+                &reference::scan(&x64, op, inclusive),
+                op,
+            );
+        }
+    }
+    if !in_place {
+        let tail: Vec<u32> = ctx.read_back("dst", &dst, n + 1).unwrap();
+        assert_eq!(tail[n], POISON, "{}: {what}: wrote past the end", on(ctx));
+    }
+}
+
+#[test]
+fn scan_every_type_operator_direction_and_size() {
+    let Some(ctx) = gpu() else { return };
+    for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+        for op in [Op::Add, Op::Min, Op::Max] {
+            for inclusive in [true, false] {
+                for n in sizes() {
+                    scan_one(ctx, scalar, op, inclusive, false, n);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_in_place() {
+    let Some(ctx) = gpu() else { return };
+    for (scalar, op) in [
+        (Scalar::U32, Op::Add),
+        (Scalar::F32, Op::Max),
+        (Scalar::I32, Op::Add),
+    ] {
+        for inclusive in [true, false] {
+            for n in sizes() {
+                scan_one(ctx, scalar, op, inclusive, true, n);
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_every_type_operator_and_size() {
+    let Some(ctx) = gpu() else { return };
+    for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+        for op in [Op::Add, Op::Min, Op::Max] {
+            let r = Reduce::new(ctx, &Monoid::builtin(scalar, op)).unwrap();
+            for n in sizes().into_iter().chain([(1 << 22) + 17]) {
+                let what = format!("reduce {scalar:?} {op:?} n={n}");
+                let seed = 99 + op as u64;
+                let words: Vec<u32> = match scalar {
+                    Scalar::U32 => random_u32(seed, n),
+                    Scalar::I32 => bytemuck::cast_vec(random_i32(seed, n)),
+                    Scalar::F32 => bytemuck::cast_vec(random_f32(seed, n)),
+                };
+                let src = ctx.storage_from("src", &words).unwrap();
+                let bound = r.bind(ctx, &src, n as u64).unwrap();
+                run(ctx, |e| bound.record(e));
+                let got: u32 = ctx.read_back("result", bound.result(), 1).unwrap()[0];
+                match scalar {
+                    Scalar::U32 => assert_eq!(got, reference::reduce(&words, op), "{what}"),
+                    Scalar::I32 => {
+                        let x: Vec<i32> = bytemuck::cast_vec(words);
+                        assert_eq!(got as i32, reference::reduce(&x, op), "{}: {what}", on(ctx));
+                    }
+                    Scalar::F32 => {
+                        let x: Vec<f32> = bytemuck::cast_vec(words);
+                        let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                        let want = reference::reduce(&x64, op);
+                        let abs: f64 = x64.iter().map(|v| v.abs()).sum();
+                        let g = f64::from(f32::from_bits(got));
+                        let ok = match op {
+                            Op::Add => (g - want).abs() <= F32_ADD_TOLERANCE * abs + 1e-30,
+                            _ => g == want,
+                        };
+                        assert!(ok, "{}: {what}: {g} vs {want}", on(ctx));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// f(x) = a * x + b (mod 2^32) as vec2(a, b); combine(f, g) = g after f. Associative and not
+/// commutative, so any reordering by the GPU shows.
+fn affine() -> Monoid {
+    Monoid::custom(
+        "affine",
+        "vec2<u32>",
+        "vec2<u32>(1u, 0u)",
+        "vec2<u32>(b.x * a.x, b.x * a.y + b.y)",
+        false,
+    )
+    .unwrap()
+}
+
+fn affine_ref(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
+    [
+        b[0].wrapping_mul(a[0]),
+        b[0].wrapping_mul(a[1]).wrapping_add(b[1]),
+    ]
+}
+
+#[test]
+fn custom_non_commutative_monoid_scan_and_reduce() {
+    let Some(ctx) = gpu() else { return };
+    for inclusive in [true, false] {
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                monoid: affine(),
+                inclusive,
+                in_place: false,
+            },
+        )
+        .unwrap();
+        for n in sizes() {
+            let mut r = rng(5, n);
+            let data: Vec<[u32; 2]> = (0..n).map(|_| [r.u32(..) | 1, r.u32(..)]).collect();
+            let src = ctx.storage_from("src", &data).unwrap();
+            let dst = ctx.storage_poisoned("dst", 2 * n).unwrap();
+            let bound = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
+            run(ctx, |e| bound.record(e));
+            let got: Vec<[u32; 2]> = ctx.read_back("dst", &dst, n).unwrap();
+            let mut acc = [1u32, 0];
+            for (i, (&x, g)) in data.iter().zip(&got).enumerate() {
+                let before = acc;
+                acc = affine_ref(acc, x);
+                let want = if inclusive { acc } else { before };
+                assert_eq!(*g, want, "{}: affine scan n={n} element {i}", on(ctx));
+            }
+            let red = Reduce::new(ctx, &affine()).unwrap();
+            let b = red.bind(ctx, &src, n as u64).unwrap();
+            run(ctx, |e| b.record(e));
+            let got: Vec<[u32; 2]> = ctx.read_back("result", b.result(), 1).unwrap();
+            let want = data.iter().fold([1u32, 0], |a, &x| affine_ref(a, x));
+            assert_eq!(got[0], want, "{}: affine reduce n={n}", on(ctx));
+        }
+    }
+}
+
+#[test]
+fn segmented_scan_every_operator() {
+    let Some(ctx) = gpu() else { return };
+    for op in [Op::Add, Op::Min, Op::Max] {
+        for inclusive in [true, false] {
+            let scan = Scan::segmented(ctx, Scalar::I32, op, inclusive).unwrap();
+            for n in sizes() {
+                let x = random_i32(3, n);
+                let mut r = rng(4, n);
+                // About one head in 20, and long segments crossing tiles.
+                let heads: Vec<u32> = (0..n).map(|_| u32::from(r.u32(..20) == 0)).collect();
+                let src = ctx.storage_from("src", &x).unwrap();
+                let flags = ctx.storage_from("flags", &heads).unwrap();
+                let dst = ctx.storage_poisoned("dst", n).unwrap();
+                let b = scan
+                    .bind_segmented(ctx, &src, &flags, &dst, n as u64)
+                    .unwrap();
+                run(ctx, |e| b.record(e));
+                let got: Vec<i32> = ctx.read_back("dst", &dst, n).unwrap();
+                let want = reference::segmented_scan(&x, &heads, op, inclusive);
+                assert_eq!(
+                    got,
+                    want,
+                    "{}: segmented {op:?} inclusive={inclusive} n={n}",
+                    on(ctx)
+                );
+            }
+        }
+    }
+}
+
+fn select_case(ctx: &GpuContext, keep_mode: &Keep, partition: bool, n: usize, density: u32) {
+    let s = Select::new(ctx, Scalar::U32, keep_mode, partition).unwrap();
+    let data = random_u32(11 + u64::from(density), n);
+    let mut r = rng(12, n);
+    let flags: Vec<u32> = (0..n).map(|_| u32::from(r.u32(..100) < density)).collect();
+    let keep: Vec<bool> = match keep_mode {
+        Keep::Flags => flags.iter().map(|&f| f != 0).collect(),
+        Keep::Predicate(_) => data.iter().map(|&x| x % 3 == 0).collect(),
+    };
+    let src = ctx.storage_from("src", &data).unwrap();
+    let f = ctx.storage_from("flags", &flags).unwrap();
+    let dst = ctx.storage_poisoned("dst", n + 1).unwrap();
+    let fl = matches!(keep_mode, Keep::Flags).then_some(&f);
+    let b = s.bind(ctx, &src, fl, &dst, n as u64).unwrap();
+    run(ctx, |e| b.record(e));
+    let count = ctx.read_back::<u32>("count", b.count(), 1).unwrap()[0] as usize;
+    let got: Vec<u32> = ctx.read_back("dst", &dst, n + 1).unwrap();
+    let what = format!("{keep_mode:?} partition={partition} n={n} density={density}%");
+    if partition {
+        let (want, kept) = reference::partition(&data, &keep);
+        assert_eq!(count, kept, "{}: {what}: count", on(ctx));
+        assert_eq!(&got[..n], &want[..], "{}: {what}", on(ctx));
+    } else {
+        let want = reference::select(&data, &keep);
+        assert_eq!(count, want.len(), "{}: {what}: count", on(ctx));
+        assert_eq!(&got[..count], &want[..], "{}: {what}", on(ctx));
+        assert!(
+            got[count..n].iter().all(|&x| x == POISON),
+            "{}: {what}: wrote past the count",
+            on(ctx)
+        );
+    }
+    assert_eq!(got[n], POISON, "{}: {what}: wrote past the end", on(ctx));
+}
+
+#[test]
+fn select_and_partition_keep_order() {
+    let Some(ctx) = gpu() else { return };
+    let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
+    for partition in [false, true] {
+        for n in sizes() {
+            for density in [0, 1, 50, 100] {
+                select_case(ctx, &Keep::Flags, partition, n, density);
+            }
+            select_case(ctx, &pred, partition, n, 0);
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let Some(ctx) = gpu() else { return };
+    let small = ctx.storage_poisoned("small", 4).unwrap();
+    let scan = Scan::new(
+        ctx,
+        &ScanConfig {
+            monoid: Monoid::builtin(Scalar::U32, Op::Add),
+            inclusive: true,
+            in_place: false,
+        },
+    )
+    .unwrap();
+    let e = scan.bind(ctx, &small, Some(&small), 5).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("5 elements need 20 bytes but the buffer has 16"),
+        "{e}"
+    );
+    let e = scan.bind(ctx, &small, None, 4).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    let huge = ctx.caps.limits.max_storage_buffer_binding_size / 4 + 1;
+    let e = scan.bind(ctx, &small, Some(&small), huge).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument(_) | Error::BindingTooLarge { .. }),
+        "{e}"
+    );
+
+    let bad = Monoid::custom("bad", "u32", "0u", "a +* b", true).unwrap();
+    let e = Reduce::new(ctx, &bad).unwrap_err();
+    assert!(matches!(e, Error::Shader { .. }), "{e}");
+    assert!(
+        e.to_string().contains("monoid.wgsl:"),
+        "the line is named: {e}"
+    );
+    let e = Select::new(
+        ctx,
+        Scalar::U32,
+        &Keep::Predicate("fn keep(x: u32) -> bool { return true; }".into()),
+        false,
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::Shader { .. }), "{e}");
+    let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
+    let e = s.bind(ctx, &small, None, &small, 4).unwrap_err();
+    assert!(e.to_string().contains("needs a flags buffer"), "{e}");
+}
+
+#[test]
+fn convenience_functions() {
+    let Some(ctx) = gpu() else { return };
+    let x = [3u32, 1, 4, 1, 5, 9, 2, 6];
+    assert_eq!(
+        wavekit::scan::scan_slice(ctx, &x, Op::Add, false).unwrap(),
+        [0, 3, 4, 8, 9, 14, 23, 25]
+    );
+    assert_eq!(wavekit::reduce::reduce_slice(ctx, &x, Op::Max).unwrap(), 9);
+    let flags = [1, 0, 1, 0, 1, 0, 0, 1];
+    assert_eq!(
+        wavekit::select::select_slice(ctx, &x, &flags).unwrap(),
+        [3, 4, 5, 6]
+    );
+    assert_eq!(
+        wavekit::select::partition_slice(ctx, &x, &flags).unwrap(),
+        (vec![3, 4, 5, 6, 1, 1, 9, 2], 4)
+    );
+    let e = wavekit::select::select_slice(ctx, &x, &flags[..3]).unwrap_err();
+    assert!(e.to_string().contains("3 flags for 8 elements"), "{e}");
+}
