@@ -61,6 +61,7 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
         ("WG_SIZE", ConstValue::U32(PRIMITIVE_WORKGROUP)),
         ("STEPS", ConstValue::U32(steps())),
         ("VEC", ConstValue::U32(PRIMITIVE_VEC)),
+        ("PER_LANE", ConstValue::U32(steps() * PRIMITIVE_VEC)),
         // Workgroup memory is sized for the narrowest subgroup: 4 lanes (wgpu's minimum
         // reported width), or 1 on the no-subgroup path.
         ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),

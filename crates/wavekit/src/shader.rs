@@ -2,7 +2,8 @@
 //!
 //! Kernels are WGSL files in the source tree. A line `#import NAME` pulls in a shared piece
 //! (each at most once, recursively); Rust-side constants (workgroup shape, tile sizes) are
-//! prepended as WGSL `const` declarations so that each number has one source of truth.
+//! prepended as WGSL `const` declarations so that each number has one source of truth;
+//! `#unroll NAME COUNT` … `#end` repeats a block with `{NAME}` replaced by 0u, 1u, ….
 //! Every composed shader is validated by naga before the driver sees it, and errors are
 //! reported against the original file and line (see ADR-002 in ARCHITECTURE.md).
 
@@ -187,13 +188,14 @@ pub fn compose(
     }
     let mut seen = HashSet::new();
     let mut stack = Vec::new();
-    include(name, extra, &mut seen, &mut stack, &mut out)?;
+    include(name, extra, consts, &mut seen, &mut stack, &mut out)?;
     Ok(out)
 }
 
 fn include(
     name: &str,
     extra: &[(&str, &str)],
+    consts: &[(&str, ConstValue)],
     seen: &mut HashSet<String>,
     stack: &mut Vec<String>,
     out: &mut Composed,
@@ -223,17 +225,90 @@ fn include(
         ),
     })?;
     stack.push(name.to_string());
-    for (i, line) in text.lines().enumerate() {
+    let lines: Vec<(u32, String)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i as u32 + 1, l.to_string()))
+        .collect();
+    let lines = unroll(name, &lines, consts, &out.name)?;
+    for (line_no, line) in lines {
         if let Some(import) = line.trim().strip_prefix("#import ") {
-            include(import.trim(), extra, seen, stack, out)?;
+            include(import.trim(), extra, consts, seen, stack, out)?;
         } else {
-            out.source.push_str(line);
+            out.source.push_str(&line);
             out.source.push('\n');
-            out.origin.push((name.to_string(), i as u32 + 1));
+            out.origin.push((name.to_string(), line_no));
         }
     }
     stack.pop();
     Ok(())
+}
+
+/// Expand `#unroll NAME COUNT` … `#end` blocks (nested too): the body is repeated COUNT times
+/// (a number or a prepended constant) with `{NAME}` replaced by `0u`, `1u`, …, so that array
+/// indices are constants and the driver keeps the arrays in registers (ADR-009).
+fn unroll(
+    file: &str,
+    lines: &[(u32, String)],
+    consts: &[(&str, ConstValue)],
+    shader: &str,
+) -> Result<Vec<(u32, String)>> {
+    let err = |line: u32, msg: String| Error::Shader {
+        shader: shader.to_string(),
+        message: format!("{file}.wgsl:{line}: {msg}"),
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let (no, line) = &lines[i];
+        let Some(args) = line.trim().strip_prefix("#unroll ") else {
+            if line.trim() == "#end" {
+                return Err(err(*no, "#end without #unroll".into()));
+            }
+            out.push((*no, line.clone()));
+            i += 1;
+            continue;
+        };
+        let mut words = args.split_whitespace();
+        let (Some(var), Some(count), None) = (words.next(), words.next(), words.next()) else {
+            return Err(err(*no, "expected `#unroll NAME COUNT`".into()));
+        };
+        let count: u32 = match count.parse() {
+            Ok(c) => c,
+            Err(_) => match consts.iter().find(|(n, _)| *n == count) {
+                Some((_, ConstValue::U32(c))) => *c,
+                _ => return Err(err(*no, format!("unroll count '{count}' is not a number or a u32 constant"))),
+            },
+        };
+        // Find the matching #end.
+        let mut depth = 1;
+        let mut j = i + 1;
+        while j < lines.len() {
+            let t = lines[j].1.trim();
+            if t.starts_with("#unroll ") {
+                depth += 1;
+            } else if t == "#end" {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            j += 1;
+        }
+        if depth != 0 {
+            return Err(err(*no, "#unroll without #end".into()));
+        }
+        let pattern = format!("{{{var}}}");
+        for k in 0..count {
+            let body: Vec<(u32, String)> = lines[i + 1..j]
+                .iter()
+                .map(|(n, l)| (*n, l.replace(&pattern, &format!("{k}u"))))
+                .collect();
+            out.extend(unroll(file, &body, consts, shader)?);
+        }
+        i = j + 1;
+    }
+    Ok(out)
 }
 
 /// Parse and validate composed WGSL with naga, as the device would (`subgroups` enables the
@@ -406,6 +481,27 @@ mod tests {
         assert!(c.source.starts_with("const K: u32 = 7u;\n"));
         assert_eq!(c.files(), vec!["<constants>", "t/b", "t/a"]);
         validate(&c, true).unwrap();
+    }
+
+    #[test]
+    fn unroll_repeats_blocks_with_constant_indices() {
+        let extra = [src(
+            "t/u",
+            "fn f() -> u32 {\n    var a: array<u32, 6>;\n#unroll k N\n#unroll j 2\n    a[{k} * 2u + {j}] = {k};\n#end\n#end\n    return a[5];\n}",
+        )];
+        let c = compose("t/u", &[("N", ConstValue::U32(3))], &extra).unwrap();
+        assert!(c.source.contains("a[0u * 2u + 1u] = 0u;"), "{}", c.source);
+        assert!(c.source.contains("a[2u * 2u + 1u] = 2u;"), "{}", c.source);
+        assert_eq!(c.source.matches("a[").count(), 7);
+        validate(&c, true).unwrap();
+        // Every emitted line maps back to the source line it came from.
+        let line = c.source.lines().position(|l| l.contains("a[1u * 2u + 0u]")).unwrap();
+        assert_eq!(c.origin_of(line as u32 + 1), "t/u.wgsl:5");
+        for bad in ["#unroll k\n#end", "#unroll k 2\nx", "#end", "#unroll k M\n#end"] {
+            let extra = [("t/bad", bad)];
+            let e = compose("t/bad", &[], &extra).unwrap_err().to_string();
+            assert!(e.contains("t/bad.wgsl:"), "{e}");
+        }
     }
 
     #[test]

@@ -30,28 +30,32 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     var acc = identity();
     for (var tile = first; tile < last; tile++) {
         var vals: array<T, PER_LANE>;
-        for (var v = 0u; v < PER_LANE; v++) {
-            let i = element(tile, l, v);
+#unroll v PER_LANE
+        {
+            let i = element(tile, l, {v});
             var x = identity();
             if (i < params.n) {
                 x = src[i];
             }
-            vals[v] = x;
+            vals[{v}] = x;
         }
+#end
         if (COMMUTATIVE) {
-            for (var v = 0u; v < PER_LANE; v++) {
-                acc = combine(acc, vals[v]);
-            }
+#unroll v PER_LANE
+            acc = combine(acc, vals[{v}]);
+#end
         } else {
             // Element order: subgroup chunks, then steps, then lanes, then a lane's values.
             var carry = identity();
-            for (var k = 0u; k < STEPS; k++) {
+#unroll k STEPS
+            {
                 var run = identity();
-                for (var j = 0u; j < VEC; j++) {
-                    run = combine(run, vals[k * VEC + j]);
-                }
+#unroll j VEC
+                run = combine(run, vals[{k} * VEC + {j}]);
+#end
                 carry = combine(carry, sg_last(sg_inclusive(run, l.lane, l.size), l.size));
             }
+#end
             _ = wg_exclusive_of_subgroups(carry, l);
             acc = combine(acc, sh_wg_total);
         }

@@ -38,32 +38,38 @@ fn num_tiles() -> u32 {
 // exclusive) scan of each value within its subgroup's chunk; returns the subgroup's exclusive
 // prefix within the workgroup; sh_wg_total holds the tile's aggregate afterwards.
 fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, PER_LANE>>) -> T {
-    for (var v = 0u; v < PER_LANE; v++) {
-        let i = element(tile, l, v);
+#unroll v PER_LANE
+    {
+        let i = element(tile, l, {v});
         var x = identity();
         if (i < params.n) {
             x = load(i);
         }
-        (*vals)[v] = x;
+        (*vals)[{v}] = x;
     }
+#end
     var carry = identity();
-    for (var k = 0u; k < STEPS; k++) {
+#unroll k STEPS
+    {
         // Serial scan of the lane's VEC consecutive values.
         var run = identity();
-        for (var j = 0u; j < VEC; j++) {
+#unroll j VEC
+        {
             let before = run;
-            run = combine(run, (*vals)[k * VEC + j]);
-            (*vals)[k * VEC + j] = select(before, run, INCLUSIVE);
+            run = combine(run, (*vals)[{k} * VEC + {j}]);
+            (*vals)[{k} * VEC + {j}] = select(before, run, INCLUSIVE);
         }
+#end
         // The lanes before this one, and the whole step.
         let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
         let step_total = sg_last(combine(lanes_before, run), l.size);
         let p = combine(carry, lanes_before);
-        for (var j = 0u; j < VEC; j++) {
-            (*vals)[k * VEC + j] = combine(p, (*vals)[k * VEC + j]);
-        }
+#unroll j VEC
+        (*vals)[{k} * VEC + {j}] = combine(p, (*vals)[{k} * VEC + {j}]);
+#end
         carry = combine(carry, step_total);
     }
+#end
     return wg_exclusive_of_subgroups(carry, l);
 }
 
@@ -97,10 +103,12 @@ fn main(inv: Invocation) {
     }
     let prefix = lookback(tile, aggregate, l, PASS == 0u);
     let p = combine(prefix, sg_prefix);
-    for (var v = 0u; v < PER_LANE; v++) {
-        let i = element(tile, l, v);
+#unroll v PER_LANE
+    {
+        let i = element(tile, l, {v});
         if (i < params.n) {
-            store(i, combine(p, vals[v]));
+            store(i, combine(p, vals[{v}]));
         }
     }
+#end
 }

@@ -26,12 +26,14 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let last = min(first + params.tiles_per_group, params.tiles);
     var count = 0u;
     for (var tile = first; tile < last; tile++) {
-        for (var v = 0u; v < PER_LANE; v++) {
-            let i = element(tile, l, v);
+#unroll v PER_LANE
+        {
+            let i = element(tile, l, {v});
             if (i < params.n && keep_at(i)) {
                 count += 1u;
             }
         }
+#end
     }
     let sg_count = sg_reduce(count, l.lane, l.size);
     if (l.lane == 0u && sg_count != 0u) {

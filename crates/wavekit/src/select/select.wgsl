@@ -44,30 +44,36 @@ fn count_tile(
     keeps: ptr<function, array<bool, PER_LANE>>,
     slots: ptr<function, array<u32, PER_LANE>>,
 ) -> u32 {
-    for (var v = 0u; v < PER_LANE; v++) {
-        let i = element(tile, l, v);
+#unroll v PER_LANE
+    {
+        let i = element(tile, l, {v});
         var keep = false;
         if (i < params.n) {
             let x = load_data(i);
-            (*vals)[v] = x;
+            (*vals)[{v}] = x;
             keep = keep_value(x, i);
         }
-        (*keeps)[v] = keep;
+        (*keeps)[{v}] = keep;
     }
+#end
     var carry = 0u;
-    for (var k = 0u; k < STEPS; k++) {
+#unroll k STEPS
+    {
         var count = 0u;
-        for (var j = 0u; j < VEC; j++) {
-            (*slots)[k * VEC + j] = count;
-            count += u32((*keeps)[k * VEC + j]);
+#unroll j VEC
+        {
+            (*slots)[{k} * VEC + {j}] = count;
+            count += u32((*keeps)[{k} * VEC + {j}]);
         }
+#end
         let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
         let base = carry + lanes_before;
-        for (var j = 0u; j < VEC; j++) {
-            (*slots)[k * VEC + j] += base;
-        }
+#unroll j VEC
+        (*slots)[{k} * VEC + {j}] += base;
+#end
         carry += sg_last(lanes_before + count, l.size);
     }
+#end
     return wg_exclusive_of_subgroups(carry, l);
 }
 
@@ -103,15 +109,17 @@ fn main(inv: Invocation) {
     }
     let before = prefix + sg_prefix;
     let total = counts[1];
-    for (var v = 0u; v < PER_LANE; v++) {
-        let i = element(tile, l, v);
+#unroll v PER_LANE
+    {
+        let i = element(tile, l, {v});
         if (i < params.n) {
-            let selected_before = before + slots[v];
-            if (keeps[v]) {
-                store_data(selected_before, vals[v]);
+            let selected_before = before + slots[{v}];
+            if (keeps[{v}]) {
+                store_data(selected_before, vals[{v}]);
             } else if (PARTITION) {
-                store_data(total + (i - selected_before), vals[v]);
+                store_data(total + (i - selected_before), vals[{v}]);
             }
         }
     }
+#end
 }

@@ -3,10 +3,9 @@
 // lane i holds the VEC consecutive elements (k * size + i) * VEC + j of its chunk. Loads are
 // coalesced per step, and each lane's values are consecutive, so it can combine them
 // serially before one subgroup operation per step.
-// Needs WG_SIZE, STEPS, VEC, Lane.
+// Needs WG_SIZE, STEPS, VEC, PER_LANE (= STEPS * VEC, prepended so `#unroll` can use it), Lane.
 
-const TILE: u32 = WG_SIZE * STEPS * VEC;
-const PER_LANE: u32 = STEPS * VEC;
+const TILE: u32 = WG_SIZE * PER_LANE;
 
 // The index of a lane's value v (step v / VEC, element v % VEC) in tile `tile`.
 fn element(tile: u32, l: Lane, v: u32) -> u32 {
