@@ -70,19 +70,21 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     } else {
         println!("adapter: {}", ctx.summary.label());
         println!(
-            "{:<15} {:>11} {:>11} {:>10} {:>9} {:>6} {:>10}",
+            "{:<15} {:>11} {:>11} {:>10} {:>9} {:>6} {:>10}  look-back waits/fallbacks",
             "primitive", "n", "median us", "G elem/s", "GB/s", "copy%", "peer/ours"
         );
         for r in &results {
             println!(
-                "{:<15} {:>11} {:>11.1} {:>10.2} {:>9.1} {:>5.1}% {:>10}",
+                "{:<15} {:>11} {:>11.1} {:>10.2} {:>9.1} {:>5.1}% {:>10}  {}",
                 r.primitive,
                 r.n,
                 r.median_ns / 1e3,
                 r.elements_per_s / 1e9,
                 r.gbps,
                 100.0 * r.copy_fraction,
-                ratio(r).map_or("-".into(), |x| format!("{x:.2}x"))
+                ratio(r).map_or("-".into(), |x| format!("{x:.2}x")),
+                r.lookback
+                    .map_or("-".into(), |s| format!("{}/{}", s.waited_windows, s.fallbacks))
             );
         }
     }

@@ -68,8 +68,22 @@ impl Kernel {
     }
 }
 
-/// A 2-D grid of at least `workgroups` groups with x at most 65535.
+/// A 2-D grid of at least `workgroups` groups with x at most 65535, and as few extra groups
+/// as possible (each extra one still starts and exits).
 pub fn grid(workgroups: u32) -> (u32, u32) {
-    let x = workgroups.min(65535);
-    (x, workgroups.div_ceil(x.max(1)))
+    let y = workgroups.div_ceil(65535).max(1);
+    (workgroups.div_ceil(y), y)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn grids_cover_the_groups_with_little_waste() {
+        for n in [1u32, 2, 65535, 65536, 65537, 131_070, 131_071, 1 << 24, 65535 * 65535] {
+            let (x, y) = super::grid(n);
+            assert!(x <= 65535 && y <= 65535, "{n}");
+            let total = u64::from(x) * u64::from(y);
+            assert!(total >= u64::from(n) && total - u64::from(n) < u64::from(y), "{n}: {x}x{y}");
+        }
+    }
 }

@@ -39,7 +39,7 @@ pub use context::{
     TimestampSupport, list_adapters,
 };
 pub use error::{Error, Result};
-pub use primitive::tile as tile_elements;
+pub use primitive::{LookbackStats, tile as tile_elements};
 pub use timer::{GpuTimer, Timing, TimingMethod};
 
 /// The README's examples, compiled as doctests so that they stay true.

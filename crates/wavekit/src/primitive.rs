@@ -3,7 +3,10 @@
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::shader::ConstValue;
-use crate::tuning::{LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP};
+use crate::tuning::{
+    LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP,
+};
+
 
 /// The `subgroup/api` piece for this device.
 pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
@@ -12,6 +15,13 @@ pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
     } else {
         "#import subgroup/emu"
     }
+}
+
+/// Environment variable overriding [`LOOKBACK_BACKOFF`] (a tuning knob for benchmarks).
+pub const BACKOFF_ENV: &str = "WAVEKIT_LOOKBACK_BACKOFF";
+
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok())
 }
 
 /// Environment variable overriding [`PRIMITIVE_STEPS`] (a tuning knob for benchmarks).
@@ -26,9 +36,39 @@ pub fn steps() -> u32 {
         .unwrap_or(PRIMITIVE_STEPS)
 }
 
-/// Elements per tile.
+/// Environment variable overriding [`PRIMITIVE_WORKGROUP`] (a tuning knob for benchmarks).
+pub const WORKGROUP_ENV: &str = "WAVEKIT_TILE_WORKGROUP";
+
+/// Invocations per workgroup: [`PRIMITIVE_WORKGROUP`] unless `WAVEKIT_TILE_WORKGROUP` (128,
+/// 256, 512 or 1024) says otherwise.
+pub fn workgroup() -> u32 {
+    std::env::var(WORKGROUP_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|s| [128, 256, 512, 1024].contains(s))
+        .unwrap_or(PRIMITIVE_WORKGROUP)
+}
+
+/// Consecutive elements per invocation in a tile of `words`-word elements: STEPS * VEC for
+/// one word, fewer for wider elements so the tile's workgroup array stays within 16.5 KiB.
+pub fn per_lane(words: u32) -> u32 {
+    (steps() * vec() / words.max(1)).max(1)
+}
+
+fn vec() -> u32 {
+    env_u32("WAVEKIT_TILE_VEC")
+        .filter(|v| [1, 2, 4, 8].contains(v))
+        .unwrap_or(PRIMITIVE_VEC)
+}
+
+/// Elements per tile of one-word elements.
 pub fn tile() -> u32 {
-    PRIMITIVE_WORKGROUP * steps() * PRIMITIVE_VEC
+    tile_for(1)
+}
+
+/// Elements per tile of `words`-word elements.
+pub fn tile_for(words: u32) -> u32 {
+    workgroup() * per_lane(words)
 }
 
 /// Environment variable that turns on look-back fault injection (tests only): every K-th tile
@@ -42,36 +82,53 @@ fn fault_skip() -> u32 {
         .unwrap_or(0)
 }
 
-/// Constants of a single-pass (look-back) kernel: the tile constants plus fault injection.
-pub fn lookback_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
+/// Constants of a single-pass (look-back) kernel on `words`-word elements: the tile
+/// constants plus fault injection.
+pub fn lookback_consts(subgroups: bool, words: u32) -> Vec<(&'static str, ConstValue)> {
     let fault = fault_skip();
     let mut c = tile_consts(subgroups);
+    for entry in c.iter_mut().filter(|e| e.0 == "PER_LANE") {
+        entry.1 = ConstValue::U32(per_lane(words));
+    }
     if fault != 0 {
         // Give up waiting quickly: the skipped tiles never publish.
         c.retain(|(name, _)| *name != "LOOKBACK_SPINS");
         c.push(("LOOKBACK_SPINS", ConstValue::U32(4)));
     }
     c.push(("FAULT_SKIP", ConstValue::U32(fault)));
+    c.push((
+        "EXPERIMENT_NO_LOOKBACK",
+        ConstValue::Bool(env_u32("WAVEKIT_EXPERIMENT_NO_LOOKBACK") == Some(1)),
+    ));
     c
 }
 
 /// Constants every tiled kernel takes.
 pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
     vec![
-        ("WG_SIZE", ConstValue::U32(PRIMITIVE_WORKGROUP)),
+        ("WG_SIZE", ConstValue::U32(workgroup())),
         ("STEPS", ConstValue::U32(steps())),
-        ("VEC", ConstValue::U32(PRIMITIVE_VEC)),
-        ("PER_LANE", ConstValue::U32(steps() * PRIMITIVE_VEC)),
+        ("VEC", ConstValue::U32(vec())),
+        ("PER_LANE", ConstValue::U32(steps() * vec())),
         // Workgroup memory is sized for the narrowest subgroup: 4 lanes (wgpu's minimum
         // reported width), or 1 on the no-subgroup path.
         ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
         ("LOOKBACK_SPINS", ConstValue::U32(LOOKBACK_SPINS)),
+        ("LOOKBACK_BACKOFF", ConstValue::U32(env_u32(BACKOFF_ENV).unwrap_or(LOOKBACK_BACKOFF))),
+        (
+            "LOOKBACK_PER_LANE",
+            ConstValue::U32(
+                env_u32("WAVEKIT_LOOKBACK_PER_LANE")
+                    .filter(|v| (1..=32).contains(v))
+                    .unwrap_or(LOOKBACK_PER_LANE),
+            ),
+        ),
     ]
 }
 
-/// Tiles covering `n` elements.
-pub fn tiles(n: u32) -> u32 {
-    n.div_ceil(tile())
+/// Tiles covering `n` elements of `words` words.
+pub fn tiles(n: u32, words: u32) -> u32 {
+    n.div_ceil(tile_for(words))
 }
 
 /// Check that `n` elements of `words` 32-bit words fit `buffer` and one binding.
@@ -103,4 +160,22 @@ pub fn state_buffer(ctx: &GpuContext, tiles: u32) -> Result<wgpu::Buffer> {
 /// The uniform `Params { n, tiles, a, b }` of the tiled kernels.
 pub fn params(ctx: &GpuContext, n: u32, tiles: u32, a: u32) -> Result<wgpu::Buffer> {
     ctx.uniform_from("params", &[n, tiles, a, 0])
+}
+
+/// What the look-back did in the last recorded run: statistics for tuning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LookbackStats {
+    /// Windows of predecessors read without progress (summed over workgroups).
+    pub waited_windows: u32,
+    /// Predecessor tiles reduced by a successor because they had published nothing.
+    pub fallbacks: u32,
+}
+
+/// Read the statistics words of a look-back state buffer.
+pub fn lookback_stats(ctx: &GpuContext, state: &wgpu::Buffer) -> Result<LookbackStats> {
+    let w: Vec<u32> = ctx.read_back("look-back state", state, 4)?;
+    Ok(LookbackStats {
+        waited_windows: w[2],
+        fallbacks: w[3],
+    })
 }

@@ -40,6 +40,17 @@ pub const PRIMITIVE_VEC: u32 = 4;
 /// predecessor's tile itself (the look-back fallback).
 pub const LOOKBACK_SPINS: u32 = 256;
 
+/// Predecessor tiles each lane of the look-back reads per round trip: a window of 32 × 8 = 256
+/// tiles on 32-wide hardware. Measured on the H200 (2026-11-29, 2^26 u32 inclusive scan): with
+/// one tile per lane the scan ran at 35–38 % of copy bandwidth against 58–76 % for the same
+/// kernel with the look-back switched off: the chain of inclusive prefixes advanced only one
+/// window (32 tiles) per round trip and fell behind the tiles in flight.
+pub const LOOKBACK_PER_LANE: u32 = 8;
+
+/// Iterations of a dependent integer loop between two look-back windows that made no
+/// progress (a few hundred cycles), so waiting workgroups do not flood the L2 with atomics.
+pub const LOOKBACK_BACKOFF: u32 = 32;
+
 /// Most workgroups of a reduce level (each takes a contiguous run of tiles): a few per SM
 /// on the H200's 132 SMs, and few enough partials that a second level is one workgroup.
 pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;

@@ -49,6 +49,9 @@ pub struct PrimitiveResult {
     /// `gbps / copy_gbps`.
     #[serde(default)]
     pub copy_fraction: f64,
+    /// What the look-back did in the last run (single-pass primitives).
+    #[serde(default)]
+    pub lookback: Option<crate::primitive::LookbackStats>,
 }
 
 /// The inputs both wavekit and the CUB peer use: a hash of the index.
@@ -131,26 +134,22 @@ pub fn run(
         for name in which {
             step += 1;
             progress(format!("[{step}/{steps}] {name} 2^{lg} ..."));
-            let timing = match name.as_str() {
+            let (timing, lookback) = match name.as_str() {
                 "reduce" => {
                     let b = reduce.bind(ctx, &src, n)?;
-                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                    (timer.measure(ctx, 5, runs, |e| b.record(e))?, None)
                 }
-                "scan_inclusive" => {
-                    let b = incl.bind(ctx, &src, Some(&dst), n)?;
-                    timer.measure(ctx, 5, runs, |e| b.record(e))?
-                }
-                "scan_exclusive" => {
-                    let b = excl.bind(ctx, &src, Some(&dst), n)?;
-                    timer.measure(ctx, 5, runs, |e| b.record(e))?
-                }
-                "select" => {
-                    let b = select.bind(ctx, &src, None, &dst, n)?;
-                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                "scan_inclusive" | "scan_exclusive" => {
+                    let s = if name == "scan_inclusive" { &incl } else { &excl };
+                    let b = s.bind(ctx, &src, Some(&dst), n)?;
+                    let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
+                    (t, Some(b.lookback_stats(ctx)?))
                 }
                 _ => {
-                    let b = partition.bind(ctx, &src, None, &dst, n)?;
-                    timer.measure(ctx, 5, runs, |e| b.record(e))?
+                    let s = if name == "select" { &select } else { &partition };
+                    let b = s.bind(ctx, &src, None, &dst, n)?;
+                    let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
+                    (t, Some(b.lookback_stats(ctx)?))
                 }
             };
             let gbps = bytes_moved(name, n, kept) as f64 / timing.median_ns;
@@ -164,6 +163,7 @@ pub fn run(
                 gbps,
                 copy_gbps: copy.gbps,
                 copy_fraction: gbps / copy.gbps,
+                lookback,
             });
         }
     }

@@ -68,7 +68,7 @@ impl Reduce {
         let mut buffers = Vec::new();
         let mut len = n;
         loop {
-            let t = tiles(len).max(1);
+            let t = tiles(len, 1).max(1);
             let groups = t.min(REDUCE_MAX_WORKGROUPS);
             let per_group = t.div_ceil(groups);
             let groups = t.div_ceil(per_group);

@@ -94,9 +94,10 @@ fn composed_with(
     inclusive: bool,
     pass: u32,
     subgroups: bool,
+    words: u32,
 ) -> Result<Composed> {
     // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
-    let mut consts = lookback_consts(subgroups);
+    let mut consts = lookback_consts(subgroups, words);
     if pass != 0 {
         for c in consts.iter_mut().filter(|c| c.0 == "FAULT_SKIP") {
             c.1 = ConstValue::U32(0);
@@ -128,6 +129,7 @@ pub fn composed(config: &ScanConfig, pass: u32, subgroups: bool) -> Result<Compo
         config.inclusive,
         pass,
         subgroups,
+        config.monoid.words(),
     )
 }
 
@@ -139,7 +141,7 @@ pub fn composed_segmented(
     subgroups: bool,
 ) -> Result<Composed> {
     let (monoid, io) = segmented_pieces(scalar, op, inclusive, subgroups);
-    composed_with(&monoid, &io, inclusive, 0, subgroups)
+    composed_with(&monoid, &io, inclusive, 0, subgroups, 2)
 }
 
 /// A scan, built once for a monoid and direction; bind it to buffers with [`Scan::bind`].
@@ -161,7 +163,10 @@ pub fn composed_segmented(
 #[derive(Debug)]
 pub struct Scan {
     io: Io,
+    /// Words per input element.
     words: u32,
+    /// Words per element of the kernel's monoid (2 for a segmented scan's pairs).
+    tile_words: u32,
     kernels: Vec<Kernel>,
 }
 
@@ -184,6 +189,7 @@ impl Scan {
                 Io::Separate
             },
             words: config.monoid.words(),
+            tile_words: config.monoid.words(),
             kernels,
         })
     }
@@ -195,6 +201,7 @@ impl Scan {
         Ok(Self {
             io: Io::Segmented(scalar, op),
             words: 1,
+            tile_words: 2,
             kernels: vec![Kernel::new(
                 ctx,
                 &composed_segmented(scalar, op, inclusive, sg)?,
@@ -253,7 +260,7 @@ impl Scan {
                 ));
             }
         }
-        let tiles = tiles(n);
+        let tiles = tiles(n, self.tile_words);
         let state = state_buffer(ctx, tiles)?;
         let params = params(ctx, n, tiles, 0)?;
         let mut entries = vec![(0, &params), (1, &state), (2, src)];
@@ -289,6 +296,11 @@ pub struct BoundScan {
 }
 
 impl BoundScan {
+    /// What the look-back did in the last run (after the commands completed).
+    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
+        crate::primitive::lookback_stats(ctx, &self.state)
+    }
+
     /// Record the scan into `enc` (clears its scratch first).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         if self.tiles == 0 {

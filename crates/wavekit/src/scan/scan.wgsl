@@ -1,12 +1,13 @@
 // Device-wide scan, single pass: tiles claimed in order from an atomic counter, decoupled
-// look-back with fallback (device/lookback.wgsl). Each tile is WG_SIZE * STEPS * VEC elements;
-// each subgroup takes a contiguous chunk of size * STEPS * VEC, and in step k lane i holds
-// the VEC consecutive elements chunk + (k * size + i) * VEC + j. A lane scans its VEC values
-// serially, one subgroup scan combines the lanes, and a carry runs across steps: one subgroup
-// scan per VEC elements.
+// look-back with fallback (device/lookback.wgsl). A tile is loaded coalesced into workgroup
+// memory; each invocation scans its PER_LANE consecutive elements serially, one subgroup
+// exclusive scan combines the invocations of a subgroup, the workgroup layer the subgroups,
+// the look-back the tiles; results leave through workgroup memory, coalesced again
+// (workgroup/tile.wgsl, "blocked").
 //
-// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, LOOKBACK_SPINS, INCLUSIVE (bool),
-// PASS (0: single pass, 1: aggregates only, 2: scan from published aggregates).
+// Prepended constants: WG_SIZE, STEPS, VEC, PER_LANE, MIN_WIDTH, LOOKBACK_SPINS,
+// LOOKBACK_BACKOFF, FAULT_SKIP, INCLUSIVE (bool), PASS (0: single pass, 1: aggregates only,
+// 2: scan from published aggregates).
 // Imported by name: `subgroup/api` (hw or emu), `monoid` (T, identity, combine, hooks),
 // `scan/io` (load, store: separate buffers or in place).
 #import subgroup/api
@@ -34,43 +35,38 @@ fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-// Scans the tile within each subgroup chunk. `vals` gets the inclusive (or, with !INCLUSIVE,
-// exclusive) scan of each value within its subgroup's chunk; returns the subgroup's exclusive
-// prefix within the workgroup; sh_wg_total holds the tile's aggregate afterwards.
+var<workgroup> sh_data: array<T, TILE_PADDED>;
+
+// Loads and scans the tile: `vals` gets the inclusive (or, with !INCLUSIVE, exclusive) scan of
+// this invocation's consecutive elements within its subgroup's chunk; returns the subgroup's
+// exclusive prefix within the workgroup; sh_wg_total holds the tile's aggregate afterwards.
 fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, PER_LANE>>) -> T {
 #unroll v PER_LANE
     {
-        let i = element(tile, l, {v});
+        let i = coalesced(tile, l, {v});
         var x = identity();
         if (i < params.n) {
             x = load(i);
         }
-        (*vals)[{v}] = x;
+        sh_data[pad({v} * WG_SIZE + l.local)] = x;
     }
 #end
-    var carry = identity();
-#unroll k STEPS
+    workgroupBarrier();
+    var run = identity();
+#unroll j PER_LANE
     {
-        // Serial scan of the lane's VEC consecutive values.
-        var run = identity();
-#unroll j VEC
-        {
-            let before = run;
-            run = combine(run, (*vals)[{k} * VEC + {j}]);
-            (*vals)[{k} * VEC + {j}] = select(before, run, INCLUSIVE);
-        }
-#end
-        // The lanes before this one, and the whole step.
-        let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
-        let step_total = sg_last(combine(lanes_before, run), l.size);
-        let p = combine(carry, lanes_before);
-#unroll j VEC
-        (*vals)[{k} * VEC + {j}] = combine(p, (*vals)[{k} * VEC + {j}]);
-#end
-        carry = combine(carry, step_total);
+        let before = run;
+        run = combine(run, sh_data[pad(blocked(l, {j}))]);
+        (*vals)[{j}] = select(before, run, INCLUSIVE);
     }
 #end
-    return wg_exclusive_of_subgroups(carry, l);
+    let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
+    let sg_total = sg_last(combine(lanes_before, run), l.size);
+#unroll j PER_LANE
+    (*vals)[{j}] = combine(lanes_before, (*vals)[{j}]);
+#end
+    // Its first barrier also ends every read of sh_data above.
+    return wg_exclusive_of_subgroups(sg_total, l);
 }
 
 // The aggregate of a predecessor tile, from its input (look-back fallback).
@@ -101,13 +97,20 @@ fn main(inv: Invocation) {
     if (PASS == 1u) {
         return;
     }
-    let prefix = lookback(tile, aggregate, l, PASS == 0u);
+    var prefix = identity();
+    if (!EXPERIMENT_NO_LOOKBACK) {
+        prefix = lookback(tile, aggregate, l, PASS == 0u);
+    }
     let p = combine(prefix, sg_prefix);
+#unroll j PER_LANE
+    sh_data[pad(blocked(l, {j}))] = combine(p, vals[{j}]);
+#end
+    workgroupBarrier();
 #unroll v PER_LANE
     {
-        let i = element(tile, l, {v});
+        let i = coalesced(tile, l, {v});
         if (i < params.n) {
-            store(i, combine(p, vals[{v}]));
+            store(i, sh_data[pad({v} * WG_SIZE + l.local)]);
         }
     }
 #end

@@ -52,7 +52,7 @@ fn compose_kernel(
     partition: bool,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = lookback_consts(subgroups);
+    let mut consts = lookback_consts(subgroups, 1);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
@@ -152,7 +152,7 @@ impl Select {
                 ));
             }
         }
-        let t = tiles(n);
+        let t = tiles(n, 1);
         let state = state_buffer(ctx, t)?;
         let counts = ctx.storage_uninit("select counts", 8)?;
         let p = params(ctx, n, t, 0)?;
@@ -200,6 +200,11 @@ pub struct BoundSelect {
 }
 
 impl BoundSelect {
+    /// What the look-back did in the last run (after the commands completed).
+    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
+        crate::primitive::lookback_stats(ctx, &self.state)
+    }
+
     /// Record the select (clears its scratch and count first).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         enc.clear_buffer(&self.counts, 0, None);

@@ -6,16 +6,18 @@
 // reader can tell a complete value (every word valid) from a partial one. Each region word
 // is written once per run (the host clears the state before each run).
 //
-// The look-back is done by the first subgroup, a window of `size` predecessors at a time
-// (lane i reads tile look - size + i): it takes every aggregate back to the nearest
-// inclusive prefix in one step, in tile order. It never relies on forward progress between
+// The look-back is done by the first subgroup, a window of size * LOOKBACK_PER_LANE
+// predecessors at a time: it takes every aggregate back to the nearest inclusive prefix in
+// one step, in tile order. It never relies on forward progress between
 // workgroups: after LOOKBACK_SPINS windows without progress, the whole workgroup reduces the
 // blocking predecessor's input itself (`tile_fallback`, defined by the kernel) and walks on.
 //
-// Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2..4) unused,
-// then the aggregate region (8 words per tile), then the inclusive region.
+// Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2] windows
+// read without progress and [3] fallbacks taken (statistics for tuning), then the aggregate
+// region (8 words per tile), then the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
-// sg_last, sg_ballot, num_tiles(), tile_fallback(tile, l), LOOKBACK_SPINS, FAULT_SKIP.
+// sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
+// LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, FAULT_SKIP.
 
 #import shared/ballot
 
@@ -67,56 +69,101 @@ var<workgroup> sh_look_prefix: T;
 
 // The first subgroup walks back from tile `look` (exclusive) with `prefix` already gathered,
 // until it reaches an inclusive prefix (LOOK_DONE: it publishes `tile`'s inclusive prefix at
-// once, so successors wait as little as possible) or gives up waiting on tile look - 1
-// (LOOK_FALLBACK). Results go to sh_look_*.
+// once, so successors wait as little as possible) or gives up waiting on a predecessor that
+// has published nothing (LOOK_FALLBACK, with sh_look_tile the tile after it). Results go to
+// sh_look_*.
+//
+// A window is size * LOOKBACK_PER_LANE tiles: lane i reads the LOOKBACK_PER_LANE consecutive
+// tiles starting at look - window + i * LOOKBACK_PER_LANE, so one round trip to memory
+// covers hundreds of predecessors and the chain of inclusive prefixes keeps up with the
+// tiles in flight. Tiles before tile 0 act as an empty inclusive prefix.
 fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait: bool) {
     var look = start;
     var prefix = start_prefix;
     var state = LOOK_DONE;
     var spins = 0u;
+    var waited = 0u;
+    let window = l.size * LOOKBACK_PER_LANE;
     loop {
         if (look == 0u) {
             break;
         }
-        // Lane i looks at tile look - size + i; lanes before tile 0 act as an empty inclusive
-        // prefix, so the walk stops there.
-        let back = l.size - l.lane;
-        var kind = 2u;
-        var v = identity();
-        if (back <= look) {
-            // Both regions are read before either is looked at: one round trip to L2.
-            let t = look - back;
-            let incl = read_descriptor(t, true);
-            let agg = read_descriptor(t, false);
-            if (incl.complete) {
-                v = incl.value;
+        // This lane's tiles, oldest first. `first` is where the takeable suffix starts: after
+        // the newest inclusive prefix (taken too) or after the newest tile with nothing.
+        var first = 0u;
+        var marker = false; // an inclusive prefix or a tile with nothing in this lane
+        var newest_is_inclusive = false;
+        var suffix = identity();
+        for (var m = 0u; m < LOOKBACK_PER_LANE; m++) {
+            let back = window - l.lane * LOOKBACK_PER_LANE - m;
+            var kind = 2u;
+            var v = identity();
+            if (back <= look) {
+                let t = look - back;
+                // Both regions are read before either is looked at: one round trip.
+                let incl = read_descriptor(t, true);
+                let agg = read_descriptor(t, false);
+                if (incl.complete) {
+                    v = incl.value;
+                } else {
+                    kind = select(0u, 1u, agg.complete);
+                    v = agg.value;
+                }
+            }
+            if (kind == 2u) {
+                first = m;
+                marker = true;
+                newest_is_inclusive = true;
+                suffix = v;
+            } else if (kind == 0u) {
+                first = m + 1u;
+                marker = true;
+                newest_is_inclusive = false;
+                suffix = identity();
             } else {
-                kind = select(0u, 1u, agg.complete);
-                v = agg.value;
+                suffix = combine(suffix, v);
             }
         }
-        let last_incl = ballot_last(sg_ballot(kind == 2u));
-        let last_none = ballot_last(sg_ballot(kind == 0u));
-        // Lanes after the nearest blocker (or from the nearest inclusive) can be taken.
-        let first_taken = max(last_incl, last_none + 1i);
-        let take = i32(l.lane) >= first_taken;
-        let window = sg_last(sg_inclusive(select(identity(), v, take), l.lane, l.size), l.size);
-        let taken = u32(i32(l.size) - first_taken);
-        if (last_none < last_incl) {
-            prefix = combine(window, prefix);
+        // The newest lane with a marker decides; lanes after it give all their tiles.
+        let decider = ballot_last(sg_ballot(marker));
+        let lane = i32(l.lane);
+        let take = select(identity(), suffix, lane >= decider);
+        let got = sg_last(sg_inclusive(take, l.lane, l.size), l.size);
+        let done = sg_shuffle_bool(newest_is_inclusive, u32(max(decider, 0i)));
+        let decider_first = sg_shuffle_u32(first, u32(max(decider, 0i)));
+        var taken = window;
+        if (decider >= 0i) {
+            taken = window - (u32(decider) * LOOKBACK_PER_LANE + decider_first);
+        }
+        if (decider >= 0i && done) {
+            prefix = combine(got, prefix);
             break;
         }
         if (taken > 0u) {
-            prefix = combine(window, prefix);
+            prefix = combine(got, prefix);
             look -= taken;
             spins = 0u;
             continue;
         }
         spins += 1u;
+        waited += 1u;
         if (spins >= LOOKBACK_SPINS || !may_wait) {
             state = LOOK_FALLBACK;
             break;
         }
+        // Back off before reading again, so that waiting workgroups do not flood the L2 with
+        // atomic loads of the very lines their predecessors are about to write.
+        var delay = spins;
+        for (var d = 0u; d < LOOKBACK_BACKOFF; d++) {
+            delay = delay * 1664525u + 1013904223u;
+        }
+        if (delay == 0x7fffffffu && spins == 0u) {
+            // Never true (spins > 0 here); keeps the delay loop from being removed.
+            look += 1u;
+        }
+    }
+    if (l.lane == 0u && waited != 0u) {
+        atomicAdd(&tile_state[2], waited);
     }
     if (l.lane == 0u) {
         if (state == LOOK_DONE) {
@@ -149,6 +196,9 @@ fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
         }
         // Tile look - 1 has published nothing for too long: reduce its input here.
         let look = workgroupUniformLoad(&sh_look_tile);
+        if (l.local == 0u) {
+            atomicAdd(&tile_state[3], 1u);
+        }
         let v = tile_fallback(look - 1u, l);
         if (l.sg == 0u) {
             walk(l, tile, aggregate, look - 1u, combine(v, sh_look_prefix), may_wait);

@@ -25,6 +25,14 @@ fn sg_shuffle_up(x: T, d: u32) -> T {
     return x;
 }
 
+fn sg_shuffle_u32(x: u32, src: u32) -> u32 {
+    return x;
+}
+
+fn sg_shuffle_bool(x: bool, src: u32) -> bool {
+    return x;
+}
+
 fn sg_last(x: T, size: u32) -> T {
     return x;
 }

@@ -31,6 +31,15 @@ fn sg_shuffle_up(x: T, d: u32) -> T {
     return subgroupShuffleUp(x, d);
 }
 
+// A u32 or bool from lane `src` (uniform).
+fn sg_shuffle_u32(x: u32, src: u32) -> u32 {
+    return subgroupShuffle(x, src);
+}
+
+fn sg_shuffle_bool(x: bool, src: u32) -> bool {
+    return subgroupShuffle(u32(x), src) != 0u;
+}
+
 // x from the last lane.
 fn sg_last(x: T, size: u32) -> T {
     return subgroupShuffle(x, size - 1u);
