@@ -83,8 +83,10 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
                 r.gbps,
                 100.0 * r.copy_fraction,
                 ratio(r).map_or("-".into(), |x| format!("{x:.2}x")),
-                r.lookback
-                    .map_or("-".into(), |s| format!("{}/{}", s.waited_windows, s.fallbacks))
+                r.lookback.map_or("-".into(), |s| format!(
+                    "{}/{} ({} windows)",
+                    s.waited_windows, s.fallbacks, s.windows
+                ))
             );
         }
     }

@@ -79,11 +79,24 @@ pub fn grid(workgroups: u32) -> (u32, u32) {
 mod tests {
     #[test]
     fn grids_cover_the_groups_with_little_waste() {
-        for n in [1u32, 2, 65535, 65536, 65537, 131_070, 131_071, 1 << 24, 65535 * 65535] {
+        for n in [
+            1u32,
+            2,
+            65535,
+            65536,
+            65537,
+            131_070,
+            131_071,
+            1 << 24,
+            65535 * 65535,
+        ] {
             let (x, y) = super::grid(n);
             assert!(x <= 65535 && y <= 65535, "{n}");
             let total = u64::from(x) * u64::from(y);
-            assert!(total >= u64::from(n) && total - u64::from(n) < u64::from(y), "{n}: {x}x{y}");
+            assert!(
+                total >= u64::from(n) && total - u64::from(n) < u64::from(y),
+                "{n}: {x}x{y}"
+            );
         }
     }
 }

@@ -4,9 +4,9 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{
-    LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP,
+    LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS,
+    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP,
 };
-
 
 /// The `subgroup/api` piece for this device.
 pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
@@ -114,7 +114,22 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
         // reported width), or 1 on the no-subgroup path.
         ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
         ("LOOKBACK_SPINS", ConstValue::U32(LOOKBACK_SPINS)),
-        ("LOOKBACK_BACKOFF", ConstValue::U32(env_u32(BACKOFF_ENV).unwrap_or(LOOKBACK_BACKOFF))),
+        (
+            "LOOKBACK_BACKOFF",
+            ConstValue::U32(env_u32(BACKOFF_ENV).unwrap_or(LOOKBACK_BACKOFF)),
+        ),
+        (
+            "LOOKBACK_FIRST_WINDOW",
+            ConstValue::U32(
+                env_u32("WAVEKIT_LOOKBACK_FIRST_WINDOW")
+                    .filter(|v| *v >= 1)
+                    .unwrap_or(LOOKBACK_FIRST_WINDOW),
+            ),
+        ),
+        (
+            "STATS_WINDOWS",
+            ConstValue::Bool(env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)),
+        ),
         (
             "LOOKBACK_PER_LANE",
             ConstValue::U32(
@@ -169,6 +184,8 @@ pub struct LookbackStats {
     pub waited_windows: u32,
     /// Predecessor tiles reduced by a successor because they had published nothing.
     pub fallbacks: u32,
+    /// Windows read in all (only counted with `WAVEKIT_STATS_WINDOWS=1`, single pass).
+    pub windows: u32,
 }
 
 /// Read the statistics words of a look-back state buffer.
@@ -177,5 +194,10 @@ pub fn lookback_stats(ctx: &GpuContext, state: &wgpu::Buffer) -> Result<Lookback
     Ok(LookbackStats {
         waited_windows: w[2],
         fallbacks: w[3],
+        windows: if env_u32("WAVEKIT_STATS_WINDOWS") == Some(1) {
+            w[1]
+        } else {
+            0
+        },
     })
 }

@@ -277,7 +277,12 @@ fn unroll(
             Ok(c) => c,
             Err(_) => match consts.iter().find(|(n, _)| *n == count) {
                 Some((_, ConstValue::U32(c))) => *c,
-                _ => return Err(err(*no, format!("unroll count '{count}' is not a number or a u32 constant"))),
+                _ => {
+                    return Err(err(
+                        *no,
+                        format!("unroll count '{count}' is not a number or a u32 constant"),
+                    ));
+                }
             },
         };
         // Find the matching #end.
@@ -495,9 +500,18 @@ mod tests {
         assert_eq!(c.source.matches("a[").count(), 7);
         validate(&c, true).unwrap();
         // Every emitted line maps back to the source line it came from.
-        let line = c.source.lines().position(|l| l.contains("a[1u * 2u + 0u]")).unwrap();
+        let line = c
+            .source
+            .lines()
+            .position(|l| l.contains("a[1u * 2u + 0u]"))
+            .unwrap();
         assert_eq!(c.origin_of(line as u32 + 1), "t/u.wgsl:5");
-        for bad in ["#unroll k\n#end", "#unroll k 2\nx", "#end", "#unroll k M\n#end"] {
+        for bad in [
+            "#unroll k\n#end",
+            "#unroll k 2\nx",
+            "#end",
+            "#unroll k M\n#end",
+        ] {
             let extra = [("t/bad", bad)];
             let e = compose("t/bad", &[], &extra).unwrap_err().to_string();
             assert!(e.contains("t/bad.wgsl:"), "{e}");

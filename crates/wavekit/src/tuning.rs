@@ -40,12 +40,19 @@ pub const PRIMITIVE_VEC: u32 = 4;
 /// predecessor's tile itself (the look-back fallback).
 pub const LOOKBACK_SPINS: u32 = 256;
 
-/// Predecessor tiles each lane of the look-back reads per round trip: a window of 32 × 8 = 256
-/// tiles on 32-wide hardware. Measured on the H200 (2026-11-29, 2^26 u32 inclusive scan): with
-/// one tile per lane the scan ran at 35–38 % of copy bandwidth against 58–76 % for the same
-/// kernel with the look-back switched off: the chain of inclusive prefixes advanced only one
-/// window (32 tiles) per round trip and fell behind the tiles in flight.
-pub const LOOKBACK_PER_LANE: u32 = 8;
+/// Predecessor tiles each lane of the look-back reads per round trip (a window of
+/// size × this). Measured on the H200 (2026-11-29, 2^26 u32 inclusive scan): the scan runs at
+/// 35–38 % of copy bandwidth against 58–76 % for the same kernel with the look-back switched
+/// off (`WAVEKIT_EXPERIMENT_NO_LOOKBACK=1`, wrong results, for measurement only).
+/// Eight tiles per lane cut the waiting windows to zero but read 8× the descriptors and ran
+/// slower: 24.3 % of copy bandwidth against 36.8 % with one (same run; 16 tiles: 19.9 %).
+pub const LOOKBACK_PER_LANE: u32 = 1;
+
+/// Nearest predecessors the look-back reads first; the window doubles after each step that
+/// had to go further back. 128 (a whole subgroup at any width) won: on the H200 (2026-11-29,
+/// 2^26 u32 inclusive scan, 4096-element tiles) first windows of 1, 2, 4 and 32 tiles gave
+/// 28.5 %, 30.2 %, 31.9 % and 36.5 % of copy bandwidth (5.5, 4.8, 4.0 and 2.5 windows per tile).
+pub const LOOKBACK_FIRST_WINDOW: u32 = 128;
 
 /// Iterations of a dependent integer loop between two look-back windows that made no
 /// progress (a few hundred cycles), so waiting workgroups do not flood the L2 with atomics.

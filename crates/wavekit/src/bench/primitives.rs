@@ -140,13 +140,21 @@ pub fn run(
                     (timer.measure(ctx, 5, runs, |e| b.record(e))?, None)
                 }
                 "scan_inclusive" | "scan_exclusive" => {
-                    let s = if name == "scan_inclusive" { &incl } else { &excl };
+                    let s = if name == "scan_inclusive" {
+                        &incl
+                    } else {
+                        &excl
+                    };
                     let b = s.bind(ctx, &src, Some(&dst), n)?;
                     let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
                     (t, Some(b.lookback_stats(ctx)?))
                 }
                 _ => {
-                    let s = if name == "select" { &select } else { &partition };
+                    let s = if name == "select" {
+                        &select
+                    } else {
+                        &partition
+                    };
                     let b = s.bind(ctx, &src, None, &dst, n)?;
                     let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
                     (t, Some(b.lookback_stats(ctx)?))

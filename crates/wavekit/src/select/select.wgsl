@@ -1,13 +1,11 @@
-// Device-wide select and partition, single pass. A tile is loaded coalesced into workgroup
-// memory; each invocation tests its PER_LANE consecutive elements and counts the survivors;
-// one subgroup exclusive sum, the workgroup layer and the decoupled look-back with fallback
-// give every survivor its slot (the number of survivors before it), so order is kept. The
-// survivors are compacted in workgroup memory and leave coalesced. With PARTITION the
-// rejected elements follow at total + (rejected before them), so both sides keep their
-// order (the total comes from a count pass, select/count.wgsl).
+// Device-wide select and partition, single pass: each tile counts its survivors (a lane counts
+// its VEC consecutive values, a subgroup exclusive sum gives the survivors of the lanes below),
+// the counts are carried across subgroups and, by the decoupled look-back with fallback, across tiles; each survivor goes to the slot equal to the number
+// of survivors before it, so order is kept. With PARTITION, a rejected element goes to
+// total + (rejected before it), so both sides keep their order (the total comes from a
+// count pass, select/count.wgsl).
 //
-// Prepended constants: WG_SIZE, STEPS, VEC, PER_LANE, MIN_WIDTH, LOOKBACK_SPINS,
-// LOOKBACK_BACKOFF, FAULT_SKIP, PARTITION (bool).
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value).
 #import subgroup/api
@@ -36,12 +34,9 @@ fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-var<workgroup> sh_data: array<D, TILE_PADDED>;
-
-// Loads the tile and counts its survivors: per consecutive element of this invocation its
-// value, whether it survives, and its slot among the survivors of the subgroup's chunk.
-// Returns the subgroup's survivors before it in the workgroup; sh_wg_total holds the tile's
-// survivors afterwards.
+// Per step: whether the lane's element survives and its slot among the subgroup chunk's
+// survivors. Returns the subgroup's survivors before it in the workgroup; sh_wg_total holds
+// the tile's survivors afterwards.
 fn count_tile(
     tile: u32,
     l: Lane,
@@ -51,34 +46,35 @@ fn count_tile(
 ) -> u32 {
 #unroll v PER_LANE
     {
-        let i = coalesced(tile, l, {v});
-        if (i < params.n) {
-            sh_data[pad({v} * WG_SIZE + l.local)] = load_data(i);
-        }
-    }
-#end
-    workgroupBarrier();
-    var count = 0u;
-#unroll j PER_LANE
-    {
-        let i = tile * TILE + blocked(l, {j});
+        let i = element(tile, l, {v});
         var keep = false;
         if (i < params.n) {
-            let x = sh_data[pad(blocked(l, {j}))];
-            (*vals)[{j}] = x;
+            let x = load_data(i);
+            (*vals)[{v}] = x;
             keep = keep_value(x, i);
         }
-        (*keeps)[{j}] = keep;
-        (*slots)[{j}] = count;
-        count += u32(keep);
+        (*keeps)[{v}] = keep;
     }
 #end
-    let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
-#unroll j PER_LANE
-    (*slots)[{j}] += lanes_before;
+    var carry = 0u;
+#unroll k STEPS
+    {
+        var count = 0u;
+#unroll j VEC
+        {
+            (*slots)[{k} * VEC + {j}] = count;
+            count += u32((*keeps)[{k} * VEC + {j}]);
+        }
 #end
-    // Its first barrier also ends every read of sh_data above.
-    return wg_exclusive_of_subgroups(sg_last(lanes_before + count, l.size), l);
+        let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
+        let base = carry + lanes_before;
+#unroll j VEC
+        (*slots)[{k} * VEC + {j}] += base;
+#end
+        carry += sg_last(lanes_before + count, l.size);
+    }
+#end
+    return wg_exclusive_of_subgroups(carry, l);
 }
 
 fn tile_fallback(tile: u32, l: Lane) -> u32 {
@@ -103,37 +99,26 @@ fn main(inv: Invocation) {
     var keeps: array<bool, PER_LANE>;
     var slots: array<u32, PER_LANE>;
     let sg_prefix = count_tile(tile, l, &vals, &keeps, &slots);
-    let kept = sh_wg_total;
+    let aggregate = sh_wg_total;
     if (l.local == 0u && tile != 0u) {
-        publish(tile, kept, false);
+        publish(tile, aggregate, false);
     }
-    let prefix = lookback(tile, kept, l, true);
+    let prefix = lookback(tile, aggregate, l, true);
     if (l.local == 0u && tile == params.tiles - 1u) {
-        counts[0] = prefix + kept;
+        counts[0] = prefix + aggregate;
     }
-    // Compact in workgroup memory: survivors first, then (PARTITION) the rest, in order.
-#unroll j PER_LANE
-    {
-        let slot = sg_prefix + slots[{j}];
-        if (keeps[{j}]) {
-            sh_data[pad(slot)] = vals[{j}];
-        } else if (PARTITION && tile * TILE + blocked(l, {j}) < params.n) {
-            sh_data[pad(kept + blocked(l, {j}) - slot)] = vals[{j}];
-        }
-    }
-#end
-    workgroupBarrier();
-    let in_tile = min(TILE, params.n - tile * TILE);
-    // Rejected elements of earlier tiles, for PARTITION.
-    let rejected_before = tile * TILE - prefix;
+    let before = prefix + sg_prefix;
     let total = counts[1];
 #unroll v PER_LANE
     {
-        let k = {v} * WG_SIZE + l.local;
-        if (k < kept) {
-            store_data(prefix + k, sh_data[pad(k)]);
-        } else if (PARTITION && k < in_tile) {
-            store_data(total + rejected_before + (k - kept), sh_data[pad(k)]);
+        let i = element(tile, l, {v});
+        if (i < params.n) {
+            let selected_before = before + slots[{v}];
+            if (keeps[{v}]) {
+                store_data(selected_before, vals[{v}]);
+            } else if (PARTITION) {
+                store_data(total + (i - selected_before), vals[{v}]);
+            }
         }
     }
 #end

@@ -17,7 +17,7 @@
 // region (8 words per tile), then the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
-// LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, FAULT_SKIP.
+// LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP.
 
 #import shared/ballot
 
@@ -83,11 +83,18 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
     var state = LOOK_DONE;
     var spins = 0u;
     var waited = 0u;
+    var windows = 0u;
     let window = l.size * LOOKBACK_PER_LANE;
+    // Only the `width` nearest tiles of the window are read; it starts small and doubles
+    // after each step that had to go further back, so the common case (a recent predecessor
+    // already has its inclusive prefix) reads few descriptors, and few workgroups read the
+    // same descriptor.
+    var width = min(LOOKBACK_FIRST_WINDOW, window);
     loop {
         if (look == 0u) {
             break;
         }
+        windows += 1u;
         // This lane's tiles, oldest first. `first` is where the takeable suffix starts: after
         // the newest inclusive prefix (taken too) or after the newest tile with nothing.
         var first = 0u;
@@ -98,7 +105,10 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
             let back = window - l.lane * LOOKBACK_PER_LANE - m;
             var kind = 2u;
             var v = identity();
-            if (back <= look) {
+            if (back > width) {
+                // Outside the part of the window read this time: a boundary, as if unpublished.
+                kind = 0u;
+            } else if (back <= look) {
                 let t = look - back;
                 // Both regions are read before either is looked at: one round trip.
                 let incl = read_descriptor(t, true);
@@ -143,6 +153,7 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
             prefix = combine(got, prefix);
             look -= taken;
             spins = 0u;
+            width = min(2u * width, window);
             continue;
         }
         spins += 1u;
@@ -164,6 +175,9 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
     }
     if (l.lane == 0u && waited != 0u) {
         atomicAdd(&tile_state[2], waited);
+    }
+    if (l.lane == 0u && STATS_WINDOWS) {
+        atomicAdd(&tile_state[1], windows);
     }
     if (l.lane == 0u) {
         if (state == LOOK_DONE) {

@@ -1,13 +1,13 @@
 // Workgroup layer: the tile layouts the tiled kernels share. A tile is WG_SIZE * PER_LANE
 // contiguous elements.
 //
-// Blocked through workgroup memory (scan, select): invocations load and store coalesced
+// Blocked through workgroup memory (scan): invocations load and store coalesced
 // (`coalesced`: step v covers WG_SIZE consecutive elements) through a padded workgroup array,
 // and in between invocation t holds the PER_LANE consecutive elements `blocked(t, j)`, so it
 // combines them serially and needs one subgroup operation per tile. Subgroups are laid out
 // linearly (ADR-004), so the invocations of a subgroup hold a contiguous chunk, in order.
 //
-// Direct (reduce, count): subgroup s takes the chunk s * size * PER_LANE; in step k lane i
+// Direct (reduce, select, count): subgroup s takes the chunk s * size * PER_LANE; in step k lane i
 // holds the VEC consecutive elements (k * size + i) * VEC + j of it (`element`).
 // Needs WG_SIZE, STEPS, VEC, PER_LANE (prepended so `#unroll` can use it), Lane.
 
