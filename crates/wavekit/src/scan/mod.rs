@@ -3,6 +3,7 @@
 //! from them). Also the segmented scan by head flags.
 
 pub mod reference;
+pub mod sim;
 
 use crate::context::GpuContext;
 use crate::error::Result;

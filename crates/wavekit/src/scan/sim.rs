@@ -1,0 +1,342 @@
+//! A CPU port of the cross-subgroup arithmetic of the scan and select kernels, written to
+//! read like the WGSL (`workgroup/scan.wgsl`, `scan/scan.wgsl`'s `scan_tile`, `select.wgsl`'s
+//! `count_tile`, `device/lookback.wgsl`'s `walk`), for any subgroup width. The tests run it at
+//! widths 1, 2, 4 … 128 over many random trials against the serial reference, so an index
+//! error that only shows at a width no test machine has is still caught.
+
+/// A monoid on the host, as the WGSL sees it.
+pub trait SimMonoid: Copy + PartialEq + std::fmt::Debug {
+    /// Identity.
+    fn identity() -> Self;
+    /// Associative combine (in this order).
+    fn combine(a: Self, b: Self) -> Self;
+}
+
+impl SimMonoid for u32 {
+    fn identity() -> Self {
+        0
+    }
+    fn combine(a: Self, b: Self) -> Self {
+        a.wrapping_add(b)
+    }
+}
+
+/// x ↦ a·x + b (mod 2^32): associative, not commutative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Affine(pub u32, pub u32);
+
+impl SimMonoid for Affine {
+    fn identity() -> Self {
+        Affine(1, 0)
+    }
+    fn combine(f: Self, g: Self) -> Self {
+        Affine(
+            g.0.wrapping_mul(f.0),
+            g.0.wrapping_mul(f.1).wrapping_add(g.1),
+        )
+    }
+}
+
+/// Subgroup exclusive scan over `xs` (one value per lane), as `sg_exclusive_scan`.
+fn sg_exclusive<T: SimMonoid>(xs: &[T]) -> Vec<T> {
+    let mut acc = T::identity();
+    xs.iter()
+        .map(|&x| {
+            let before = acc;
+            acc = T::combine(acc, x);
+            before
+        })
+        .collect()
+}
+
+/// `wg_exclusive_of_subgroups`: subgroup totals in, each subgroup's exclusive prefix and the
+/// workgroup total out — the first subgroup scans the totals in chunks of its own width.
+pub fn wg_exclusive_of_subgroups<T: SimMonoid>(totals: &[T], width: usize) -> (Vec<T>, T) {
+    let count = totals.len();
+    let mut sh = totals.to_vec();
+    let mut carry = T::identity();
+    let mut c = 0;
+    while c < count {
+        // One pass of subgroup 0: lanes c .. c + width.
+        let lanes: Vec<T> = (0..width)
+            .map(|lane| {
+                if c + lane < count {
+                    sh[c + lane]
+                } else {
+                    T::identity()
+                }
+            })
+            .collect();
+        let excl = sg_exclusive(&lanes);
+        let incl_last = T::combine(*excl.last().expect("width >= 1"), lanes[width - 1]);
+        for lane in 0..width {
+            if c + lane < count {
+                sh[c + lane] = T::combine(carry, excl[lane]);
+            }
+        }
+        carry = T::combine(carry, incl_last);
+        c += width;
+    }
+    (sh, carry)
+}
+
+/// `scan_tile` + the tile's final combine: the scan of one tile with `prefix` before it, for
+/// `wg` invocations of `per_lane` consecutive elements in subgroups of `width`.
+pub fn scan_tile<T: SimMonoid>(
+    tile: &[T],
+    prefix: T,
+    wg: usize,
+    per_lane: usize,
+    width: usize,
+    inclusive: bool,
+) -> (Vec<T>, T) {
+    assert_eq!(tile.len(), wg * per_lane);
+    // Each invocation's serial scan of its consecutive elements.
+    let mut vals = vec![T::identity(); tile.len()];
+    let mut runs = vec![T::identity(); wg];
+    for t in 0..wg {
+        let mut run = T::identity();
+        for j in 0..per_lane {
+            let before = run;
+            run = T::combine(run, tile[t * per_lane + j]);
+            vals[t * per_lane + j] = if inclusive { run } else { before };
+        }
+        runs[t] = run;
+    }
+    // Per subgroup: lanes before, subgroup total.
+    let subgroups = wg / width;
+    let mut sg_totals = Vec::with_capacity(subgroups);
+    let mut lanes_before = vec![T::identity(); wg];
+    for s in 0..subgroups {
+        let lanes = &runs[s * width..(s + 1) * width];
+        let excl = sg_exclusive(lanes);
+        sg_totals.push(T::combine(excl[width - 1], lanes[width - 1]));
+        lanes_before[s * width..(s + 1) * width].copy_from_slice(&excl);
+    }
+    let (sg_prefix, total) = wg_exclusive_of_subgroups(&sg_totals, width);
+    let out = (0..tile.len())
+        .map(|i| {
+            let t = i / per_lane;
+            let p = T::combine(prefix, sg_prefix[t / width]);
+            T::combine(p, T::combine(lanes_before[t], vals[i]))
+        })
+        .collect();
+    (out, total)
+}
+
+/// `count_tile`'s slots: for each element, the survivors before it in the tile, for the
+/// direct layout (subgroup chunk, then step, then lane, then VEC consecutive values).
+pub fn select_slots(keep: &[bool], wg: usize, steps: usize, vec: usize, width: usize) -> Vec<u32> {
+    let per_lane = steps * vec;
+    assert_eq!(keep.len(), wg * per_lane);
+    let subgroups = wg / width;
+    let element = |sg: usize, lane: usize, k: usize, j: usize| {
+        (sg * steps + k) * width * vec + lane * vec + j
+    };
+    let mut slots = vec![0u32; keep.len()];
+    let mut totals = Vec::with_capacity(subgroups);
+    for sg in 0..subgroups {
+        let mut carry = 0u32;
+        for k in 0..steps {
+            let counts: Vec<u32> = (0..width)
+                .map(|lane| (0..vec).filter(|&j| keep[element(sg, lane, k, j)]).count() as u32)
+                .collect();
+            let before = sg_exclusive(&counts);
+            for lane in 0..width {
+                let mut count = 0;
+                for j in 0..vec {
+                    let e = element(sg, lane, k, j);
+                    slots[e] = carry + before[lane] + count;
+                    count += u32::from(keep[e]);
+                }
+            }
+            carry += before[width - 1] + counts[width - 1];
+        }
+        totals.push(carry);
+    }
+    let (sg_prefix, _) = wg_exclusive_of_subgroups(&totals, width);
+    for sg in 0..subgroups {
+        for lane in 0..width {
+            for k in 0..steps {
+                for j in 0..vec {
+                    slots[element(sg, lane, k, j)] += sg_prefix[sg];
+                }
+            }
+        }
+    }
+    slots
+}
+
+/// What a look-back lane sees of a predecessor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Seen<T> {
+    /// Nothing published.
+    Nothing,
+    /// Only the aggregate.
+    Aggregate(T),
+    /// The inclusive prefix.
+    Inclusive(T),
+}
+
+/// `walk` over a fixed snapshot of descriptors: returns the prefix and whether it finished
+/// (`false`: it would wait on, then fall back to, tile `look - 1`, with the returned `look`).
+pub fn walk<T: SimMonoid>(
+    seen: &[Seen<T>],
+    tile: usize,
+    width: usize,
+    first_window: usize,
+) -> (T, bool, usize) {
+    let mut look = tile;
+    let mut prefix = T::identity();
+    let window = width;
+    let mut w = first_window.min(window);
+    while look > 0 {
+        // Lane i reads tile look - window + i (nearest last); outside the first w: a boundary.
+        let lanes: Vec<(u32, T)> = (0..width)
+            .map(|lane| {
+                let back = window - lane;
+                if back > w {
+                    (0, T::identity())
+                } else if back <= look {
+                    match seen[look - back] {
+                        Seen::Nothing => (0, T::identity()),
+                        Seen::Aggregate(v) => (1, v),
+                        Seen::Inclusive(v) => (2, v),
+                    }
+                } else {
+                    (2, T::identity())
+                }
+            })
+            .collect();
+        let marker = lanes.iter().rposition(|&(k, _)| k != 1);
+        let first = match marker {
+            Some(m) if lanes[m].0 == 2 => m,
+            Some(m) => m + 1,
+            None => 0,
+        };
+        let got = lanes[first..]
+            .iter()
+            .fold(T::identity(), |a, &(_, v)| T::combine(a, v));
+        if marker.is_some_and(|m| lanes[m].0 == 2) {
+            return (T::combine(got, prefix), true, look);
+        }
+        let taken = window - first;
+        if taken == 0 {
+            return (prefix, false, look);
+        }
+        prefix = T::combine(got, prefix);
+        look -= taken;
+        w = (2 * w).min(window);
+    }
+    (prefix, true, look)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monoid::Op;
+    use crate::scan::reference;
+
+    const WIDTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+
+    #[test]
+    fn tile_scans_match_the_serial_reference_at_every_width() {
+        let mut rng = fastrand::Rng::with_seed(21);
+        for &width in &WIDTHS {
+            for _ in 0..40 {
+                // Workgroups of 128 .. 1024 invocations: up to 1024 subgroups of one lane.
+                let wg = 128 << rng.usize(..4);
+                let per_lane = [1, 2, 4, 8, 16][rng.usize(..5)];
+                let inclusive = rng.bool();
+                let x: Vec<u32> = (0..wg * per_lane).map(|_| rng.u32(..)).collect();
+                let carry = rng.u32(..);
+                let (got, total) = scan_tile(&x, carry, wg, per_lane, width, inclusive);
+                let mut want = reference::scan(&x, Op::Add, inclusive);
+                for w in &mut want {
+                    *w = w.wrapping_add(carry);
+                }
+                assert_eq!(got, want, "width {width} wg {wg} per_lane {per_lane}");
+                assert_eq!(total, reference::reduce(&x, Op::Add));
+
+                let f: Vec<Affine> = (0..wg * per_lane)
+                    .map(|_| Affine(rng.u32(..) | 1, rng.u32(..)))
+                    .collect();
+                let (got, total) = scan_tile(&f, Affine::identity(), wg, per_lane, width, true);
+                let mut acc = Affine::identity();
+                for (i, &v) in f.iter().enumerate() {
+                    acc = Affine::combine(acc, v);
+                    assert_eq!(got[i], acc, "affine, width {width}, element {i}");
+                }
+                assert_eq!(total, acc);
+            }
+        }
+    }
+
+    #[test]
+    fn compaction_slots_keep_order_at_every_width() {
+        let mut rng = fastrand::Rng::with_seed(22);
+        for &width in &WIDTHS {
+            for _ in 0..40 {
+                let wg = 128 << rng.usize(..4);
+                let (steps, vec) = ([1, 2, 4][rng.usize(..3)], [1, 2, 4][rng.usize(..3)]);
+                let density = rng.u32(..=100);
+                let keep: Vec<bool> = (0..wg * steps * vec)
+                    .map(|_| rng.u32(..100) < density)
+                    .collect();
+                let slots = select_slots(&keep, wg, steps, vec, width);
+                let mut seen = 0;
+                for (i, &k) in keep.iter().enumerate() {
+                    assert_eq!(slots[i], seen, "width {width} element {i}");
+                    seen += u32::from(k);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_look_back_window_combines_predecessors_in_order() {
+        let mut rng = fastrand::Rng::with_seed(23);
+        for &width in &WIDTHS {
+            for _ in 0..200 {
+                let tiles = 1 + rng.usize(..300);
+                let aggs: Vec<Affine> = (0..tiles)
+                    .map(|_| Affine(rng.u32(..) | 1, rng.u32(..)))
+                    .collect();
+                let mut incl = Vec::with_capacity(tiles);
+                let mut acc = Affine::identity();
+                for &a in &aggs {
+                    acc = Affine::combine(acc, a);
+                    incl.push(acc);
+                }
+                let tile = rng.usize(..tiles);
+                // Random publication state; a tile with nothing blocks the walk there.
+                let seen: Vec<Seen<Affine>> = (0..tiles)
+                    .map(|t| match rng.u32(..10) {
+                        0 => Seen::Nothing,
+                        1..=6 => Seen::Aggregate(aggs[t]),
+                        _ => Seen::Inclusive(incl[t]),
+                    })
+                    .collect();
+                let first_window = 1 + rng.usize(..width.max(1));
+                let (prefix, done, look) = walk(&seen, tile, width, first_window);
+                let want_from = |from: usize| {
+                    aggs[from..tile]
+                        .iter()
+                        .fold(Affine::identity(), |a, &b| Affine::combine(a, b))
+                };
+                if done {
+                    let want = if tile == 0 {
+                        Affine::identity()
+                    } else {
+                        incl[tile - 1]
+                    };
+                    assert_eq!(prefix, want, "width {width} tile {tile}");
+                } else {
+                    // It stopped at an unpublished tile look - 1 with the tiles after it taken.
+                    assert_eq!(seen[look - 1], Seen::Nothing, "width {width} tile {tile}");
+                    assert_eq!(prefix, want_from(look), "width {width} tile {tile}");
+                }
+            }
+        }
+    }
+}
