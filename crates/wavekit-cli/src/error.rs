@@ -18,6 +18,12 @@ pub enum CliError {
         /// What went wrong.
         message: String,
     },
+    /// The demo ran and some checks failed.
+    #[error("demo failed: {failed} checks differ from the CPU reference")]
+    DemoFailed {
+        /// Checks that failed.
+        failed: usize,
+    },
     /// The self-test ran and some families failed.
     #[error(
         "selftest failed: {failed} of {total} operation families differ from the host reference"
@@ -34,7 +40,7 @@ impl CliError {
     /// Process exit code: 1 for a failed check, 2 for anything that stopped the command.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::SelftestFailed { .. } => 1,
+            CliError::SelftestFailed { .. } | CliError::DemoFailed { .. } => 1,
             _ => 2,
         }
     }

@@ -1,8 +1,11 @@
 //! The `wavekit` command line.
 
 mod bench;
+mod demo;
 mod error;
+mod npy;
 mod plot;
+mod prims;
 mod probe;
 mod selftest;
 
@@ -43,7 +46,44 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Everything on this machine, end to end: probe, then selftest.
+    /// Reduce a 1-D .npy array (uint32, int32, float32) and print the result.
+    Reduce {
+        /// Input array.
+        input: std::path::PathBuf,
+        /// Operator.
+        #[arg(long, value_enum, default_value = "sum")]
+        op: prims::OpArg,
+    },
+    /// Scan a 1-D .npy array into another.
+    Scan {
+        /// Input array.
+        input: std::path::PathBuf,
+        /// Output array (same dtype).
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Exclusive scan (default: inclusive).
+        #[arg(long)]
+        exclusive: bool,
+        /// Operator.
+        #[arg(long, value_enum, default_value = "sum")]
+        op: prims::OpArg,
+    },
+    /// Keep the elements whose flag is non-zero, in order; print how many.
+    Select {
+        /// Input array.
+        input: std::path::PathBuf,
+        /// Flags, one per element (bool, uint8, int8, uint32, int32).
+        #[arg(long)]
+        flags: std::path::PathBuf,
+        /// Output array.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Write the rejected elements after the kept ones (both in order).
+        #[arg(long)]
+        partition: bool,
+    },
+    /// Everything on this machine, end to end: probe, selftest, and the primitives checked
+    /// against the CPU.
     Demo,
     /// Benchmarks, timed on the GPU.
     #[command(subcommand)]
@@ -104,13 +144,20 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Command::Selftest { json, seed } => selftest::selftest(&context(cli.adapter)?, seed, json),
-        Command::Demo => {
-            let ctx = context(cli.adapter)?;
-            println!("== wavekit probe");
-            probe::probe(&ctx, false)?;
-            println!("\n== wavekit selftest");
-            selftest::selftest(&ctx, 1, false)
-        }
+        Command::Reduce { input, op } => prims::reduce(&context(cli.adapter)?, &input, op),
+        Command::Scan {
+            input,
+            output,
+            exclusive,
+            op,
+        } => prims::scan(&context(cli.adapter)?, &input, &output, op, exclusive),
+        Command::Select {
+            input,
+            flags,
+            output,
+            partition,
+        } => prims::select(&context(cli.adapter)?, &input, &flags, &output, partition),
+        Command::Demo => demo::demo(&context(cli.adapter)?),
         Command::Bench(BenchCommand::Primitives {
             log2,
             runs,

@@ -144,3 +144,90 @@ fn bench_copy_json_has_timings() {
     assert_eq!(r["timing"]["samples_ns"].as_array().unwrap().len(), 3);
     assert!(text(&out.stderr).contains("[1/1] copy 65536 bytes"));
 }
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wavekit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn reduce_scan_and_select_on_npy_files() {
+    if !have_gpu() {
+        return;
+    }
+    let x = tmp("x.npy");
+    npyz::to_file_1d(&x, [3i32, -1, 4, -1, 5]).unwrap();
+    let out = wavekit(&["reduce", x.to_str().unwrap(), "--op", "min"], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "-1");
+
+    let y = tmp("y.npy");
+    let out = wavekit(
+        &[
+            "scan",
+            x.to_str().unwrap(),
+            "-o",
+            y.to_str().unwrap(),
+            "--exclusive",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got: Vec<i32> = npyz::NpyFile::new(std::fs::File::open(&y).unwrap())
+        .unwrap()
+        .into_vec()
+        .unwrap();
+    assert_eq!(got, [0, 3, 2, 6, 5]);
+
+    let f = tmp("f.npy");
+    npyz::to_file_1d(&f, [true, false, true, false, true]).unwrap();
+    let out = wavekit(
+        &[
+            "select",
+            x.to_str().unwrap(),
+            "--flags",
+            f.to_str().unwrap(),
+            "-o",
+            y.to_str().unwrap(),
+            "--partition",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "3");
+    let got: Vec<i32> = npyz::NpyFile::new(std::fs::File::open(&y).unwrap())
+        .unwrap()
+        .into_vec()
+        .unwrap();
+    assert_eq!(got, [3, 4, 5, -1, -1]);
+
+    // Bad input: a dtype wavekit does not take, and flags of the wrong length.
+    let d = tmp("d.npy");
+    npyz::to_file_1d(&d, [1.0f64]).unwrap();
+    let out = wavekit(&["reduce", d.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("dtype '<f8' is not supported"),
+        "{}",
+        text(&out.stderr)
+    );
+    npyz::to_file_1d(&f, [true]).unwrap();
+    let out = wavekit(
+        &[
+            "select",
+            x.to_str().unwrap(),
+            "--flags",
+            f.to_str().unwrap(),
+            "-o",
+            y.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("1 flags for 5 elements"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,176 @@
+//! `.npy` files in and out: 1-D arrays of uint32, int32 or float32 (flags: also bool, uint8,
+//! int8). Anything else is a clear error.
+
+use std::path::Path;
+
+use crate::error::CliError;
+
+/// A 1-D array of one of the element types wavekit computes on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Array {
+    /// `uint32`
+    U32(Vec<u32>),
+    /// `int32`
+    I32(Vec<i32>),
+    /// `float32`
+    F32(Vec<f32>),
+}
+
+impl Array {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Array::U32(v) => v.len(),
+            Array::I32(v) => v.len(),
+            Array::F32(v) => v.len(),
+        }
+    }
+}
+
+fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::File {
+        path: path.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn open(
+    path: &Path,
+) -> Result<(npyz::NpyFile<std::io::BufReader<std::fs::File>>, String), CliError> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+        .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
+    if npy.shape().len() != 1 {
+        return Err(bad(
+            path,
+            format!(
+                "shape {:?}: expected a 1-D array (flatten it with arr.ravel())",
+                npy.shape()
+            ),
+        ));
+    }
+    let dtype = match npy.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => format!("{other:?}"),
+    };
+    Ok((npy, dtype))
+}
+
+/// Read a 1-D uint32, int32 or float32 array.
+pub fn read(path: &Path) -> Result<Array, CliError> {
+    let (npy, dtype) = open(path)?;
+    let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
+    match dtype.as_str() {
+        "<u4" => Ok(Array::U32(npy.into_vec().map_err(err)?)),
+        "<i4" => Ok(Array::I32(npy.into_vec().map_err(err)?)),
+        "<f4" => Ok(Array::F32(npy.into_vec().map_err(err)?)),
+        _ => Err(bad(
+            path,
+            format!(
+                "dtype '{dtype}' is not supported: use uint32, int32 or float32 \
+                 (little-endian), e.g. arr.astype(np.float32)"
+            ),
+        )),
+    }
+}
+
+/// Read a 1-D array of flags (bool, int8, uint8, int32 or uint32; non-zero keeps).
+pub fn read_flags(path: &Path) -> Result<Vec<u32>, CliError> {
+    let (npy, dtype) = open(path)?;
+    let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
+    Ok(match dtype.as_str() {
+        "|b1" => npy
+            .into_vec::<bool>()
+            .map_err(err)?
+            .into_iter()
+            .map(u32::from)
+            .collect(),
+        "|u1" => npy
+            .into_vec::<u8>()
+            .map_err(err)?
+            .into_iter()
+            .map(u32::from)
+            .collect(),
+        "|i1" => npy
+            .into_vec::<i8>()
+            .map_err(err)?
+            .into_iter()
+            .map(|x| u32::from(x != 0))
+            .collect(),
+        "<u4" => npy.into_vec::<u32>().map_err(err)?,
+        "<i4" => npy
+            .into_vec::<i32>()
+            .map_err(err)?
+            .into_iter()
+            .map(|x| u32::from(x != 0))
+            .collect(),
+        _ => {
+            return Err(bad(
+                path,
+                format!(
+                    "flags dtype '{dtype}' is not supported: use bool, uint8, int8, uint32 or int32"
+                ),
+            ));
+        }
+    })
+}
+
+/// Write a 1-D array.
+pub fn write(path: &Path, array: &Array) -> Result<(), CliError> {
+    let r = match array {
+        Array::U32(v) => npyz::to_file_1d(path, v.iter().copied()),
+        Array::I32(v) => npyz::to_file_1d(path, v.iter().copied()),
+        Array::F32(v) => npyz::to_file_1d(path, v.iter().copied()),
+    };
+    r.map_err(|e| bad(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_clear_errors() {
+        let dir = std::env::temp_dir().join(format!("wavekit-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for a in [
+            Array::U32(vec![1, 2, 3]),
+            Array::I32(vec![-1, 0, 7]),
+            Array::F32(vec![0.5, -2.0]),
+            Array::U32(vec![]),
+        ] {
+            let p = dir.join("a.npy");
+            write(&p, &a).unwrap();
+            assert_eq!(read(&p).unwrap(), a);
+        }
+        let p = dir.join("f64.npy");
+        npyz::to_file_1d(&p, [1.0f64, 2.0]).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("dtype '<f8' is not supported"), "{e}");
+        let p = dir.join("bool.npy");
+        npyz::to_file_1d(&p, [true, false, true]).unwrap();
+        assert_eq!(read_flags(&p).unwrap(), [1, 0, 1]);
+        // A 2x2 float32 array, header written by hand.
+        let p = dir.join("2d.npy");
+        let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+        let mut header = dict.to_string();
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend((header.len() as u16).to_le_bytes());
+        bytes.extend(header.as_bytes());
+        bytes.extend([0u8; 16]);
+        std::fs::write(&p, bytes).unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("shape [2, 2]: expected a 1-D array"), "{e}");
+        let p = dir.join("junk.npy");
+        std::fs::write(&p, b"not numpy").unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("not a readable .npy file"), "{e}");
+        let e = read(&dir.join("missing.npy")).unwrap_err().to_string();
+        assert!(e.contains("missing.npy"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
