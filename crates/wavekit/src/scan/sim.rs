@@ -4,6 +4,9 @@
 //! widths 1, 2, 4 … 128 over many random trials against the serial reference, so an index
 //! error that only shows at a width no test machine has is still caught.
 
+// Lane loops index several per-lane arrays, as the shader does.
+#![allow(clippy::needless_range_loop)]
+
 /// A monoid on the host, as the WGSL sees it.
 pub trait SimMonoid: Copy + PartialEq + std::fmt::Debug {
     /// Identity.
