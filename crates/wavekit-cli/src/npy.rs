@@ -154,7 +154,7 @@ mod tests {
         let p = dir.join("2d.npy");
         let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
         let mut header = dict.to_string();
-        while (10 + header.len() + 1) % 64 != 0 {
+        while !(10 + header.len() + 1).is_multiple_of(64) {
             header.push(' ');
         }
         header.push('\n');
