@@ -429,7 +429,14 @@ impl GpuContext {
 
     /// Fails with [`Error::BindingTooLarge`] if `bytes` cannot be bound as one storage buffer.
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
-        let limit = self.caps.limits.max_storage_buffer_binding_size;
+        let mut limit = self.caps.limits.max_storage_buffer_binding_size;
+        // Tests lower it to exercise the multi-chunk paths (primitive::CHUNK_ENV).
+        if let Some(l) = std::env::var("WAVEKIT_MAX_BINDING_BYTES")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            limit = limit.min(l);
+        }
         if bytes > limit {
             return Err(Error::BindingTooLarge {
                 what: what.to_string(),

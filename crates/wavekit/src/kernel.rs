@@ -5,6 +5,9 @@ use crate::context::GpuContext;
 use crate::error::Result;
 use crate::shader::Composed;
 
+/// A binding: (binding number, buffer, byte offset, byte size or `None` for the rest).
+pub type Range<'a> = (u32, &'a wgpu::Buffer, u64, Option<u64>);
+
 /// A pipeline for entry point `main` of a composed shader.
 #[derive(Debug, Clone)]
 pub struct Kernel {
@@ -33,12 +36,23 @@ impl Kernel {
         ctx: &GpuContext,
         entries: &[(u32, &wgpu::Buffer)],
     ) -> Result<wgpu::BindGroup> {
+        let ranged: Vec<Range> = entries.iter().map(|&(b, buf)| (b, buf, 0, None)).collect();
+        self.bind_ranges(ctx, &ranged)
+    }
+
+    /// A bind group from `(binding, buffer, offset, size)`: a part of a buffer (`None`: to the
+    /// end), for inputs larger than one binding.
+    pub fn bind_ranges(&self, ctx: &GpuContext, entries: &[Range<'_>]) -> Result<wgpu::BindGroup> {
         let entries: Vec<wgpu::BindGroupEntry> = entries
             .iter()
-            .filter(|(b, _)| self.bindings.contains(b))
-            .map(|(b, buf)| wgpu::BindGroupEntry {
-                binding: *b,
-                resource: buf.as_entire_binding(),
+            .filter(|(b, ..)| self.bindings.contains(b))
+            .map(|&(b, buf, offset, size)| wgpu::BindGroupEntry {
+                binding: b,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: buf,
+                    offset,
+                    size: size.and_then(wgpu::BufferSize::new),
+                }),
             })
             .collect();
         ctx.scoped(&format!("binding {}", self.label), || {

@@ -146,6 +146,41 @@ pub fn tiles(n: u32, words: u32) -> u32 {
     n.div_ceil(tile_for(words))
 }
 
+/// Environment variable lowering the binding size wavekit splits work at (tests only: it
+/// exercises the multi-chunk path on small inputs).
+pub const CHUNK_ENV: &str = "WAVEKIT_MAX_BINDING_BYTES";
+
+/// Elements of `words` words per chunk: the largest multiple of `tile` elements that fits one
+/// storage binding (and keeps chunk offsets aligned).
+pub fn chunk_elements(ctx: &GpuContext, words: u32, tile: u32) -> u64 {
+    let mut limit = ctx.caps.limits.max_storage_buffer_binding_size;
+    if let Some(l) = std::env::var(CHUNK_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        limit = limit.min(l);
+    }
+    let align = u64::from(ctx.caps.limits.min_storage_buffer_offset_alignment.max(4));
+    let bytes_per = u64::from(words) * 4;
+    let mut per_chunk = (limit / bytes_per) / u64::from(tile) * u64::from(tile);
+    while per_chunk > 0 && !(per_chunk * bytes_per).is_multiple_of(align) {
+        per_chunk -= u64::from(tile);
+    }
+    per_chunk.clamp(u64::from(tile), u64::from(u32::MAX) / 2)
+}
+
+/// Check that `n` elements of `words` words fit `buffer` (any number of bindings).
+pub fn check_fits(what: &str, buffer: &wgpu::Buffer, n: u64, words: u32) -> Result<()> {
+    let bytes = n * u64::from(words) * 4;
+    if bytes > buffer.size() {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {n} elements need {bytes} bytes but the buffer has {}",
+            buffer.size()
+        )));
+    }
+    Ok(())
+}
+
 /// Check that `n` elements of `words` 32-bit words fit `buffer` and one binding.
 pub fn check_len(
     ctx: &GpuContext,
@@ -174,7 +209,12 @@ pub fn state_buffer(ctx: &GpuContext, tiles: u32) -> Result<wgpu::Buffer> {
 
 /// The uniform `Params { n, tiles, a, b }` of the tiled kernels.
 pub fn params(ctx: &GpuContext, n: u32, tiles: u32, a: u32) -> Result<wgpu::Buffer> {
-    ctx.uniform_from("params", &[n, tiles, a, 0])
+    params4(ctx, n, tiles, a, 0)
+}
+
+/// The uniform `Params { n, tiles, a, b }` with all four words.
+pub fn params4(ctx: &GpuContext, n: u32, tiles: u32, a: u32, b: u32) -> Result<wgpu::Buffer> {
+    ctx.uniform_from("params", &[n, tiles, a, b])
 }
 
 /// What the look-back did in the last recorded run: statistics for tuning.

@@ -5,8 +5,11 @@
 use crate::context::GpuContext;
 use crate::error::Result;
 use crate::kernel::Kernel;
+use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op};
-use crate::primitive::{check_len, params, subgroup_api, tile_consts, tiles};
+use crate::primitive::{
+    check_fits, chunk_elements, params, subgroup_api, tile, tile_consts, tiles,
+};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
@@ -62,11 +65,49 @@ impl Reduce {
     /// Bind to the first `n` elements of `src`. The result (one element; the identity for
     /// `n == 0`) is in [`BoundReduce::result`] after the recorded commands run.
     pub fn bind(&self, ctx: &GpuContext, src: &wgpu::Buffer, n: u64) -> Result<BoundReduce> {
-        let n = check_len(ctx, "reduce input", src, n, self.words)?;
+        check_fits("reduce input", src, n, self.words)?;
+        let bytes = u64::from(self.words) * 4;
+        let per_chunk = chunk_elements(ctx, self.words, tile());
+        if n <= per_chunk {
+            let last = self.levels(ctx, (1, src, 0, None), n as u32)?;
+            return Ok(BoundReduce {
+                kernel: self.kernel.clone(),
+                chunks: Vec::new(),
+                totals: None,
+                element_bytes: bytes,
+                last,
+            });
+        }
+        // Larger than one binding: reduce each chunk, gather the chunk results in order, and
+        // reduce those.
+        let count = n.div_ceil(per_chunk);
+        let totals = ctx.storage_uninit("reduce chunk totals", count * bytes)?;
+        let mut chunks = Vec::new();
+        for c in 0..count {
+            let start = c * per_chunk;
+            let len = (n - start).min(per_chunk);
+            chunks.push(self.levels(
+                ctx,
+                (1, src, start * bytes, Some(len * bytes)),
+                len as u32,
+            )?);
+        }
+        let last = self.levels(ctx, (1, &totals, 0, None), count as u32)?;
+        Ok(BoundReduce {
+            kernel: self.kernel.clone(),
+            chunks,
+            totals: Some(totals),
+            element_bytes: bytes,
+            last,
+        })
+    }
+
+    /// The levels reducing `len` elements bound at `input` to one.
+    fn levels(&self, ctx: &GpuContext, input: Range<'_>, len: u32) -> Result<Levels> {
         let bytes_per = u64::from(self.words) * 4;
         let mut levels = Vec::new();
-        let mut buffers = Vec::new();
-        let mut len = n;
+        let mut buffers: Vec<wgpu::Buffer> = Vec::new();
+        let mut len = len;
         loop {
             let t = tiles(len, 1).max(1);
             let groups = t.min(REDUCE_MAX_WORKGROUPS);
@@ -74,8 +115,13 @@ impl Reduce {
             let groups = t.div_ceil(per_group);
             let out = ctx.storage_uninit("reduce partials", u64::from(groups) * bytes_per)?;
             let p = params(ctx, len, t, per_group)?;
-            let input = buffers.last().unwrap_or(src);
-            let bind = self.kernel.bind(ctx, &[(0, &p), (1, input), (2, &out)])?;
+            let from = match buffers.last() {
+                Some(b) => (1, b, 0, None),
+                None => input,
+            };
+            let bind = self
+                .kernel
+                .bind_ranges(ctx, &[(0, &p, 0, None), from, (2, &out, 0, None)])?;
             levels.push(Level {
                 bind,
                 groups,
@@ -87,11 +133,30 @@ impl Reduce {
             }
             len = groups;
         }
-        Ok(BoundReduce {
-            kernel: self.kernel.clone(),
-            levels,
-            buffers,
-        })
+        Ok(Levels { levels, buffers })
+    }
+}
+
+/// Levels of partials down to one value.
+#[derive(Debug)]
+struct Levels {
+    levels: Vec<Level>,
+    buffers: Vec<wgpu::Buffer>,
+}
+
+impl Levels {
+    fn record(&self, kernel: &Kernel, enc: &mut wgpu::CommandEncoder) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.reduce"),
+            timestamp_writes: None,
+        });
+        for l in &self.levels {
+            kernel.dispatch(&mut pass, &l.bind, l.groups);
+        }
+    }
+
+    fn result(&self) -> &wgpu::Buffer {
+        self.buffers.last().expect("at least one level")
     }
 }
 
@@ -99,25 +164,29 @@ impl Reduce {
 #[derive(Debug)]
 pub struct BoundReduce {
     kernel: Kernel,
-    levels: Vec<Level>,
-    buffers: Vec<wgpu::Buffer>,
+    /// Inputs larger than one binding: one set of levels per chunk, gathered into `totals`.
+    chunks: Vec<Levels>,
+    totals: Option<wgpu::Buffer>,
+    element_bytes: u64,
+    last: Levels,
 }
 
 impl BoundReduce {
     /// Record the reduction.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.reduce"),
-            timestamp_writes: None,
-        });
-        for l in &self.levels {
-            self.kernel.dispatch(&mut pass, &l.bind, l.groups);
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            chunk.record(&self.kernel, enc);
+            if let Some(totals) = &self.totals {
+                let bytes = self.element_bytes;
+                enc.copy_buffer_to_buffer(chunk.result(), 0, totals, c as u64 * bytes, bytes);
+            }
         }
+        self.last.record(&self.kernel, enc);
     }
 
     /// The buffer whose first element is the result.
     pub fn result(&self) -> &wgpu::Buffer {
-        self.buffers.last().expect("at least one level")
+        self.last.result()
     }
 }
 

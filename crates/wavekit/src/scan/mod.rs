@@ -6,10 +6,15 @@ pub mod reference;
 pub mod sim;
 
 use crate::context::GpuContext;
+use crate::error::Error;
 use crate::error::Result;
 use crate::kernel::Kernel;
+use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{check_len, lookback_consts, params, state_buffer, subgroup_api, tiles};
+use crate::primitive::{
+    check_fits, chunk_elements, lookback_consts, params4, state_buffer, subgroup_api, tile_for,
+    tiles,
+};
 use crate::shader::{Composed, ConstValue, compose};
 
 /// Which scan.
@@ -242,16 +247,13 @@ impl Scan {
         flags: Option<&wgpu::Buffer>,
         n: u64,
     ) -> Result<BoundScan> {
-        use crate::error::Error;
-        let n = check_len(ctx, "scan input", src, n, self.words)?;
+        check_fits("scan input", src, n, self.words)?;
         match (&self.io, dst, flags) {
             (Io::InPlace, None, None) => {}
-            (Io::Separate, Some(d), None) => {
-                check_len(ctx, "scan output", d, u64::from(n), self.words)?;
-            }
+            (Io::Separate, Some(d), None) => check_fits("scan output", d, n, self.words)?,
             (Io::Segmented(..), Some(d), Some(f)) => {
-                check_len(ctx, "scan output", d, u64::from(n), self.words)?;
-                check_len(ctx, "segment flags", f, u64::from(n), 1)?;
+                check_fits("scan output", d, n, self.words)?;
+                check_fits("segment flags", f, n, 1)?;
             }
             _ => {
                 return Err(Error::InvalidArgument(
@@ -261,59 +263,95 @@ impl Scan {
                 ));
             }
         }
-        let tiles = tiles(n, self.tile_words);
-        let state = state_buffer(ctx, tiles)?;
-        let params = params(ctx, n, tiles, 0)?;
-        let mut entries = vec![(0, &params), (1, &state), (2, src)];
-        if let Some(d) = dst {
-            entries.push((3, d));
+        // Inputs larger than one binding go in chunks, the carry passed along on the GPU.
+        let per_chunk = chunk_elements(ctx, self.words, tile_for(self.tile_words));
+        let max_tiles = tiles(n.min(per_chunk) as u32, self.tile_words);
+        let state = state_buffer(ctx, max_tiles)?;
+        let carries = [
+            ctx.storage_uninit("scan carry", 16)?,
+            ctx.storage_uninit("scan carry", 16)?,
+        ];
+        let bytes = u64::from(self.words) * 4;
+        let mut chunks = Vec::new();
+        let mut start = 0u64;
+        while start < n {
+            let len = (n - start).min(per_chunk);
+            let t = tiles(len as u32, self.tile_words);
+            let params = params4(ctx, len as u32, t, u32::from(start == 0), 0)?;
+            let c = chunks.len();
+            let mut entries: Vec<Range> = vec![
+                (0, &params, 0, None),
+                (1, &state, 0, None),
+                (2, src, start * bytes, Some(len * bytes)),
+                (5, &carries[c % 2], 0, None),
+                (6, &carries[(c + 1) % 2], 0, None),
+            ];
+            if let Some(d) = dst {
+                entries.push((3, d, start * bytes, Some(len * bytes)));
+            }
+            if let Some(f) = flags {
+                entries.push((4, f, start * 4, Some(len * 4)));
+            }
+            let binds = self
+                .kernels
+                .iter()
+                .map(|k| k.bind_ranges(ctx, &entries))
+                .collect::<Result<Vec<_>>>()?;
+            chunks.push(Chunk {
+                binds,
+                tiles: t,
+                _params: params,
+            });
+            start += len;
         }
-        if let Some(f) = flags {
-            entries.push((4, f));
-        }
-        let binds = self
-            .kernels
-            .iter()
-            .map(|k| k.bind(ctx, &entries))
-            .collect::<Result<Vec<_>>>()?;
         Ok(BoundScan {
             kernels: self.kernels.clone(),
-            binds,
+            chunks,
             state,
-            _params: params,
-            tiles,
+            _carries: carries,
         })
     }
+}
+
+/// One chunk of a scan: at most one binding's worth of elements.
+#[derive(Debug)]
+struct Chunk {
+    binds: Vec<wgpu::BindGroup>,
+    tiles: u32,
+    _params: wgpu::Buffer,
 }
 
 /// A scan bound to its buffers and scratch, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundScan {
     kernels: Vec<Kernel>,
-    binds: Vec<wgpu::BindGroup>,
+    chunks: Vec<Chunk>,
     state: wgpu::Buffer,
-    _params: wgpu::Buffer,
-    tiles: u32,
+    _carries: [wgpu::Buffer; 2],
 }
 
 impl BoundScan {
-    /// What the look-back did in the last run (after the commands completed).
+    /// What the look-back did in the last run (after the commands completed; the last chunk's).
     pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
         crate::primitive::lookback_stats(ctx, &self.state)
     }
 
+    /// How many chunks (bindings) the input is split into.
+    pub fn chunks(&self) -> usize {
+        self.chunks.len()
+    }
+
     /// Record the scan into `enc` (clears its scratch first).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        if self.tiles == 0 {
-            return;
-        }
-        enc.clear_buffer(&self.state, 0, None);
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.scan"),
-            timestamp_writes: None,
-        });
-        for (k, b) in self.kernels.iter().zip(&self.binds) {
-            k.dispatch(&mut pass, b, self.tiles);
+        for chunk in &self.chunks {
+            enc.clear_buffer(&self.state, 0, None);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wavekit.scan"),
+                timestamp_writes: None,
+            });
+            for (k, b) in self.kernels.iter().zip(&chunk.binds) {
+                k.dispatch(&mut pass, b, chunk.tiles);
+            }
         }
     }
 }

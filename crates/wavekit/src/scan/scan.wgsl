@@ -20,12 +20,17 @@
 struct Params {
     n: u32,
     tiles: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // 1 for the first (or only) chunk of the input; later chunks start from the carry.
+    first_chunk: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> tile_state: array<atomic<u32>>;
+// Inputs larger than one binding are scanned in chunks: carry_in holds the inclusive total of
+// the chunks before (as bits), carry_out receives it for the next chunk.
+@group(0) @binding(5) var<storage, read> carry_in: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read_write> carry_out: array<vec4<u32>>;
 
 #import scan/io
 
@@ -101,7 +106,14 @@ fn main(inv: Invocation) {
     if (!EXPERIMENT_NO_LOOKBACK) {
         prefix = lookback(tile, aggregate, l, PASS == 0u);
     }
-    let p = combine(prefix, sg_prefix);
+    var carry = identity();
+    if (params.first_chunk == 0u) {
+        carry = from_bits(carry_in[0]);
+    }
+    if (l.local == 0u && tile == params.tiles - 1u) {
+        carry_out[0] = to_bits(combine(carry, combine(prefix, aggregate)));
+    }
+    let p = combine(carry, combine(prefix, sg_prefix));
 #unroll j PER_LANE
     sh_data[pad(blocked(l, {j}))] = combine(p, vals[{j}]);
 #end

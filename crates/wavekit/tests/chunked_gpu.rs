@@ -1,0 +1,116 @@
+//! Inputs larger than one storage binding: scan and reduce split them into chunks (the carry
+//! passed along on the GPU); select and partition refuse them with the limit. The binding
+//! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
+//! test function, since the switch is process-wide.
+
+mod common;
+
+use common::{gpu, on};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::reduce::Reduce;
+use wavekit::scan::{Scan, ScanConfig, reference};
+use wavekit::select::{Keep, Select};
+use wavekit::{Error, POISON};
+
+#[test]
+fn inputs_larger_than_one_binding() {
+    let Some(ctx) = gpu() else { return };
+    // 64 KiB bindings: 16384 u32 per chunk.
+    // SAFETY: this binary's only test sets it before any work is bound.
+    unsafe { std::env::set_var("WAVEKIT_MAX_BINDING_BYTES", "65536") };
+    let per_chunk = 16_384usize;
+    for (inclusive, in_place) in [(true, false), (false, false), (true, true), (false, true)] {
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                inclusive,
+                in_place,
+            },
+        )
+        .unwrap();
+        for n in [per_chunk - 1, per_chunk, per_chunk + 1, 5 * per_chunk + 777] {
+            let mut r = fastrand::Rng::with_seed(n as u64);
+            let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+            let src = ctx.storage_from("src", &x).unwrap();
+            let dst = ctx.storage_poisoned("dst", n + 1).unwrap();
+            let b = if in_place {
+                scan.bind(ctx, &src, None, n as u64).unwrap()
+            } else {
+                scan.bind(ctx, &src, Some(&dst), n as u64).unwrap()
+            };
+            assert_eq!(b.chunks(), n.div_ceil(per_chunk), "chunks for n = {n}");
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            b.record(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let out = if in_place { &src } else { &dst };
+            let got: Vec<u32> = ctx.read_back("out", out, n).unwrap();
+            let what = format!("inclusive={inclusive} in_place={in_place} n={n}");
+            assert_eq!(
+                got,
+                reference::scan(&x, Op::Add, inclusive),
+                "{}: {what}",
+                on(ctx)
+            );
+            if !in_place {
+                let tail: Vec<u32> = ctx.read_back("dst", &dst, n + 1).unwrap();
+                assert_eq!(tail[n], POISON);
+            }
+        }
+    }
+    // A non-commutative monoid across chunks: the carry is combined in order.
+    let affine = Monoid::custom(
+        "affine",
+        "vec2<u32>",
+        "vec2<u32>(1u, 0u)",
+        "vec2<u32>(b.x * a.x, b.x * a.y + b.y)",
+        false,
+    )
+    .unwrap();
+    let n = 3 * 8192 + 5; // vec2 elements: 8192 per 64 KiB chunk
+    let mut r = fastrand::Rng::with_seed(9);
+    let x: Vec<[u32; 2]> = (0..n).map(|_| [r.u32(..) | 1, r.u32(..)]).collect();
+    let src = ctx.storage_from("src", &x).unwrap();
+    let red = Reduce::new(ctx, &affine).unwrap();
+    let b = red.bind(ctx, &src, n as u64).unwrap();
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    b.record(&mut enc);
+    ctx.queue.submit([enc.finish()]);
+    let got: Vec<[u32; 2]> = ctx.read_back("result", b.result(), 1).unwrap();
+    let want = x.iter().fold([1u32, 0], |a, f| {
+        [
+            f[0].wrapping_mul(a[0]),
+            f[0].wrapping_mul(a[1]).wrapping_add(f[1]),
+        ]
+    });
+    assert_eq!(got[0], want, "{}: chunked affine reduce", on(ctx));
+    for op in [Op::Add, Op::Min, Op::Max] {
+        let red = Reduce::new(ctx, &Monoid::builtin(Scalar::I32, op)).unwrap();
+        let n = 7 * per_chunk + 3;
+        let mut r = fastrand::Rng::with_seed(10);
+        let x: Vec<i32> = (0..n).map(|_| r.i32(..)).collect();
+        let src = ctx.storage_from("src", &x).unwrap();
+        let b = red.bind(ctx, &src, n as u64).unwrap();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        b.record(&mut enc);
+        ctx.queue.submit([enc.finish()]);
+        let got: Vec<i32> = ctx.read_back("result", b.result(), 1).unwrap();
+        assert_eq!(
+            got[0],
+            reference::reduce(&x, op),
+            "{}: chunked reduce {op:?}",
+            on(ctx)
+        );
+    }
+    // Select cannot split its output at positions only the GPU knows: a clear error.
+    let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
+    let n = per_chunk + 1;
+    let big = ctx.storage_uninit("big", 4 * n as u64).unwrap();
+    let flags = ctx.storage_uninit("flags", 4 * n as u64).unwrap();
+    let e = s.bind(ctx, &big, Some(&flags), &big, n as u64).unwrap_err();
+    assert!(
+        matches!(e, Error::BindingTooLarge { limit: 65536, .. }),
+        "{e}"
+    );
+    unsafe { std::env::remove_var("WAVEKIT_MAX_BINDING_BYTES") };
+}

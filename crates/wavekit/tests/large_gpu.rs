@@ -1,0 +1,55 @@
+//! Inputs past the device's real storage-binding limit (2 GiB on the H200): a scan and a
+//! reduce of 2^29 + 5 u32. Only with WAVEKIT_LARGE_TESTS=1 (they need over 4 GiB of device
+//! memory and are far too slow for lavapipe).
+
+mod common;
+
+use common::{gpu, on};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::reduce::Reduce;
+use wavekit::scan::{Scan, ScanConfig, reference};
+
+#[test]
+fn scan_and_reduce_past_the_binding_limit() {
+    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 4 GiB of device memory)");
+        return;
+    }
+    let Some(ctx) = gpu() else { return };
+    let n = (1usize << 29) + 5;
+    let bytes = 4 * n as u64;
+    assert!(
+        bytes > ctx.caps.limits.max_storage_buffer_binding_size,
+        "{}: the input must exceed one binding",
+        on(ctx)
+    );
+    let mut r = fastrand::Rng::with_seed(29);
+    let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+    let src = ctx.storage_from("src", &x).unwrap();
+    let dst = ctx.storage_uninit("dst", bytes).unwrap();
+    let scan = Scan::new(
+        ctx,
+        &ScanConfig {
+            monoid: Monoid::builtin(Scalar::U32, Op::Add),
+            inclusive: false,
+            in_place: false,
+        },
+    )
+    .unwrap();
+    let b = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
+    assert!(b.chunks() >= 2);
+    let red = Reduce::new(ctx, &Monoid::builtin(Scalar::U32, Op::Max)).unwrap();
+    let rb = red.bind(ctx, &src, n as u64).unwrap();
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    b.record(&mut enc);
+    rb.record(&mut enc);
+    ctx.queue.submit([enc.finish()]);
+    let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
+    assert!(
+        got == reference::scan(&x, Op::Add, false),
+        "{}: chunked scan differs",
+        on(ctx)
+    );
+    let m: Vec<u32> = ctx.read_back("max", rb.result(), 1).unwrap();
+    assert_eq!(m[0], reference::reduce(&x, Op::Max), "{}", on(ctx));
+}
