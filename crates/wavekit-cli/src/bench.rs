@@ -13,6 +13,7 @@ pub struct PrimitivesArgs {
     pub only: Vec<String>,
     pub peer: Option<PathBuf>,
     pub plot: Option<PathBuf>,
+    pub save: Option<PathBuf>,
     pub json: bool,
 }
 
@@ -52,21 +53,28 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
                 .map(|q| q.median_ns / r.median_ns)
         })
     };
+    #[derive(serde::Serialize)]
+    struct Row<'a> {
+        #[serde(flatten)]
+        result: &'a PrimitiveResult,
+        peer_over_wavekit: Option<f64>,
+    }
+    let rows: Vec<Row> = results
+        .iter()
+        .map(|r| Row {
+            result: r,
+            peer_over_wavekit: ratio(r),
+        })
+        .collect();
+    let json = serde_json::to_string_pretty(&serde_json::json!({
+        "adapter": &ctx.summary,
+        "results": rows,
+    }))?;
+    if let Some(path) = &a.save {
+        std::fs::write(path, &json).map_err(|e| file_err(path, e))?;
+    }
     if a.json {
-        #[derive(serde::Serialize)]
-        struct Row<'a> {
-            #[serde(flatten)]
-            result: &'a PrimitiveResult,
-            peer_over_wavekit: Option<f64>,
-        }
-        let rows: Vec<Row> = results
-            .iter()
-            .map(|r| Row {
-                result: r,
-                peer_over_wavekit: ratio(r),
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{json}");
     } else {
         println!("adapter: {}", ctx.summary.label());
         println!(

@@ -123,6 +123,9 @@ enum BenchCommand {
         /// Draw throughput against size to this SVG file.
         #[arg(long)]
         plot: Option<std::path::PathBuf>,
+        /// Also write the results as JSON to this file.
+        #[arg(long)]
+        save: Option<std::path::PathBuf>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -164,6 +167,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             only,
             peer,
             plot,
+            save,
             json,
         }) => bench::primitives(
             &context(cli.adapter)?,
@@ -173,6 +177,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 only,
                 peer,
                 plot,
+                save,
                 json,
             },
         ),
