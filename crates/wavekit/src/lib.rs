@@ -8,7 +8,7 @@
 //! - [`selftest`]: every subgroup operation family, checked on the GPU against the host;
 //! - [`bench`]: the copy kernel that is every benchmark's 100 % line.
 //!
-//! ```no_run
+//! ```
 //! use wavekit::{ContextOptions, GpuContext};
 //!
 //! let ctx = GpuContext::new(&ContextOptions::from_env())?;

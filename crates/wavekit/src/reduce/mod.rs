@@ -27,7 +27,7 @@ pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
 
 /// A reduce, built once for a monoid.
 ///
-/// ```no_run
+/// ```
 /// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, reduce::Reduce};
 /// let ctx = GpuContext::from_env()?;
 /// let sum = Reduce::new(&ctx, &Monoid::builtin(Scalar::U32, Op::Add))?;

@@ -152,7 +152,7 @@ pub fn composed_segmented(
 
 /// A scan, built once for a monoid and direction; bind it to buffers with [`Scan::bind`].
 ///
-/// ```no_run
+/// ```
 /// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, scan::{Scan, ScanConfig}};
 /// let ctx = GpuContext::from_env()?;
 /// let config = ScanConfig { monoid: Monoid::builtin(Scalar::U32, Op::Add), inclusive: false, in_place: false };

@@ -84,7 +84,7 @@ pub fn composed_count(scalar: Scalar, keep: &Keep, subgroups: bool) -> Result<Co
 
 /// A select or partition, built once.
 ///
-/// ```no_run
+/// ```
 /// use wavekit::{GpuContext, monoid::Scalar, select::{Keep, Select}};
 /// let ctx = GpuContext::from_env()?;
 /// let odd = Select::new(&ctx, Scalar::U32,
