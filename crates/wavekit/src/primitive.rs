@@ -201,7 +201,8 @@ pub fn check_len(
         .map_err(|_| Error::InvalidArgument(format!("{what}: {n} elements exceed 2^32 - 1")))
 }
 
-/// The look-back scratch: header plus two regions of 8 words per tile.
+/// The look-back scratch: header plus two regions of 8 words per tile (the second used only by
+/// the two-pass mode).
 pub fn state_buffer(ctx: &GpuContext, tiles: u32) -> Result<wgpu::Buffer> {
     let words = 4 + 2 * 8 * u64::from(tiles.max(1));
     ctx.storage_uninit("look-back state", words * 4)

@@ -110,6 +110,7 @@ fn composed_with(
         }
     }
     consts.push(("INCLUSIVE", ConstValue::Bool(inclusive)));
+    consts.push(("SPLIT_REGIONS", ConstValue::Bool(pass == 2)));
     consts.push(("PASS", ConstValue::U32(pass)));
     compose(
         "scan/scan",

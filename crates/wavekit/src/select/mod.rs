@@ -54,6 +54,7 @@ fn compose_kernel(
 ) -> Result<Composed> {
     let mut consts = lookback_consts(subgroups, 1);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
+    consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
     let predicate = match keep {

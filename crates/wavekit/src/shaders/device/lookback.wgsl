@@ -1,10 +1,13 @@
 // Device layer: tile descriptors and the decoupled look-back with fallback.
 //
-// Each tile publishes its aggregate, then (after its look-back) its inclusive prefix, in two
-// separate regions of `tile_state`. A value of T is stored as 16-bit halves, each word
-// `VALID | half`, so a single 32-bit atomic carries both the flag and the payload and a
-// reader can tell a complete value (every word valid) from a partial one. Each region word
-// is written once per run (the host clears the state before each run).
+// Each tile publishes its aggregate, then (after its look-back) its inclusive prefix. A value
+// of T is stored as 16-bit halves, each word `VALID | [INCLUSIVE] | half`, so a single 32-bit
+// atomic carries the flags and the payload, and a reader can tell a complete value (every word
+// valid, all with the same kind) from a partial or torn one. With SPLIT_REGIONS (the second
+// pass of the two-pass mode) the inclusive prefixes go to a region of their own, so an
+// aggregate once written is never torn by its upgrade; otherwise the inclusive prefix
+// overwrites the aggregate in place and a reader needs half the atomic loads. The host
+// clears the state before each run.
 //
 // The look-back is done by the first subgroup, a window of size * LOOKBACK_PER_LANE
 // predecessors at a time: it takes every aggregate back to the nearest inclusive prefix in
@@ -14,18 +17,20 @@
 //
 // Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2] windows
 // read without progress and [3] fallbacks taken (statistics for tuning), then the aggregate
-// region (8 words per tile), then the inclusive region.
+// region (8 words per tile), then (SPLIT_REGIONS) the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
-// LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP.
+// LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP,
+// SPLIT_REGIONS.
 
 #import shared/ballot
 
 const VALID: u32 = 0x10000u;
+const INCLUSIVE_FLAG: u32 = 0x20000u;
 const STATE_HEADER: u32 = 4u;
 
 fn region_base(inclusive: bool) -> u32 {
-    return STATE_HEADER + select(0u, num_tiles() * 8u, inclusive);
+    return STATE_HEADER + select(0u, num_tiles() * 8u, inclusive && SPLIT_REGIONS);
 }
 
 // Called by one invocation. With fault injection (FAULT_SKIP = K > 0, tests only) every K-th
@@ -36,28 +41,52 @@ fn publish(tile: u32, v: T, inclusive: bool) {
     }
     let b = to_bits(v);
     let base = region_base(inclusive) + tile * 8u;
+    let flags = VALID | select(0u, INCLUSIVE_FLAG, inclusive);
     for (var j = 0u; j < T_WORDS; j++) {
-        atomicStore(&tile_state[base + 2u * j], VALID | (b[j] & 0xffffu));
-        atomicStore(&tile_state[base + 2u * j + 1u], VALID | (b[j] >> 16u));
+        atomicStore(&tile_state[base + 2u * j], flags | (b[j] & 0xffffu));
+        atomicStore(&tile_state[base + 2u * j + 1u], flags | (b[j] >> 16u));
     }
 }
 
-struct Descriptor {
-    complete: bool,
+// What a reader saw of a tile: kind 0 nothing (or a torn value), 1 an aggregate, 2 an
+// inclusive prefix.
+struct Seen {
+    kind: u32,
     value: T,
 }
 
-fn read_descriptor(tile: u32, inclusive: bool) -> Descriptor {
+fn read_region(tile: u32, inclusive: bool) -> Seen {
     let base = region_base(inclusive) + tile * 8u;
     var b = vec4<u32>(0u);
-    var complete = true;
+    var all = 0xffffffffu;
+    var any = 0u;
     for (var j = 0u; j < T_WORDS; j++) {
         let lo = atomicLoad(&tile_state[base + 2u * j]);
         let hi = atomicLoad(&tile_state[base + 2u * j + 1u]);
-        complete = complete && (lo & VALID) != 0u && (hi & VALID) != 0u;
+        all &= lo & hi;
+        any |= lo | hi;
         b[j] = (lo & 0xffffu) | ((hi & 0xffffu) << 16u);
     }
-    return Descriptor(complete, from_bits(b));
+    let flags = VALID | INCLUSIVE_FLAG;
+    // Complete only if every word carries the same flags.
+    var kind = 0u;
+    if ((all & flags) == (any & flags) && (all & VALID) != 0u) {
+        kind = select(1u, 2u, (all & INCLUSIVE_FLAG) != 0u);
+    }
+    return Seen(kind, from_bits(b));
+}
+
+fn read_descriptor(tile: u32) -> Seen {
+    if (SPLIT_REGIONS) {
+        // Both regions read before either is looked at: one round trip.
+        let incl = read_region(tile, true);
+        let agg = read_region(tile, false);
+        if (incl.kind != 0u) {
+            return Seen(2u, incl.value);
+        }
+        return agg;
+    }
+    return read_region(tile, false);
 }
 
 const LOOK_DONE: u32 = 0u;
@@ -109,16 +138,9 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
                 // Outside the part of the window read this time: a boundary, as if unpublished.
                 kind = 0u;
             } else if (back <= look) {
-                let t = look - back;
-                // Both regions are read before either is looked at: one round trip.
-                let incl = read_descriptor(t, true);
-                let agg = read_descriptor(t, false);
-                if (incl.complete) {
-                    v = incl.value;
-                } else {
-                    kind = select(0u, 1u, agg.complete);
-                    v = agg.value;
-                }
+                let seen = read_descriptor(look - back);
+                kind = seen.kind;
+                v = seen.value;
             }
             if (kind == 2u) {
                 first = m;
