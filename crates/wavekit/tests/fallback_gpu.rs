@@ -26,6 +26,23 @@ fn results_are_right_when_predecessors_never_publish() {
         )
         .unwrap();
         let select = Select::new(ctx, Scalar::U32, &Keep::Flags, true).unwrap();
+        // A non-commutative monoid: the fallback must combine a tile in element order.
+        let affine = Scan::new(
+            ctx,
+            &ScanConfig {
+                monoid: Monoid::custom(
+                    "affine",
+                    "vec2<u32>",
+                    "vec2<u32>(1u, 0u)",
+                    "vec2<u32>(b.x * a.x, b.x * a.y + b.y)",
+                    false,
+                )
+                .unwrap(),
+                inclusive: true,
+                in_place: false,
+            },
+        )
+        .unwrap();
         for n in [t + 1, 7 * t + 3, 40 * t] {
             let mut r = fastrand::Rng::with_seed(n as u64 + u64::from(skip));
             let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();

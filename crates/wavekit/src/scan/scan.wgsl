@@ -42,10 +42,11 @@ fn num_tiles() -> u32 {
 
 var<workgroup> sh_data: array<T, TILE_PADDED>;
 
-// Loads and scans the tile: `vals` gets the inclusive (or, with !INCLUSIVE, exclusive) scan of
-// this invocation's consecutive elements within its subgroup's chunk; returns the subgroup's
-// exclusive prefix within the workgroup; sh_wg_total holds the tile's aggregate afterwards.
-fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, PER_LANE>>) -> T {
+// Loads and scans the tile: afterwards sh_data holds, in tile order, the inclusive (or, with
+// !INCLUSIVE, exclusive) scan of the tile on its own, and sh_wg_total the tile's aggregate.
+// The values live in workgroup memory, not in registers, while the look-back runs: fewer
+// registers, more workgroups in flight to hide its round trips.
+fn scan_tile(tile: u32, l: Lane) {
 #unroll v PER_LANE
     {
         let i = coalesced(tile, l, {v});
@@ -57,27 +58,40 @@ fn scan_tile(tile: u32, l: Lane, vals: ptr<function, array<T, PER_LANE>>) -> T {
     }
 #end
     workgroupBarrier();
+    var vals: array<T, PER_LANE>;
     var run = identity();
 #unroll j PER_LANE
     {
         let before = run;
         run = combine(run, sh_data[pad(blocked(l, {j}))]);
-        (*vals)[{j}] = select(before, run, INCLUSIVE);
+        vals[{j}] = select(before, run, INCLUSIVE);
     }
 #end
     let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
     let sg_total = sg_last(combine(lanes_before, run), l.size);
-#unroll j PER_LANE
-    (*vals)[{j}] = combine(lanes_before, (*vals)[{j}]);
-#end
     // Its first barrier also ends every read of sh_data above.
-    return wg_exclusive_of_subgroups(sg_total, l);
+    let p = combine(wg_exclusive_of_subgroups(sg_total, l), lanes_before);
+    // Each invocation rewrites only the slots it read.
+#unroll j PER_LANE
+    sh_data[pad(blocked(l, {j}))] = combine(p, vals[{j}]);
+#end
 }
 
-// The aggregate of a predecessor tile, from its input (look-back fallback).
+// The aggregate of a predecessor tile, from its input (look-back fallback). It must leave
+// sh_data alone (it holds this tile's results), so it reads the input directly: subgroup s
+// takes chunk s of the tile, lane i element k * size + i of it in step k, one subgroup scan
+// per step; slow, and only taken when a predecessor has published nothing for a long time.
 fn tile_fallback(tile: u32, l: Lane) -> T {
-    var vals: array<T, PER_LANE>;
-    scan_tile(tile, l, &vals);
+    var carry = identity();
+    for (var k = 0u; k < PER_LANE; k++) {
+        let i = tile * TILE + (l.sg * PER_LANE + k) * l.size + l.lane;
+        var x = identity();
+        if (i < params.n) {
+            x = load(i);
+        }
+        carry = combine(carry, sg_last(sg_inclusive(x, l.lane, l.size), l.size));
+    }
+    _ = wg_exclusive_of_subgroups(carry, l);
     return sh_wg_total;
 }
 
@@ -91,8 +105,7 @@ fn main(inv: Invocation) {
     if (tile >= params.tiles) {
         return;
     }
-    var vals: array<T, PER_LANE>;
-    let sg_prefix = scan_tile(tile, l, &vals);
+    scan_tile(tile, l);
     let aggregate = sh_wg_total;
     // Tile 0's aggregate is its inclusive prefix, published by the look-back; the two-pass
     // mode needs every aggregate, tile 0's included.
@@ -113,16 +126,14 @@ fn main(inv: Invocation) {
     if (l.local == 0u && tile == params.tiles - 1u) {
         carry_out[0] = to_bits(combine(carry, combine(prefix, aggregate)));
     }
-    let p = combine(carry, combine(prefix, sg_prefix));
-#unroll j PER_LANE
-    sh_data[pad(blocked(l, {j}))] = combine(p, vals[{j}]);
-#end
+    let p = combine(carry, prefix);
+    // The look-back has barriers, but not for tile 0.
     workgroupBarrier();
 #unroll v PER_LANE
     {
         let i = coalesced(tile, l, {v});
         if (i < params.n) {
-            store(i, sh_data[pad({v} * WG_SIZE + l.local)]);
+            store(i, combine(p, sh_data[pad({v} * WG_SIZE + l.local)]));
         }
     }
 #end
