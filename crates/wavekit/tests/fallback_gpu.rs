@@ -74,6 +74,32 @@ fn results_are_right_when_predecessors_never_publish() {
                 "{}: skip {skip} n {n}",
                 on(ctx)
             );
+
+            let pairs: Vec<[u32; 2]> = x
+                .iter()
+                .zip(&flags)
+                .map(|(&a, &b)| [a | 1, b ^ a])
+                .collect();
+            let psrc = ctx.storage_from("pairs", &pairs).unwrap();
+            let pdst = ctx.storage_poisoned("pairs out", 2 * n).unwrap();
+            let b = affine.bind(ctx, &psrc, Some(&pdst), n as u64).unwrap();
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            b.record(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let got: Vec<[u32; 2]> = ctx.read_back("pairs out", &pdst, n).unwrap();
+            let mut acc = [1u32, 0];
+            for (i, (f, g)) in pairs.iter().zip(&got).enumerate() {
+                acc = [
+                    f[0].wrapping_mul(acc[0]),
+                    f[0].wrapping_mul(acc[1]).wrapping_add(f[1]),
+                ];
+                assert_eq!(
+                    *g,
+                    acc,
+                    "{}: affine, skip {skip} n {n} element {i}",
+                    on(ctx)
+                );
+            }
         }
     }
     unsafe { std::env::remove_var("WAVEKIT_FAULT_LOOKBACK") };
