@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{gpu, on};
+use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
@@ -40,9 +40,7 @@ fn inputs_larger_than_one_binding() {
                 scan.bind(ctx, &src, Some(&dst), n as u64).unwrap()
             };
             assert_eq!(b.chunks(), n.div_ceil(per_chunk), "chunks for n = {n}");
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            b.record(&mut enc);
-            ctx.queue.submit([enc.finish()]);
+            run(ctx, |e| b.record(e));
             let out = if in_place { &src } else { &dst };
             let got: Vec<u32> = ctx.read_back("out", out, n).unwrap();
             let what = format!("inclusive={inclusive} in_place={in_place} n={n}");
@@ -73,9 +71,7 @@ fn inputs_larger_than_one_binding() {
     let src = ctx.storage_from("src", &x).unwrap();
     let red = Reduce::new(ctx, &affine).unwrap();
     let b = red.bind(ctx, &src, n as u64).unwrap();
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    b.record(&mut enc);
-    ctx.queue.submit([enc.finish()]);
+    run(ctx, |e| b.record(e));
     let got: Vec<[u32; 2]> = ctx.read_back("result", b.result(), 1).unwrap();
     let want = x.iter().fold([1u32, 0], |a, f| {
         [
@@ -91,9 +87,7 @@ fn inputs_larger_than_one_binding() {
         let x: Vec<i32> = (0..n).map(|_| r.i32(..)).collect();
         let src = ctx.storage_from("src", &x).unwrap();
         let b = red.bind(ctx, &src, n as u64).unwrap();
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        b.record(&mut enc);
-        ctx.queue.submit([enc.finish()]);
+        run(ctx, |e| b.record(e));
         let got: Vec<i32> = ctx.read_back("result", b.result(), 1).unwrap();
         assert_eq!(
             got[0],

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{gpu, on};
+use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::scan::{Scan, ScanConfig, reference};
 use wavekit::select::{Keep, Select};
@@ -51,9 +51,7 @@ fn results_are_right_when_predecessors_never_publish() {
             let f = ctx.storage_from("flags", &flags).unwrap();
             let dst = ctx.storage_poisoned("dst", n).unwrap();
             let b = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            b.record(&mut enc);
-            ctx.queue.submit([enc.finish()]);
+            run(ctx, |e| b.record(e));
             let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
             assert_eq!(
                 got,
@@ -63,9 +61,7 @@ fn results_are_right_when_predecessors_never_publish() {
             );
 
             let b = select.bind(ctx, &src, Some(&f), &dst, n as u64).unwrap();
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            b.record(&mut enc);
-            ctx.queue.submit([enc.finish()]);
+            run(ctx, |e| b.record(e));
             let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
             let keep: Vec<bool> = flags.iter().map(|&v| v != 0).collect();
             assert_eq!(
@@ -83,9 +79,7 @@ fn results_are_right_when_predecessors_never_publish() {
             let psrc = ctx.storage_from("pairs", &pairs).unwrap();
             let pdst = ctx.storage_poisoned("pairs out", 2 * n).unwrap();
             let b = affine.bind(ctx, &psrc, Some(&pdst), n as u64).unwrap();
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            b.record(&mut enc);
-            ctx.queue.submit([enc.finish()]);
+            run(ctx, |e| b.record(e));
             let got: Vec<[u32; 2]> = ctx.read_back("pairs out", &pdst, n).unwrap();
             let mut acc = [1u32, 0];
             for (i, (f, g)) in pairs.iter().zip(&got).enumerate() {

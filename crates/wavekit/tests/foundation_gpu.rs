@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{gpu, on};
+use common::{gpu, on, run};
 use wavekit::bench::CopyKernel;
 use wavekit::selftest::{self, reference};
 use wavekit::{ContextOptions, Error, GpuContext, GpuTimer, POISON, TimingMethod};
@@ -61,9 +61,7 @@ fn the_copy_kernel_copies_every_element_and_nothing_more() {
         // One spare element after the end must stay poisoned.
         let dst = ctx.storage_poisoned("dst", words + 4).unwrap();
         let bound = kernel.bind(ctx, &src, &dst, elems * 16).unwrap();
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        bound.record(&mut enc);
-        ctx.queue.submit([enc.finish()]);
+        run(ctx, |e| bound.record(e));
         let got: Vec<u32> = ctx.read_back("dst", &dst, words + 4).unwrap();
         assert!(
             got[..words] == data[..],

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{gpu, on};
+use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
@@ -40,10 +40,10 @@ fn scan_and_reduce_past_the_binding_limit() {
     assert!(b.chunks() >= 2);
     let red = Reduce::new(ctx, &Monoid::builtin(Scalar::U32, Op::Max)).unwrap();
     let rb = red.bind(ctx, &src, n as u64).unwrap();
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    b.record(&mut enc);
-    rb.record(&mut enc);
-    ctx.queue.submit([enc.finish()]);
+    run(ctx, |e| {
+        b.record(e);
+        rb.record(e);
+    });
     let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
     assert!(
         got == reference::scan(&x, Op::Add, false),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gpu, on};
+use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
@@ -51,12 +51,6 @@ fn random_i32(seed: u64, n: usize) -> Vec<i32> {
 fn random_f32(seed: u64, n: usize) -> Vec<f32> {
     let mut r = rng(seed, n);
     (0..n).map(|_| (r.f32() - 0.5) * 2000.0).collect()
-}
-
-fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    record(&mut enc);
-    ctx.queue.submit([enc.finish()]);
 }
 
 fn check_f32(ctx: &GpuContext, what: &str, data: &[f32], got: &[f32], want: &[f64], op: Op) {

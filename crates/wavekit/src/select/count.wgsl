@@ -6,14 +6,8 @@
 #import monoid
 #import workgroup/tile
 
-struct Params {
-    n: u32,
-    tiles: u32,
-    tiles_per_group: u32,
-    _pad: u32,
-}
+#import device/tile_range
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 
 #import select/io
@@ -21,9 +15,10 @@ struct Params {
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
-    let group = wg.x + wg.y * nwg.x;
-    let first = group * params.tiles_per_group;
-    let last = min(first + params.tiles_per_group, params.tiles);
+    let range = tile_range(wg, nwg);
+    let group = range.group;
+    let first = range.first;
+    let last = range.last;
     var count = 0u;
     for (var tile = first; tile < last; tile++) {
 #unroll v PER_LANE

@@ -49,6 +49,13 @@ pub fn gpu() -> Option<&'static GpuContext> {
     .as_ref()
 }
 
+/// Record with `record` into a fresh encoder and submit.
+pub fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    record(&mut enc);
+    ctx.queue.submit([enc.finish()]);
+}
+
 /// The adapter and width, for assertion messages.
 pub fn on(ctx: &GpuContext) -> String {
     format!(

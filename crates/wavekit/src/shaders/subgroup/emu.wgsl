@@ -6,12 +6,7 @@ struct Invocation {
     @builtin(local_invocation_index) local: u32,
 }
 
-struct Lane {
-    local: u32,
-    lane: u32,
-    size: u32,
-    sg: u32,
-}
+#import subgroup/lane
 
 fn lane_info(inv: Invocation) -> Lane {
     return Lane(inv.local, 0u, 1u, inv.local);

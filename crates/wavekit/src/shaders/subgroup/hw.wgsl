@@ -9,14 +9,7 @@ struct Invocation {
     @builtin(subgroup_size) size: u32,
 }
 
-// Where an invocation sits. Kernels use 1-D workgroups, whose subgroups are laid out
-// linearly (local == sg * size + lane; checked by `wavekit selftest`, ADR-004).
-struct Lane {
-    local: u32,
-    lane: u32,
-    size: u32,
-    sg: u32,
-}
+#import subgroup/lane
 
 fn lane_info(inv: Invocation) -> Lane {
     return Lane(inv.local, inv.lane, inv.size, inv.local / inv.size);
