@@ -127,8 +127,10 @@ fn main(inv: Invocation) {
         carry_out[0] = to_bits(combine(carry, combine(prefix, aggregate)));
     }
     let p = combine(carry, prefix);
-    // The look-back has barriers, but not for tile 0.
-    workgroupBarrier();
+    if (tile == 0u || EXPERIMENT_NO_LOOKBACK) {
+        // The look-back has barriers, but not for tile 0.
+        workgroupBarrier();
+    }
 #unroll v PER_LANE
     {
         let i = coalesced(tile, l, {v});

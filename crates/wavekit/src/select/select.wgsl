@@ -29,6 +29,7 @@ struct Params {
 #import select/io
 
 var<workgroup> sh_tile: u32;
+var<workgroup> sh_data: array<D, TILE_PADDED>;
 
 fn num_tiles() -> u32 {
     return params.tiles;
@@ -99,26 +100,44 @@ fn main(inv: Invocation) {
     var keeps: array<bool, PER_LANE>;
     var slots: array<u32, PER_LANE>;
     let sg_prefix = count_tile(tile, l, &vals, &keeps, &slots);
-    let aggregate = sh_wg_total;
-    if (l.local == 0u && tile != 0u) {
-        publish(tile, aggregate, false);
-    }
-    let prefix = lookback(tile, aggregate, l, true);
-    if (l.local == 0u && tile == params.tiles - 1u) {
-        counts[0] = prefix + aggregate;
-    }
-    let before = prefix + sg_prefix;
-    let total = counts[1];
+    let kept = sh_wg_total;
+    // Compact in workgroup memory before the look-back, so the values need no registers while
+    // it runs: the tile's survivors at their slots in the tile, then (PARTITION) the rest.
 #unroll v PER_LANE
     {
         let i = element(tile, l, {v});
         if (i < params.n) {
-            let selected_before = before + slots[{v}];
+            let slot = sg_prefix + slots[{v}];
             if (keeps[{v}]) {
-                store_data(selected_before, vals[{v}]);
+                sh_data[pad(slot)] = vals[{v}];
             } else if (PARTITION) {
-                store_data(total + (i - selected_before), vals[{v}]);
+                sh_data[pad(kept + (i - tile * TILE) - slot)] = vals[{v}];
             }
+        }
+    }
+#end
+    if (l.local == 0u && tile != 0u) {
+        publish(tile, kept, false);
+    }
+    let prefix = lookback(tile, kept, l, true);
+    if (tile == 0u) {
+        // The look-back has barriers, but not for tile 0.
+        workgroupBarrier();
+    }
+    if (l.local == 0u && tile == params.tiles - 1u) {
+        counts[0] = prefix + kept;
+    }
+    let in_tile = min(TILE, params.n - tile * TILE);
+    // Rejected elements of earlier tiles, for PARTITION.
+    let rejected_before = tile * TILE - prefix;
+    let total = counts[1];
+#unroll v PER_LANE
+    {
+        let k = {v} * WG_SIZE + l.local;
+        if (k < kept) {
+            store_data(prefix + k, sh_data[pad(k)]);
+        } else if (PARTITION && k < in_tile) {
+            store_data(total + rejected_before + (k - kept), sh_data[pad(k)]);
         }
     }
 #end

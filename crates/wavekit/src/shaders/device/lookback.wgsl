@@ -240,7 +240,6 @@ fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
             walk(l, tile, aggregate, look - 1u, combine(v, sh_look_prefix), may_wait);
         }
     }
-    let prefix = sh_look_prefix;
-    workgroupBarrier();
-    return prefix;
+    // Read after the barrier of the last workgroupUniformLoad; nothing writes it again.
+    return sh_look_prefix;
 }
