@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{
     LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS,
-    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP,
+    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SELECT_STEPS,
 };
 
 /// The `subgroup/api` piece for this device.
@@ -59,6 +59,34 @@ fn vec() -> u32 {
     env_u32("WAVEKIT_TILE_VEC")
         .filter(|v| [1, 2, 4, 8].contains(v))
         .unwrap_or(PRIMITIVE_VEC)
+}
+
+/// Steps per tile of select and partition: [`SELECT_STEPS`] unless `WAVEKIT_TILE_STEPS` says
+/// otherwise.
+pub fn select_steps() -> u32 {
+    env_u32(STEPS_ENV)
+        .filter(|s| (1..=64).contains(s))
+        .unwrap_or(SELECT_STEPS)
+}
+
+/// Elements per tile of select and partition.
+pub fn select_tile() -> u32 {
+    workgroup() * select_steps() * vec()
+}
+
+/// `consts` with STEPS (and PER_LANE) replaced.
+pub fn with_steps(
+    mut consts: Vec<(&'static str, ConstValue)>,
+    steps: u32,
+) -> Vec<(&'static str, ConstValue)> {
+    for entry in consts.iter_mut() {
+        match entry.0 {
+            "STEPS" => entry.1 = ConstValue::U32(steps),
+            "PER_LANE" => entry.1 = ConstValue::U32(steps * vec()),
+            _ => {}
+        }
+    }
+    consts
 }
 
 /// Elements per tile of one-word elements.

@@ -333,8 +333,11 @@ fn select_case(ctx: &GpuContext, keep_mode: &Keep, partition: bool, n: usize, de
 fn select_and_partition_keep_order() {
     let Some(ctx) = gpu() else { return };
     let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
+    let t = wavekit::select::tile_elements() as usize;
+    let mut all = sizes();
+    all.extend([t - 1, t, t + 1, 2 * t + 1]);
     for partition in [false, true] {
-        for n in sizes() {
+        for &n in &all {
             for density in [0, 1, 50, 100] {
                 select_case(ctx, &Keep::Flags, partition, n, density);
             }

@@ -7,7 +7,10 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{check_len, lookback_consts, params, state_buffer, subgroup_api, tiles};
+use crate::primitive::{
+    check_len, lookback_consts, params, select_steps, select_tile, state_buffer, subgroup_api,
+    with_steps,
+};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
@@ -52,7 +55,7 @@ fn compose_kernel(
     partition: bool,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = lookback_consts(subgroups, 1);
+    let mut consts = with_steps(lookback_consts(subgroups, 1), select_steps());
     consts.push(("PARTITION", ConstValue::Bool(partition)));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
@@ -71,6 +74,11 @@ fn compose_kernel(
             ("select/predicate", predicate),
         ],
     )
+}
+
+/// Elements per tile of select and partition (their tile boundaries are worth testing).
+pub fn tile_elements() -> u32 {
+    select_tile()
 }
 
 /// The select kernel's WGSL.
@@ -153,7 +161,7 @@ impl Select {
                 ));
             }
         }
-        let t = tiles(n, 1);
+        let t = n.div_ceil(select_tile());
         let state = state_buffer(ctx, t)?;
         let counts = ctx.storage_uninit("select counts", 8)?;
         let p = params(ctx, n, t, 0)?;
