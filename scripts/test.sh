@@ -2,7 +2,8 @@
 # wavekit's test command (README, .ci/run). On a machine without a GPU it installs Mesa
 # lavapipe when missing, checks formatting and lints, then runs the whole test suite at every
 # lavapipe subgroup width this CPU allows (4, 8, and 16 where the CPU has AVX-512), runs
-# `wavekit selftest` at each, and does both once more on a real GPU where one is present.
+# `wavekit selftest` at each, the primitives once more without subgroups, and the suite and
+# selftest once more on a real GPU where one is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -28,6 +29,10 @@ for w in "${widths[@]}"; do
         cargo test --workspace --quiet
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
 done
+
+echo "== lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the workgroup-memory paths"
+WAVEKIT_NO_SUBGROUPS=1 WAVEKIT_ADAPTER=llvmpipe \
+    cargo test -p wavekit --quiet --test primitives_gpu --test fallback_gpu --test chunked_gpu
 
 hardware=$("$wavekit" probe --list --json | grep -c '"software": false' || true)
 if [ "$hardware" -gt 0 ]; then
