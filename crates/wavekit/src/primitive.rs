@@ -124,6 +124,7 @@ pub fn lookback_consts(subgroups: bool, words: u32) -> Vec<(&'static str, ConstV
         c.push(("LOOKBACK_SPINS", ConstValue::U32(4)));
     }
     c.push(("FAULT_SKIP", ConstValue::U32(fault)));
+    c.push(("STATE_HEADER", ConstValue::U32(STATE_HEADER as u32)));
     c.push((
         "EXPERIMENT_NO_LOOKBACK",
         ConstValue::Bool(env_u32("WAVEKIT_EXPERIMENT_NO_LOOKBACK") == Some(1)),
@@ -229,10 +230,14 @@ pub fn check_len(
         .map_err(|_| Error::InvalidArgument(format!("{what}: {n} elements exceed 2^32 - 1")))
 }
 
+/// Words before the descriptor regions of the look-back state (prepended to the WGSL as
+/// `STATE_HEADER`): tile counters and statistics.
+const STATE_HEADER: u64 = 8;
+
 /// The look-back scratch: header plus two regions of 8 words per tile (the second used only by
 /// the two-pass mode).
 pub fn state_buffer(ctx: &GpuContext, tiles: u32) -> Result<wgpu::Buffer> {
-    let words = 4 + 2 * 8 * u64::from(tiles.max(1));
+    let words = STATE_HEADER + 2 * 8 * u64::from(tiles.max(1));
     ctx.storage_uninit("look-back state", words * 4)
 }
 
@@ -259,12 +264,12 @@ pub struct LookbackStats {
 
 /// Read the statistics words of a look-back state buffer.
 pub fn lookback_stats(ctx: &GpuContext, state: &wgpu::Buffer) -> Result<LookbackStats> {
-    let w: Vec<u32> = ctx.read_back("look-back state", state, 4)?;
+    let w: Vec<u32> = ctx.read_back("look-back state", state, STATE_HEADER as usize)?;
     Ok(LookbackStats {
         waited_windows: w[2],
         fallbacks: w[3],
         windows: if env_u32("WAVEKIT_STATS_WINDOWS") == Some(1) {
-            w[1]
+            w[4]
         } else {
             0
         },

@@ -15,19 +15,19 @@
 // workgroups: after LOOKBACK_SPINS windows without progress, the whole workgroup reduces the
 // blocking predecessor's input itself (`tile_fallback`, defined by the kernel) and walks on.
 //
-// Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2, [2] windows
-// read without progress and [3] fallbacks taken (statistics for tuning), then the aggregate
-// region (8 words per tile), then (SPLIT_REGIONS) the inclusive region.
+// Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2; statistics for
+// tuning: [2] windows read without progress, [3] fallbacks taken, [4] windows read in all
+// (STATS_WINDOWS only); [5..8) unused; then the aggregate region (8 words per tile), then
+// (SPLIT_REGIONS) the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
 // LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP,
-// SPLIT_REGIONS.
+// SPLIT_REGIONS, STATE_HEADER.
 
 #import shared/ballot
 
 const VALID: u32 = 0x10000u;
 const INCLUSIVE_FLAG: u32 = 0x20000u;
-const STATE_HEADER: u32 = 4u;
 
 fn region_base(inclusive: bool) -> u32 {
     return STATE_HEADER + select(0u, num_tiles() * 8u, inclusive && SPLIT_REGIONS);
@@ -199,7 +199,7 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
         atomicAdd(&tile_state[2], waited);
     }
     if (l.lane == 0u && STATS_WINDOWS) {
-        atomicAdd(&tile_state[1], windows);
+        atomicAdd(&tile_state[4], windows);
     }
     if (l.lane == 0u) {
         if (state == LOOK_DONE) {
