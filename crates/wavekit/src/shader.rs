@@ -44,6 +44,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
     wgsl!("workgroup/scan", "shaders/workgroup/scan.wgsl"),
     wgsl!("workgroup/tile", "shaders/workgroup/tile.wgsl"),
+    wgsl!("workgroup/compact", "shaders/workgroup/compact.wgsl"),
     wgsl!("device/lookback", "shaders/device/lookback.wgsl"),
     wgsl!("device/tile_range", "shaders/device/tile_range.wgsl"),
     wgsl!("scan/scan", "scan/scan.wgsl"),
@@ -52,6 +53,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("reduce/reduce", "reduce/reduce.wgsl"),
     wgsl!("select/select", "select/select.wgsl"),
     wgsl!("select/count", "select/count.wgsl"),
+    wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
 ];
 
 /// Every kernel wavekit builds, composed in every variant it is built in, so that the tests
@@ -102,6 +104,7 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
         };
         out.push((crate::scan::composed(&c, 0, sg)?, sg));
         out.push((crate::reduce::composed(&custom, sg)?, sg));
+        out.push((crate::select::composed_workgroup_compact(sg)?, sg));
         for keep in &keeps {
             out.push((crate::select::composed(Scalar::F32, keep, true, sg)?, sg));
             out.push((crate::select::composed_count(Scalar::F32, keep, sg)?, sg));

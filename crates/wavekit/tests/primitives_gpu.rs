@@ -415,3 +415,59 @@ fn convenience_functions() {
     let e = wavekit::select::select_slice(ctx, &x, &flags[..3]).unwrap_err();
     assert!(e.to_string().contains("3 flags for 8 elements"), "{e}");
 }
+
+/// The workgroup layer's ordered compaction (`workgroup/compact.wgsl`), which the UI
+/// compositor, the sort and the traversal build on: per workgroup, the local indices whose
+/// flag is set, in order, and their count. Densities 0 %, 3 %, 50 %, 97 % and 100 %.
+#[test]
+fn workgroup_compaction_keeps_local_order() {
+    let Some(ctx) = gpu() else { return };
+    let composed =
+        wavekit::select::composed_workgroup_compact(ctx.caps.subgroups.supported).unwrap();
+    let kernel = wavekit::kernel::Kernel::new(ctx, &composed).unwrap();
+    let wg = 256usize;
+    let groups = 40usize;
+    let mut r = fastrand::Rng::with_seed(31);
+    let flags: Vec<u32> = (0..groups * wg)
+        .map(|i| {
+            let density = [0, 3, 50, 97, 100][(i / wg) % 5];
+            u32::from(r.u32(..100) < density)
+        })
+        .collect();
+    let f = ctx.storage_from("flags", &flags).unwrap();
+    let out = ctx.storage_poisoned("out", groups * wg).unwrap();
+    let totals = ctx.storage_poisoned("totals", groups).unwrap();
+    let bind = kernel
+        .bind(ctx, &[(0, &f), (1, &out), (2, &totals)])
+        .unwrap();
+    run(ctx, |e| {
+        let mut pass = e.begin_compute_pass(&Default::default());
+        kernel.dispatch(&mut pass, &bind, groups as u32);
+    });
+    let got: Vec<u32> = ctx.read_back("out", &out, groups * wg).unwrap();
+    let got_totals: Vec<u32> = ctx.read_back("totals", &totals, groups).unwrap();
+    for g in 0..groups {
+        let want: Vec<u32> = (0..wg as u32)
+            .filter(|&i| flags[g * wg + i as usize] != 0)
+            .collect();
+        assert_eq!(
+            got_totals[g] as usize,
+            want.len(),
+            "{}: workgroup {g} total",
+            on(ctx)
+        );
+        assert_eq!(
+            &got[g * wg..g * wg + want.len()],
+            &want[..],
+            "{}: workgroup {g}",
+            on(ctx)
+        );
+        assert!(
+            got[g * wg + want.len()..(g + 1) * wg]
+                .iter()
+                .all(|&x| x == POISON),
+            "{}: workgroup {g} wrote past its survivors",
+            on(ctx)
+        );
+    }
+}

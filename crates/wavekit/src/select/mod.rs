@@ -86,6 +86,24 @@ pub fn composed(scalar: Scalar, keep: &Keep, partition: bool, subgroups: bool) -
     compose_kernel("select/select", scalar, keep, partition, subgroups)
 }
 
+/// A kernel that compacts, in every workgroup, the local indices whose flag is set (in
+/// order) with `workgroup/compact.wgsl`: `out[wg * WG_SIZE + slot] = local index`,
+/// `totals[wg] = survivors`. It exists to test the workgroup-level function other kernels
+/// (the UI compositor's tile lists, the sort) build on.
+pub fn composed_workgroup_compact(subgroups: bool) -> Result<Composed> {
+    compose(
+        "select/workgroup_compact",
+        &lookback_consts(subgroups, 1),
+        &[
+            ("subgroup/api", subgroup_api(subgroups)),
+            (
+                "monoid",
+                &Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups),
+            ),
+        ],
+    )
+}
+
 /// The partition count kernel's WGSL.
 pub fn composed_count(scalar: Scalar, keep: &Keep, subgroups: bool) -> Result<Composed> {
     compose_kernel("select/count", scalar, keep, false, subgroups)
