@@ -13,6 +13,15 @@ use crate::primitive::{
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
+/// [`REDUCE_MAX_WORKGROUPS`] unless `WAVEKIT_REDUCE_GROUPS` (a tuning knob) says otherwise.
+fn max_groups() -> u32 {
+    std::env::var("WAVEKIT_REDUCE_GROUPS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|g| (1..=65535).contains(g))
+        .unwrap_or(REDUCE_MAX_WORKGROUPS)
+}
+
 /// The reduce kernel's WGSL for `monoid`.
 pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
     let mut consts = tile_consts(subgroups);
@@ -110,7 +119,7 @@ impl Reduce {
         let mut len = len;
         loop {
             let t = tiles(len, 1).max(1);
-            let groups = t.min(REDUCE_MAX_WORKGROUPS);
+            let groups = t.min(max_groups());
             let per_group = t.div_ceil(groups);
             let groups = t.div_ceil(per_group);
             let out = ctx.storage_uninit("reduce partials", u64::from(groups) * bytes_per)?;
