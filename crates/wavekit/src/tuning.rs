@@ -65,4 +65,6 @@ pub const LOOKBACK_BACKOFF: u32 = 32;
 
 /// Most workgroups of a reduce level (each takes a contiguous run of tiles): a few per SM
 /// on the H200's 132 SMs, and few enough partials that a second level is one workgroup.
+/// Measured on the H200 (2026-11-29, 2^28 u32 sum): 264, 528, 1024, 2048 and 4096 groups gave
+/// 0.94×, 0.96×, 0.96×, 0.96× and 0.97× of CUB's time: the count is not what separates us.
 pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;
