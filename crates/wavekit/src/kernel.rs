@@ -82,6 +82,21 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// Record an indirect dispatch: the workgroup counts are three `u32` at `args`
+    /// (`(buffer, offset)`, e.g. [`crate::select::BoundSelect::indirect_args`]).
+    pub fn dispatch_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bind: &wgpu::BindGroup,
+        args: (&wgpu::Buffer, u64),
+    ) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups_indirect(args.0, args.1);
+    }
+}
+
 /// A 2-D grid of at least `workgroups` groups with x at most 65535, and as few extra groups
 /// as possible (each extra one still starts and exits).
 pub fn grid(workgroups: u32) -> (u32, u32) {

@@ -471,3 +471,72 @@ fn workgroup_compaction_keeps_local_order() {
         );
     }
 }
+
+/// The survivor count drives an indirect dispatch: exactly ceil(count / items) workgroups run.
+#[test]
+fn select_count_drives_an_indirect_dispatch() {
+    let Some(ctx) = gpu() else { return };
+    let items = 64u32;
+    let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false)
+        .unwrap()
+        .with_indirect_items(items)
+        .unwrap();
+    assert!(
+        Select::new(ctx, Scalar::U32, &Keep::Flags, false)
+            .unwrap()
+            .with_indirect_items(0)
+            .is_err()
+    );
+    let n = 10_007usize;
+    let data = random_u32(41, n);
+    let mut r = rng(42, n);
+    let flags: Vec<u32> = (0..n).map(|_| r.u32(..2)).collect();
+    let kept = flags.iter().filter(|&&f| f != 0).count();
+    let src = ctx.storage_from("src", &data).unwrap();
+    let f = ctx.storage_from("flags", &flags).unwrap();
+    let dst = ctx.storage_poisoned("dst", n).unwrap();
+    let b = s.bind(ctx, &src, Some(&f), &dst, n as u64).unwrap();
+
+    // A kernel whose every workgroup writes totals[group]: count the groups that ran.
+    let compact = wavekit::kernel::Kernel::new(
+        ctx,
+        &wavekit::select::composed_workgroup_compact(ctx.caps.subgroups.supported).unwrap(),
+    )
+    .unwrap();
+    let max_groups = n.div_ceil(items as usize) + 4;
+    let zeros = ctx
+        .storage_from("zeros", &vec![0u32; max_groups * 256])
+        .unwrap();
+    let out = ctx.storage_poisoned("out", max_groups * 256).unwrap();
+    let totals = ctx.storage_poisoned("totals", max_groups).unwrap();
+    let bind = compact
+        .bind(ctx, &[(0, &zeros), (1, &out), (2, &totals)])
+        .unwrap();
+    ctx.scoped("indirect dispatch", || {
+        run(ctx, |e| {
+            b.record(e);
+            let mut pass = e.begin_compute_pass(&Default::default());
+            compact.dispatch_indirect(&mut pass, &bind, b.indirect_args());
+        })
+    })
+    .unwrap();
+    let groups = kept.div_ceil(items as usize);
+    let args: Vec<u32> = ctx.read_back("args", b.indirect_args().0, 5).unwrap();
+    assert_eq!(
+        &args[..],
+        &[kept as u32, 0, groups as u32, 1, 1],
+        "{}",
+        on(ctx)
+    );
+    let t: Vec<u32> = ctx.read_back("totals", &totals, max_groups).unwrap();
+    assert!(
+        t[..groups].iter().all(|&x| x == 0),
+        "{}: a group did not run",
+        on(ctx)
+    );
+    assert!(
+        t[groups..].iter().all(|&x| x == POISON),
+        "{}: extra groups ran",
+        on(ctx)
+    );
+}

@@ -8,11 +8,14 @@ use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::primitive::{
-    check_len, lookback_consts, params, select_steps, select_tile, state_buffer, subgroup_api,
-    with_steps,
+    check_len, lookback_consts, params, params4, select_steps, select_tile, state_buffer,
+    subgroup_api, with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
+
+/// Bytes of the counts buffer: survivors, the partition total, three indirect arguments.
+const COUNTS_BYTES: u64 = 20;
 
 /// Which elements survive.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,6 +133,7 @@ pub fn composed_count(scalar: Scalar, keep: &Keep, subgroups: bool) -> Result<Co
 #[derive(Debug)]
 pub struct Select {
     keep: Keep,
+    indirect_items: u32,
     select: Kernel,
     count: Option<Kernel>,
 }
@@ -146,9 +150,23 @@ impl Select {
         };
         Ok(Self {
             keep: keep.clone(),
+            indirect_items: 256,
             select: Kernel::new(ctx, &composed(scalar, keep, partition, sg)?)?,
             count,
         })
+    }
+
+    /// Items each workgroup of the caller's indirect dispatch over the survivors handles (the
+    /// arguments at [`BoundSelect::indirect_args`] are `ceil(survivors / items), 1, 1`).
+    /// Default 256.
+    pub fn with_indirect_items(mut self, items: u32) -> Result<Self> {
+        if items == 0 {
+            return Err(Error::InvalidArgument(
+                "indirect items per workgroup must be at least 1".into(),
+            ));
+        }
+        self.indirect_items = items;
+        Ok(self)
     }
 
     /// Bind to `n` elements of `src` (and `flags`, one u32 each, with [`Keep::Flags`]),
@@ -181,8 +199,18 @@ impl Select {
         }
         let t = n.div_ceil(select_tile());
         let state = state_buffer(ctx, t)?;
-        let counts = ctx.storage_uninit("select counts", 8)?;
-        let p = params(ctx, n, t, 0)?;
+        let counts = ctx.scoped("creating buffer 'select counts'", || {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wavekit.select.counts"),
+                size: COUNTS_BYTES,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        let p = params4(ctx, n, t, self.indirect_items, 0)?;
         let mut entries = vec![(0, &p), (1, &state), (2, &counts), (3, src), (5, dst)];
         if let Some(f) = flags {
             entries.push((4, f));
@@ -252,6 +280,14 @@ impl BoundSelect {
     /// The buffer whose first `u32` is the number of elements kept.
     pub fn count(&self) -> &wgpu::Buffer {
         &self.counts
+    }
+
+    /// Indirect dispatch arguments over the survivors, `(buffer, offset)` for
+    /// `ComputePass::dispatch_workgroups_indirect`: `ceil(survivors / items), 1, 1` (items from
+    /// [`Select::with_indirect_items`]). Written by the same recorded commands; zero groups
+    /// when nothing survives.
+    pub fn indirect_args(&self) -> (&wgpu::Buffer, u64) {
+        (&self.counts, 8)
     }
 }
 

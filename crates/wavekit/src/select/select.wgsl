@@ -17,13 +17,15 @@
 struct Params {
     n: u32,
     tiles: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // Items per workgroup of the caller's indirect dispatch over the survivors.
+    indirect_items: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> tile_state: array<atomic<u32>>;
-// [0]: survivors (written by the last tile), [1]: survivors counted beforehand (PARTITION).
+// [0]: survivors (written by the last tile), [1]: survivors counted beforehand (PARTITION),
+// [2..5): indirect dispatch arguments (ceil(survivors / indirect_items), 1, 1).
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
 
 #import select/io
@@ -126,6 +128,9 @@ fn main(inv: Invocation) {
     }
     if (l.local == 0u && tile == params.tiles - 1u) {
         counts[0] = prefix + kept;
+        counts[2] = (prefix + kept + params.indirect_items - 1u) / params.indirect_items;
+        counts[3] = 1u;
+        counts[4] = 1u;
     }
     let in_tile = min(TILE, params.n - tile * TILE);
     // Rejected elements of earlier tiles, for PARTITION.
