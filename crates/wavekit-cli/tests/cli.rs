@@ -145,6 +145,13 @@ fn bench_copy_json_has_timings() {
     assert!(text(&out.stderr).contains("[1/1] copy 65536 bytes"));
 }
 
+fn read_i32(path: &std::path::Path) -> Vec<i32> {
+    npyz::NpyFile::new(std::fs::File::open(path).unwrap())
+        .unwrap()
+        .into_vec()
+        .unwrap()
+}
+
 fn tmp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("wavekit-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -174,10 +181,7 @@ fn reduce_scan_and_select_on_npy_files() {
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let got: Vec<i32> = npyz::NpyFile::new(std::fs::File::open(&y).unwrap())
-        .unwrap()
-        .into_vec()
-        .unwrap();
+    let got = read_i32(&y);
     assert_eq!(got, [0, 3, 2, 6, 5]);
 
     let f = tmp("f.npy");
@@ -196,10 +200,7 @@ fn reduce_scan_and_select_on_npy_files() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), "3");
-    let got: Vec<i32> = npyz::NpyFile::new(std::fs::File::open(&y).unwrap())
-        .unwrap()
-        .into_vec()
-        .unwrap();
+    let got = read_i32(&y);
     assert_eq!(got, [3, 4, 5, -1, -1]);
 
     // Bad input: a dtype wavekit does not take, and flags of the wrong length.

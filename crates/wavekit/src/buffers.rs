@@ -40,6 +40,13 @@ impl GpuContext {
         })
     }
 
+    /// Record commands with `record` into a fresh encoder and submit them (not waiting).
+    pub fn submit(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        record(&mut enc);
+        self.queue.submit([enc.finish()]);
+    }
+
     /// A uniform buffer holding `data`.
     pub fn uniform_from<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
         self.scoped(&format!("creating buffer '{label}'"), || {

@@ -218,14 +218,8 @@ pub fn check_len(
     n: u64,
     words: u32,
 ) -> Result<u32> {
-    let bytes = n * u64::from(words) * 4;
-    if bytes > buffer.size() {
-        return Err(Error::InvalidArgument(format!(
-            "{what}: {n} elements need {bytes} bytes but the buffer has {}",
-            buffer.size()
-        )));
-    }
-    ctx.check_binding(what, bytes)?;
+    check_fits(what, buffer, n, words)?;
+    ctx.check_binding(what, n * u64::from(words) * 4)?;
     u32::try_from(n)
         .map_err(|_| Error::InvalidArgument(format!("{what}: {n} elements exceed 2^32 - 1")))
 }

@@ -204,8 +204,6 @@ pub fn reduce_slice<T: Element>(ctx: &GpuContext, data: &[T], op: Op) -> Result<
     let r = Reduce::new(ctx, &Monoid::builtin(T::SCALAR, op))?;
     let src = ctx.storage_from("reduce input", data)?;
     let bound = r.bind(ctx, &src, data.len() as u64)?;
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    bound.record(&mut enc);
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(|enc| bound.record(enc));
     Ok(ctx.read_back::<T>("reduce result", bound.result(), 1)?[0])
 }

@@ -19,11 +19,8 @@
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
     let range = tile_range(wg, nwg);
-    let group = range.group;
-    let first = range.first;
-    let last = range.last;
     var acc = identity();
-    for (var tile = first; tile < last; tile++) {
+    for (var tile = range.first; tile < range.last; tile++) {
         var vals: array<T, PER_LANE>;
 #unroll v PER_LANE
         {
@@ -59,7 +56,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         _ = wg_exclusive_of_subgroups(sg_reduce(acc, l.lane, l.size), l);
         acc = sh_wg_total;
     }
-    if (l.local == 0u && first < params.tiles) {
-        partials[group] = acc;
+    if (l.local == 0u && range.first < params.tiles) {
+        partials[range.group] = acc;
     }
 }

@@ -1,5 +1,6 @@
-// Survivor count for partition: every workgroup counts a contiguous range with ballots and
-// adds it to counts[1] with one atomic (u32 addition commutes, so the order is irrelevant).
+// Survivor count for partition: every workgroup counts a contiguous run of tiles, reduces the
+// counts per subgroup and adds them to counts[1] with one atomic per subgroup (u32 addition
+// commutes, so the order is irrelevant).
 // Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH. Imported: `subgroup/api`, `monoid`
 // (u32 add), `select/io`.
 #import subgroup/api
@@ -16,11 +17,8 @@
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
     let range = tile_range(wg, nwg);
-    let group = range.group;
-    let first = range.first;
-    let last = range.last;
     var count = 0u;
-    for (var tile = first; tile < last; tile++) {
+    for (var tile = range.first; tile < range.last; tile++) {
 #unroll v PER_LANE
         {
             let i = element(tile, l, {v});

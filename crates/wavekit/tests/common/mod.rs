@@ -51,9 +51,7 @@ pub fn gpu() -> Option<&'static GpuContext> {
 
 /// Record with `record` into a fresh encoder and submit.
 pub fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    record(&mut enc);
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(record);
 }
 
 /// The adapter and width, for assertion messages.
