@@ -69,20 +69,26 @@ pub fn select_steps() -> u32 {
         .unwrap_or(SELECT_STEPS)
 }
 
+/// Consecutive elements per lane and step of select and partition: always 4, one 16-byte
+/// load (`WAVEKIT_TILE_VEC` does not apply).
+pub const SELECT_VEC: u32 = 4;
+
 /// Elements per tile of select and partition.
 pub fn select_tile() -> u32 {
-    workgroup() * select_steps() * vec()
+    workgroup() * select_steps() * SELECT_VEC
 }
 
-/// `consts` with STEPS (and PER_LANE) replaced.
+/// `consts` with STEPS, VEC and PER_LANE replaced.
 pub fn with_steps(
     mut consts: Vec<(&'static str, ConstValue)>,
     steps: u32,
+    vec: u32,
 ) -> Vec<(&'static str, ConstValue)> {
     for entry in consts.iter_mut() {
         match entry.0 {
             "STEPS" => entry.1 = ConstValue::U32(steps),
-            "PER_LANE" => entry.1 = ConstValue::U32(steps * vec()),
+            "VEC" => entry.1 = ConstValue::U32(vec),
+            "PER_LANE" => entry.1 = ConstValue::U32(steps * vec),
             _ => {}
         }
     }

@@ -263,6 +263,58 @@ fn custom_non_commutative_monoid_scan_and_reduce() {
     }
 }
 
+/// x ↦ a·x + b modulo 2^16, packed in one word as (a << 16) | b: a one-word monoid that is
+/// not commutative, so the one-word (direct) scan layout's order is checked too.
+fn affine16() -> Monoid {
+    Monoid::custom(
+        "affine16",
+        "u32",
+        "0x10000u",
+        "((((b >> 16u) * (a >> 16u)) & 0xffffu) << 16u) | (((b >> 16u) * (a & 0xffffu) + (b & 0xffffu)) & 0xffffu)",
+        false,
+    )
+    .unwrap()
+}
+
+fn affine16_ref(a: u32, b: u32) -> u32 {
+    let (fa, fb) = (a >> 16, a & 0xffff);
+    let (ga, gb) = (b >> 16, b & 0xffff);
+    ((ga.wrapping_mul(fa) & 0xffff) << 16) | (ga.wrapping_mul(fb).wrapping_add(gb) & 0xffff)
+}
+
+#[test]
+fn custom_one_word_non_commutative_scan() {
+    let Some(ctx) = gpu() else { return };
+    for inclusive in [true, false] {
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                monoid: affine16(),
+                inclusive,
+                in_place: false,
+            },
+        )
+        .unwrap();
+        for n in sizes() {
+            let mut r = rng(6, n);
+            // Odd multipliers keep the composition from collapsing to a constant.
+            let data: Vec<u32> = (0..n).map(|_| r.u32(..) | 0x10000).collect();
+            let src = ctx.storage_from("src", &data).unwrap();
+            let dst = ctx.storage_poisoned("dst", n).unwrap();
+            let bound = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
+            run(ctx, |e| bound.record(e));
+            let got: Vec<u32> = ctx.read_back("dst", &dst, n).unwrap();
+            let mut acc = 0x10000u32;
+            for (i, (&x, &g)) in data.iter().zip(&got).enumerate() {
+                let before = acc;
+                acc = affine16_ref(acc, x);
+                let want = if inclusive { acc } else { before };
+                assert_eq!(g, want, "{}: affine16 scan n={n} element {i}", on(ctx));
+            }
+        }
+    }
+}
+
 #[test]
 fn segmented_scan_every_operator() {
     let Some(ctx) = gpu() else { return };

@@ -94,6 +94,43 @@ fn builtin_identity(scalar: Scalar, op: Op) -> String {
     w[start..end].to_string()
 }
 
+/// Quads of four elements loaded and stored one element at a time (any element type, in place).
+const SCALAR_QUADS: &str = "
+fn load_quad(q: u32) -> array<T, 4> {
+    let i = q * 4u;
+    return array<T, 4>(load(i), load(i + 1u), load(i + 2u), load(i + 3u));
+}
+fn store_quad(q: u32, v: array<T, 4>) {
+    for (var j = 0u; j < 4u; j++) {
+        store(q * 4u + j, v[j]);
+    }
+}
+";
+
+/// Quads of one-word elements moved as one 16-byte vector: the input and output bound a
+/// second time as `array<vec4<u32>>` (bindings 7 and 8, whole quads only).
+const VECTOR_QUADS: &str = "
+@group(0) @binding(7) var<storage, read> src4: array<vec4<u32>>;
+@group(0) @binding(8) var<storage, read_write> dst4: array<vec4<u32>>;
+fn load_quad(q: u32) -> array<T, 4> {
+    let v = src4[q];
+    return array<T, 4>(bitcast<T>(v.x), bitcast<T>(v.y), bitcast<T>(v.z), bitcast<T>(v.w));
+}
+fn store_quad(q: u32, v: array<T, 4>) {
+    dst4[q] = vec4<u32>(bitcast<u32>(v[0]), bitcast<u32>(v[1]), bitcast<u32>(v[2]), bitcast<u32>(v[3]));
+}
+";
+
+/// Environment variable forcing the scan's tile layout (benchmarks): `blocked` (through
+/// workgroup memory) or `direct` (registers, 16-byte loads, one-word out-of-place scans only).
+pub const LAYOUT_ENV: &str = "WAVEKIT_SCAN_LAYOUT";
+
+/// Whether an out-of-place scan of `words`-word elements uses the direct layout.
+fn direct_layout(words: u32, in_place: bool) -> bool {
+    let wanted = std::env::var(LAYOUT_ENV).map_or(true, |v| v != "blocked");
+    wanted && words == 1 && !in_place && crate::primitive::per_lane(1).is_multiple_of(4)
+}
+
 fn composed_with(
     monoid_wgsl: &str,
     io: &str,
@@ -101,9 +138,13 @@ fn composed_with(
     pass: u32,
     subgroups: bool,
     words: u32,
+    direct: bool,
 ) -> Result<Composed> {
     // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
     let mut consts = lookback_consts(subgroups, words);
+    let per_lane = crate::primitive::per_lane(words);
+    consts.push(("DIRECT", ConstValue::Bool(direct)));
+    consts.push(("QUADS", ConstValue::U32((per_lane / 4).max(1))));
     if pass != 0 {
         for c in consts.iter_mut().filter(|c| c.0 == "FAULT_SKIP") {
             c.1 = ConstValue::U32(0);
@@ -125,18 +166,20 @@ fn composed_with(
 
 /// The scan kernel's WGSL for `config` and pass (0 single, 1 aggregates, 2 scan).
 pub fn composed(config: &ScanConfig, pass: u32, subgroups: bool) -> Result<Composed> {
-    let io = if config.in_place {
-        "#import scan/io_inplace"
-    } else {
-        "#import scan/io_separate"
+    let direct = direct_layout(config.monoid.words(), config.in_place);
+    let io = match (config.in_place, direct) {
+        (true, _) => format!("#import scan/io_inplace\n{SCALAR_QUADS}"),
+        (false, false) => format!("#import scan/io_separate\n{SCALAR_QUADS}"),
+        (false, true) => format!("#import scan/io_separate\n{VECTOR_QUADS}"),
     };
     composed_with(
         &config.monoid.wgsl(subgroups),
-        io,
+        &io,
         config.inclusive,
         pass,
         subgroups,
         config.monoid.words(),
+        direct,
     )
 }
 
@@ -148,7 +191,15 @@ pub fn composed_segmented(
     subgroups: bool,
 ) -> Result<Composed> {
     let (monoid, io) = segmented_pieces(scalar, op, inclusive, subgroups);
-    composed_with(&monoid, &io, inclusive, 0, subgroups, 2)
+    composed_with(
+        &monoid,
+        &format!("{io}{SCALAR_QUADS}"),
+        inclusive,
+        0,
+        subgroups,
+        2,
+        false,
+    )
 }
 
 /// A scan, built once for a monoid and direction; bind it to buffers with [`Scan::bind`].
@@ -273,6 +324,12 @@ impl Scan {
             ctx.storage_uninit("scan carry", 16)?,
         ];
         let bytes = u64::from(self.words) * 4;
+        // The direct layout's vector views (bindings 7 and 8) cover the whole quads of a chunk;
+        // a chunk of fewer than four elements has none and gets placeholders.
+        let placeholders = [
+            ctx.storage_uninit("scan placeholder", 16)?,
+            ctx.storage_uninit("scan placeholder", 16)?,
+        ];
         let mut chunks = Vec::new();
         let mut start = 0u64;
         while start < n {
@@ -287,8 +344,19 @@ impl Scan {
                 (5, &carries[c % 2], 0, None),
                 (6, &carries[(c + 1) % 2], 0, None),
             ];
+            let quad_bytes = len * bytes / 16 * 16;
+            if quad_bytes == 0 {
+                entries.push((7, &placeholders[0], 0, None));
+            } else {
+                entries.push((7, src, start * bytes, Some(quad_bytes)));
+            }
             if let Some(d) = dst {
                 entries.push((3, d, start * bytes, Some(len * bytes)));
+                if quad_bytes == 0 {
+                    entries.push((8, &placeholders[1], 0, None));
+                } else {
+                    entries.push((8, d, start * bytes, Some(quad_bytes)));
+                }
             }
             if let Some(f) = flags {
                 entries.push((4, f, start * 4, Some(len * 4)));

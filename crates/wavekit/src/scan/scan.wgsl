@@ -6,7 +6,7 @@
 // (workgroup/tile.wgsl, "blocked").
 //
 // Prepended constants: WG_SIZE, STEPS, VEC, PER_LANE, MIN_WIDTH, LOOKBACK_SPINS,
-// LOOKBACK_BACKOFF, FAULT_SKIP, INCLUSIVE (bool), PASS (0: single pass, 1: aggregates only,
+// LOOKBACK_BACKOFF, FAULT_SKIP, INCLUSIVE (bool), DIRECT (bool), QUADS (PER_LANE / 4), PASS (0: single pass, 1: aggregates only,
 // 2: scan from published aggregates).
 // Imported by name: `subgroup/api` (hw or emu), `monoid` (T, identity, combine, hooks),
 // `scan/io` (load, store: separate buffers or in place).
@@ -40,7 +40,9 @@ fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-var<workgroup> sh_data: array<T, TILE_PADDED>;
+// Only the blocked layout keeps the tile here.
+const SH_DATA_LEN: u32 = select(TILE_PADDED, 1u, DIRECT);
+var<workgroup> sh_data: array<T, SH_DATA_LEN>;
 
 // Loads and scans the tile: afterwards sh_data holds, in tile order, the inclusive (or, with
 // !INCLUSIVE, exclusive) scan of the tile on its own, and sh_wg_total the tile's aggregate.
@@ -95,6 +97,83 @@ fn tile_fallback(tile: u32, l: Lane) -> T {
     return sh_wg_total;
 }
 
+// Direct layout (DIRECT): no trip through workgroup memory. Subgroup s takes the chunk of
+// size * QUADS quads (4 consecutive elements) at s * size * QUADS of the tile; in step k lane
+// i holds quad k * size + i of it, loaded at once (`load_quad`: one 16-byte load for one-word
+// elements), scanned serially, then one subgroup scan per step carries across the lanes and
+// the steps. The values stay in registers (`dvals`), the lane's offset per step in `doffs`.
+var<private> dvals: array<T, PER_LANE>;
+var<private> doffs: array<T, QUADS>;
+
+fn quad_of(tile: u32, l: Lane, k: u32) -> u32 {
+    return tile * (TILE / 4u) + (l.sg * QUADS + k) * l.size + l.lane;
+}
+
+// The quad's four elements, identity past the end.
+fn load_quad_checked(q: u32) -> array<T, 4> {
+    if (q * 4u + 3u < params.n) {
+        return load_quad(q);
+    }
+    var x = array<T, 4>(identity(), identity(), identity(), identity());
+    for (var j = 0u; j < 4u; j++) {
+        if (q * 4u + j < params.n) {
+            x[j] = load(q * 4u + j);
+        }
+    }
+    return x;
+}
+
+// Scans the tile into dvals/doffs; returns nothing, leaves the tile's aggregate in sh_wg_total
+// and the prefix of this subgroup within the tile in the result.
+fn scan_tile_direct(tile: u32, l: Lane) -> T {
+    var totals: array<T, QUADS>;
+#unroll k QUADS
+    {
+        let x = load_quad_checked(quad_of(tile, l, {k}));
+        var run = identity();
+#unroll j 4
+        {
+            let before = run;
+            run = combine(run, x[{j}]);
+            dvals[{k} * 4u + {j}] = select(before, run, INCLUSIVE);
+        }
+#end
+        totals[{k}] = run;
+    }
+#end
+    var carry = identity();
+#unroll k QUADS
+    {
+        let incl = sg_inclusive(totals[{k}], l.lane, l.size);
+        doffs[{k}] = combine(carry, sg_exclusive(totals[{k}], incl, l.lane));
+        carry = combine(carry, sg_last(incl, l.size));
+    }
+#end
+    return wg_exclusive_of_subgroups(carry, l);
+}
+
+fn store_tile_direct(tile: u32, l: Lane, p: T) {
+#unroll k QUADS
+    {
+        let q = quad_of(tile, l, {k});
+        let o = combine(p, doffs[{k}]);
+        var y: array<T, 4>;
+#unroll j 4
+        y[{j}] = combine(o, dvals[{k} * 4u + {j}]);
+#end
+        if (q * 4u + 3u < params.n) {
+            store_quad(q, y);
+        } else {
+            for (var j = 0u; j < 4u; j++) {
+                if (q * 4u + j < params.n) {
+                    store(q * 4u + j, y[j]);
+                }
+            }
+        }
+    }
+#end
+}
+
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
@@ -105,7 +184,12 @@ fn main(inv: Invocation) {
     if (tile >= params.tiles) {
         return;
     }
-    scan_tile(tile, l);
+    var sg_prefix = identity();
+    if (DIRECT) {
+        sg_prefix = scan_tile_direct(tile, l);
+    } else {
+        scan_tile(tile, l);
+    }
     let aggregate = sh_wg_total;
     // Tile 0's aggregate is its inclusive prefix, published by the look-back; the two-pass
     // mode needs every aggregate, tile 0's included.
@@ -127,6 +211,10 @@ fn main(inv: Invocation) {
         carry_out[0] = to_bits(combine(carry, combine(prefix, aggregate)));
     }
     let p = combine(carry, prefix);
+    if (DIRECT) {
+        store_tile_direct(tile, l, combine(p, sg_prefix));
+        return;
+    }
     if (tile == 0u || EXPERIMENT_NO_LOOKBACK) {
         // The look-back has barriers, but not for tile 0.
         workgroupBarrier();

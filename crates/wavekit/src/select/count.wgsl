@@ -1,7 +1,7 @@
 // Survivor count for partition: every workgroup counts a contiguous run of tiles, reduces the
 // counts per subgroup and adds them to counts[1] with one atomic per subgroup (u32 addition
 // commutes, so the order is irrelevant).
-// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH. Imported: `subgroup/api`, `monoid`
+// Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH. Imported: `subgroup/api`, `monoid`
 // (u32 add), `select/io`.
 #import subgroup/api
 #import monoid
@@ -19,11 +19,18 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let range = tile_range(wg, nwg);
     var count = 0u;
     for (var tile = range.first; tile < range.last; tile++) {
-#unroll v PER_LANE
+#unroll k STEPS
         {
-            let i = element(tile, l, {v});
-            if (i < params.n && keep_at(i)) {
-                count += 1u;
+            let i0 = element(tile, l, {k} * 4u);
+            if (i0 + 3u < params.n) {
+                let q = i0 / 4u;
+                count += dot(vec4<u32>(keep_quad(load_quad(q), q)), vec4<u32>(1u));
+            } else {
+                for (var j = 0u; j < 4u; j++) {
+                    if (i0 + j < params.n && keep_at(i0 + j)) {
+                        count += 1u;
+                    }
+                }
             }
         }
 #end

@@ -5,17 +5,32 @@
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, Range};
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::primitive::{
-    check_len, lookback_consts, params, params4, select_steps, select_tile, state_buffer,
-    subgroup_api, with_steps,
+    SELECT_VEC, check_len, lookback_consts, params, params4, select_steps, select_tile,
+    state_buffer, subgroup_api, with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
 /// Bytes of the counts buffer: survivors, the partition total, three indirect arguments.
 const COUNTS_BYTES: u64 = 20;
+
+/// A binding of the first `quad_bytes` of `b` (its whole quads), or of `placeholder` when
+/// there are none.
+fn quad_view<'a>(
+    binding: u32,
+    b: &'a wgpu::Buffer,
+    placeholder: &'a wgpu::Buffer,
+    quad_bytes: u64,
+) -> Range<'a> {
+    if quad_bytes == 0 {
+        (binding, placeholder, 0, None)
+    } else {
+        (binding, b, 0, Some(quad_bytes))
+    }
+}
 
 /// Which elements survive.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,18 +49,26 @@ fn io_piece(scalar: Scalar, keep: &Keep) -> String {
          @group(0) @binding(3) var<storage, read> src: array<D>;\n\
          @group(0) @binding(5) var<storage, read_write> dst: array<D>;\n\
          fn load_data(i: u32) -> D {{\n    return src[i];\n}}\n\
-         fn store_data(i: u32, v: D) {{\n    dst[i] = v;\n}}\n"
+         fn store_data(i: u32, v: D) {{\n    dst[i] = v;\n}}\n\
+         // The input (and flags) again as 16-byte vectors, whole quads only (bindings 6, 7).\n\
+         @group(0) @binding(6) var<storage, read> src4: array<vec4<D>>;\n\
+         fn load_quad(q: u32) -> vec4<D> {{\n    return src4[q];\n}}\n"
     );
     match keep {
         Keep::Flags => s.push_str(
             "@group(0) @binding(4) var<storage, read> flags: array<u32>;\n\
              fn keep_at(i: u32) -> bool {\n    return flags[i] != 0u;\n}\n\
-             fn keep_value(x: D, i: u32) -> bool {\n    return flags[i] != 0u;\n}\n",
+             fn keep_value(x: D, i: u32) -> bool {\n    return flags[i] != 0u;\n}\n\
+             @group(0) @binding(7) var<storage, read> flags4: array<vec4<u32>>;\n\
+             fn keep_quad(x: vec4<D>, q: u32) -> vec4<bool> {\n    return flags4[q] != vec4<u32>(0u);\n}\n",
         ),
         Keep::Predicate(_) => s.push_str(
             "#import select/predicate\n\
              fn keep_at(i: u32) -> bool {\n    return keep(src[i], i);\n}\n\
-             fn keep_value(x: D, i: u32) -> bool {\n    return keep(x, i);\n}\n",
+             fn keep_value(x: D, i: u32) -> bool {\n    return keep(x, i);\n}\n\
+             fn keep_quad(x: vec4<D>, q: u32) -> vec4<bool> {\n\
+             \x20   let i = q * 4u;\n\
+             \x20   return vec4<bool>(keep(x.x, i), keep(x.y, i + 1u), keep(x.z, i + 2u), keep(x.w, i + 3u));\n}\n",
         ),
     }
     s
@@ -58,7 +81,7 @@ fn compose_kernel(
     partition: bool,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = with_steps(lookback_consts(subgroups, 1), select_steps());
+    let mut consts = with_steps(lookback_consts(subgroups, 1), select_steps(), SELECT_VEC);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
@@ -211,21 +234,38 @@ impl Select {
             })
         })?;
         let p = params4(ctx, n, t, self.indirect_items, 0)?;
-        let mut entries = vec![(0, &p), (1, &state), (2, &counts), (3, src), (5, dst)];
+        // The vector views cover the whole quads; fewer than four elements have none.
+        let quad_bytes = u64::from(n) / 4 * 16;
+        let placeholder = ctx.storage_uninit("select placeholder", 16)?;
+        let mut entries: Vec<Range> = vec![
+            (0, &p, 0, None),
+            (1, &state, 0, None),
+            (2, &counts, 0, None),
+            (3, src, 0, None),
+            (5, dst, 0, None),
+            quad_view(6, src, &placeholder, quad_bytes),
+        ];
         if let Some(f) = flags {
-            entries.push((4, f));
+            entries.push((4, f, 0, None));
+            entries.push(quad_view(7, f, &placeholder, quad_bytes));
         }
-        let bind = self.select.bind(ctx, &entries)?;
+        let bind = self.select.bind_ranges(ctx, &entries)?;
         let count = match &self.count {
             Some(k) => {
                 let groups = t.clamp(1, REDUCE_MAX_WORKGROUPS);
                 let per_group = t.div_ceil(groups).max(1);
                 let cp = params(ctx, n, t, per_group)?;
-                let mut entries = vec![(0, &cp), (2, &counts), (3, src)];
+                let mut entries: Vec<Range> = vec![
+                    (0, &cp, 0, None),
+                    (2, &counts, 0, None),
+                    (3, src, 0, None),
+                    quad_view(6, src, &placeholder, quad_bytes),
+                ];
                 if let Some(f) = flags {
-                    entries.push((4, f));
+                    entries.push((4, f, 0, None));
+                    entries.push(quad_view(7, f, &placeholder, quad_bytes));
                 }
-                let b = k.bind(ctx, &entries)?;
+                let b = k.bind_ranges(ctx, &entries)?;
                 Some((k.clone(), b, t.div_ceil(per_group), cp))
             }
             None => None,

@@ -5,9 +5,9 @@
 // total + (rejected before it), so both sides keep their order (the total comes from a
 // count pass, select/count.wgsl).
 //
-// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
+// Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
-// store_data, keep_value).
+// store_data, keep_value, load_quad, keep_quad).
 #import subgroup/api
 #import monoid
 #import workgroup/scan
@@ -47,16 +47,29 @@ fn count_tile(
     keeps: ptr<function, array<bool, PER_LANE>>,
     slots: ptr<function, array<u32, PER_LANE>>,
 ) -> u32 {
-#unroll v PER_LANE
+    // VEC is 4: in each step a lane loads one quad, with one 16-byte load where it is whole.
+#unroll k STEPS
     {
-        let i = element(tile, l, {v});
-        var keep = false;
-        if (i < params.n) {
-            let x = load_data(i);
-            (*vals)[{v}] = x;
-            keep = keep_value(x, i);
+        let i0 = element(tile, l, {k} * 4u);
+        var x: vec4<D>;
+        var keep = vec4<bool>(false);
+        if (i0 + 3u < params.n) {
+            x = load_quad(i0 / 4u);
+            keep = keep_quad(x, i0 / 4u);
+        } else {
+            for (var j = 0u; j < 4u; j++) {
+                if (i0 + j < params.n) {
+                    x[j] = load_data(i0 + j);
+                    keep[j] = keep_value(x[j], i0 + j);
+                }
+            }
         }
-        (*keeps)[{v}] = keep;
+#unroll j 4
+        {
+            (*vals)[{k} * 4u + {j}] = x[{j}];
+            (*keeps)[{k} * 4u + {j}] = keep[{j}];
+        }
+#end
     }
 #end
     var carry = 0u;

@@ -130,32 +130,42 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
         var marker = false; // an inclusive prefix or a tile with nothing in this lane
         var newest_is_inclusive = false;
         var suffix = identity();
-        for (var m = 0u; m < LOOKBACK_PER_LANE; m++) {
-            let back = window - l.lane * LOOKBACK_PER_LANE - m;
-            var kind = 2u;
-            var v = identity();
-            if (back > width) {
-                // Outside the part of the window read this time: a boundary, as if unpublished.
-                kind = 0u;
-            } else if (back <= look) {
-                let seen = read_descriptor(look - back);
-                kind = seen.kind;
-                v = seen.value;
+        // All of this lane's descriptors are read before any is looked at, so their round
+        // trips to memory overlap (unrolled: a loop would wait for each in turn).
+        var seen: array<Seen, LOOKBACK_PER_LANE>;
+#unroll m LOOKBACK_PER_LANE
+        {
+            let back = window - l.lane * LOOKBACK_PER_LANE - {m};
+            // Outside the part of the window read this time: a boundary, as if unpublished.
+            seen[{m}] = Seen(0u, identity());
+            if (back <= width) {
+                if (back <= look) {
+                    seen[{m}] = read_descriptor(look - back);
+                } else {
+                    // Before tile 0: an empty inclusive prefix.
+                    seen[{m}] = Seen(2u, identity());
+                }
             }
+        }
+#end
+#unroll m LOOKBACK_PER_LANE
+        {
+            let kind = seen[{m}].kind;
             if (kind == 2u) {
-                first = m;
+                first = {m};
                 marker = true;
                 newest_is_inclusive = true;
-                suffix = v;
+                suffix = seen[{m}].value;
             } else if (kind == 0u) {
-                first = m + 1u;
+                first = {m} + 1u;
                 marker = true;
                 newest_is_inclusive = false;
                 suffix = identity();
             } else {
-                suffix = combine(suffix, v);
+                suffix = combine(suffix, seen[{m}].value);
             }
         }
+#end
         // The newest lane with a marker decides; lanes after it give all their tiles.
         let decider = ballot_last(sg_ballot(marker));
         let lane = i32(l.lane);
