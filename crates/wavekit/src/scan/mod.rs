@@ -101,9 +101,11 @@ fn load_quad(q: u32) -> array<T, 4> {
     return array<T, 4>(load(i), load(i + 1u), load(i + 2u), load(i + 3u));
 }
 fn store_quad(q: u32, v: array<T, 4>) {
-    for (var j = 0u; j < 4u; j++) {
-        store(q * 4u + j, v[j]);
-    }
+    let i = q * 4u;
+    store(i, v[0]);
+    store(i + 1u, v[1]);
+    store(i + 2u, v[2]);
+    store(i + 3u, v[3]);
 }
 ";
 

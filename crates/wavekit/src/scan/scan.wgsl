@@ -114,12 +114,14 @@ fn load_quad_checked(q: u32) -> array<T, 4> {
     if (q * 4u + 3u < params.n) {
         return load_quad(q);
     }
+    // Constant indices only (unrolled): an array indexed by a variable would be kept in
+    // memory rather than in registers.
     var x = array<T, 4>(identity(), identity(), identity(), identity());
-    for (var j = 0u; j < 4u; j++) {
-        if (q * 4u + j < params.n) {
-            x[j] = load(q * 4u + j);
-        }
+#unroll j 4
+    if (q * 4u + {j} < params.n) {
+        x[{j}] = load(q * 4u + {j});
     }
+#end
     return x;
 }
 
@@ -164,11 +166,11 @@ fn store_tile_direct(tile: u32, l: Lane, p: T) {
         if (q * 4u + 3u < params.n) {
             store_quad(q, y);
         } else {
-            for (var j = 0u; j < 4u; j++) {
-                if (q * 4u + j < params.n) {
-                    store(q * 4u + j, y[j]);
-                }
+#unroll j 4
+            if (q * 4u + {j} < params.n) {
+                store(q * 4u + {j}, y[{j}]);
             }
+#end
         }
     }
 #end

@@ -181,57 +181,192 @@ pub enum Seen<T> {
     Inclusive(T),
 }
 
-/// `walk` over a fixed snapshot of descriptors: returns the prefix and whether it finished
-/// (`false`: it would wait on, then fall back to, tile `look - 1`, with the returned `look`).
+/// What a walk over a fixed snapshot of descriptors found.
+#[derive(Debug)]
+pub struct Walk<T> {
+    /// The prefix gathered.
+    pub prefix: T,
+    /// `false`: it would wait on, then fall back to, tile `look - 1`.
+    pub done: bool,
+    /// Where it stopped.
+    pub look: usize,
+    /// The inclusive prefixes it published for predecessors (helping).
+    pub helped: Vec<(usize, T)>,
+}
+
+/// `walk` of `device/lookback.wgsl` over a fixed snapshot of descriptors, for subgroups of
+/// `width` lanes reading `chunks` chunks per window, the first window `first_window` wide.
 pub fn walk<T: SimMonoid>(
     seen: &[Seen<T>],
     tile: usize,
     width: usize,
+    chunks: usize,
     first_window: usize,
-) -> (T, bool, usize) {
+) -> Walk<T> {
     let mut look = tile;
     let mut prefix = T::identity();
-    let window = width;
+    let window = width * chunks;
     let mut w = first_window.min(window);
     while look > 0 {
-        // Lane i reads tile look - window + i (nearest last); outside the first w: a boundary.
-        let lanes: Vec<(u32, T)> = (0..width)
-            .map(|lane| {
-                let back = window - lane;
-                if back > w {
-                    (0, T::identity())
-                } else if back <= look {
-                    match seen[look - back] {
-                        Seen::Nothing => (0, T::identity()),
-                        Seen::Aggregate(v) => (1, v),
-                        Seen::Inclusive(v) => (2, v),
-                    }
-                } else {
-                    (2, T::identity())
-                }
+        // Lane j of chunk c reads tile look - (c + 1) * width + j; past the first w tiles back,
+        // a boundary; before tile 0, an empty inclusive prefix.
+        let lanes: Vec<Vec<(u32, T)>> = (0..chunks)
+            .map(|c| {
+                (0..width)
+                    .map(|lane| {
+                        let back = (c + 1) * width - lane;
+                        if back > w {
+                            (0, T::identity())
+                        } else if back <= look {
+                            match seen[look - back] {
+                                Seen::Nothing => (0, T::identity()),
+                                Seen::Aggregate(v) => (1, v),
+                                Seen::Inclusive(v) => (2, v),
+                            }
+                        } else {
+                            (2, T::identity())
+                        }
+                    })
+                    .collect()
             })
             .collect();
-        let marker = lanes.iter().rposition(|&(k, _)| k != 1);
-        let first = match marker {
-            Some(m) if lanes[m].0 == 2 => m,
-            Some(m) => m + 1,
-            None => 0,
-        };
-        let got = lanes[first..]
-            .iter()
-            .fold(T::identity(), |a, &(_, v)| T::combine(a, v));
-        if marker.is_some_and(|m| lanes[m].0 == 2) {
-            return (T::combine(got, prefix), true, look);
+        let mut taken = 0;
+        let mut got_all = T::identity();
+        let mut anchor = None;
+        let mut scans = Vec::new();
+        let mut totals = Vec::new();
+        for chunk in &lanes {
+            let decider = chunk.iter().rposition(|&(k, _)| k != 1);
+            let mut run = T::identity();
+            let scan: Vec<T> = chunk
+                .iter()
+                .enumerate()
+                .map(|(lane, &(kind, v))| {
+                    let taking = match decider {
+                        None => true,
+                        Some(d) => lane > d || (lane == d && kind == 2),
+                    };
+                    if taking {
+                        run = T::combine(run, v);
+                    }
+                    run
+                })
+                .collect();
+            got_all = T::combine(run, got_all);
+            scans.push(scan);
+            totals.push(run);
+            match decider {
+                None => taken += width,
+                Some(d) if chunk[d].0 == 2 => {
+                    anchor = Some((scans.len() - 1, d));
+                    taken += width - d;
+                    break;
+                }
+                Some(d) => {
+                    taken += width - 1 - d;
+                    break;
+                }
+            }
         }
-        let taken = window - first;
+        if let Some((ac, ad)) = anchor {
+            let mut helped = Vec::new();
+            let mut running = T::identity();
+            for c in (0..=ac).rev() {
+                for lane in 0..width {
+                    let back = (c + 1) * width - lane;
+                    let after = c < ac || lane > ad;
+                    if after && lanes[c][lane].0 == 1 && back <= look {
+                        helped.push((look - back, T::combine(running, scans[c][lane])));
+                    }
+                }
+                running = T::combine(running, totals[c]);
+            }
+            return Walk {
+                prefix: T::combine(got_all, prefix),
+                done: true,
+                look,
+                helped,
+            };
+        }
         if taken == 0 {
-            return (prefix, false, look);
+            return Walk {
+                prefix,
+                done: false,
+                look,
+                helped: Vec::new(),
+            };
         }
-        prefix = T::combine(got, prefix);
+        prefix = T::combine(got_all, prefix);
         look -= taken;
         w = (2 * w).min(window);
     }
-    (prefix, true, look)
+    Walk {
+        prefix,
+        done: true,
+        look,
+        helped: Vec::new(),
+    }
+}
+
+/// The direct layout of `scan/scan.wgsl`: subgroup s takes the `width * quads` quads at
+/// `s * width * quads`; in step k lane i holds quad `k * width + i` of them, scans it serially,
+/// and one subgroup scan per step carries across lanes and steps. Returns the tile's scan after
+/// `prefix` and its aggregate.
+pub fn scan_tile_direct<T: SimMonoid>(
+    tile: &[T],
+    prefix: T,
+    wg: usize,
+    quads: usize,
+    width: usize,
+    inclusive: bool,
+) -> (Vec<T>, T) {
+    assert_eq!(tile.len(), wg * quads * 4);
+    let subgroups = wg / width;
+    let mut out = vec![T::identity(); tile.len()];
+    let mut sg_totals = Vec::with_capacity(subgroups);
+    // Per subgroup: the offset of each (step, lane) and the serial scans, before the
+    // workgroup's carry is known.
+    let mut parts = Vec::with_capacity(subgroups);
+    for s in 0..subgroups {
+        let mut carry = T::identity();
+        let mut offs = vec![T::identity(); quads * width];
+        let mut vals = vec![T::identity(); quads * width * 4];
+        for k in 0..quads {
+            let totals: Vec<T> = (0..width)
+                .map(|lane| {
+                    let q = (s * quads + k) * width + lane;
+                    let mut run = T::identity();
+                    for j in 0..4 {
+                        let before = run;
+                        run = T::combine(run, tile[q * 4 + j]);
+                        vals[(k * width + lane) * 4 + j] = if inclusive { run } else { before };
+                    }
+                    run
+                })
+                .collect();
+            let excl = sg_exclusive(&totals);
+            for lane in 0..width {
+                offs[k * width + lane] = T::combine(carry, excl[lane]);
+            }
+            carry = T::combine(carry, T::combine(excl[width - 1], totals[width - 1]));
+        }
+        sg_totals.push(carry);
+        parts.push((offs, vals));
+    }
+    let (sg_prefix, total) = wg_exclusive_of_subgroups(&sg_totals, width);
+    for (s, (offs, vals)) in parts.iter().enumerate() {
+        let p = T::combine(prefix, sg_prefix[s]);
+        for k in 0..quads {
+            for lane in 0..width {
+                let q = (s * quads + k) * width + lane;
+                let o = T::combine(p, offs[k * width + lane]);
+                for j in 0..4 {
+                    out[q * 4 + j] = T::combine(o, vals[(k * width + lane) * 4 + j]);
+                }
+            }
+        }
+    }
+    (out, total)
 }
 
 #[cfg(test)]
@@ -276,6 +411,37 @@ mod tests {
     }
 
     #[test]
+    fn direct_tile_scans_match_the_serial_reference_at_every_width() {
+        let mut rng = fastrand::Rng::with_seed(24);
+        for &width in &WIDTHS {
+            for _ in 0..40 {
+                let wg = 128 << rng.usize(..4);
+                let quads = 1 + rng.usize(..4);
+                let inclusive = rng.bool();
+                let f: Vec<Affine> = (0..wg * quads * 4)
+                    .map(|_| Affine(rng.u32(..) | 1, rng.u32(..)))
+                    .collect();
+                let p = Affine(rng.u32(..) | 1, rng.u32(..));
+                let (got, total) = scan_tile_direct(&f, p, wg, quads, width, inclusive);
+                let mut acc = p;
+                for (i, &v) in f.iter().enumerate() {
+                    let before = acc;
+                    acc = Affine::combine(acc, v);
+                    let want = if inclusive { acc } else { before };
+                    assert_eq!(
+                        got[i], want,
+                        "width {width} wg {wg} quads {quads} element {i}"
+                    );
+                }
+                let whole = f
+                    .iter()
+                    .fold(Affine::identity(), |a, &b| Affine::combine(a, b));
+                assert_eq!(total, whole);
+            }
+        }
+    }
+
+    #[test]
     fn compaction_slots_keep_order_at_every_width() {
         let mut rng = fastrand::Rng::with_seed(22);
         for &width in &WIDTHS {
@@ -299,6 +465,7 @@ mod tests {
     #[test]
     fn the_look_back_window_combines_predecessors_in_order() {
         let mut rng = fastrand::Rng::with_seed(23);
+        let mut helps = 0;
         for &width in &WIDTHS {
             for _ in 0..200 {
                 let tiles = 1 + rng.usize(..300);
@@ -320,8 +487,24 @@ mod tests {
                         _ => Seen::Inclusive(incl[t]),
                     })
                     .collect();
-                let first_window = 1 + rng.usize(..width.max(1));
-                let (prefix, done, look) = walk(&seen, tile, width, first_window);
+                let chunks = 1 + rng.usize(..4);
+                let first_window = 1 + rng.usize(..width * chunks);
+                let Walk {
+                    prefix,
+                    done,
+                    look,
+                    helped,
+                } = walk(&seen, tile, width, chunks, first_window);
+                // Helping publishes exact inclusive prefixes, only over aggregates.
+                for &(t, v) in &helped {
+                    assert!(t < tile, "width {width}: helped tile {t} is no predecessor");
+                    assert!(
+                        matches!(seen[t], Seen::Aggregate(_)),
+                        "width {width} tile {t}"
+                    );
+                    assert_eq!(v, incl[t], "width {width}: helped tile {t}");
+                }
+                helps += helped.len();
                 let want_from = |from: usize| {
                     aggs[from..tile]
                         .iter()
@@ -341,5 +524,9 @@ mod tests {
                 }
             }
         }
+        assert!(
+            helps > 1000,
+            "the trials exercise helping ({helps} publications)"
+        );
     }
 }

@@ -17,20 +17,28 @@
 //
 // Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2; statistics for
 // tuning: [2] windows read without progress, [3] fallbacks taken, [4] windows read in all
-// (STATS_WINDOWS only); [5..8) unused; then the aggregate region (8 words per tile), then
+// (STATS_WINDOWS only); [5..8) unused; then the aggregate region (DESC_STRIDE words per tile), then
 // (SPLIT_REGIONS) the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
 // LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP,
-// SPLIT_REGIONS, STATE_HEADER.
+// SPLIT_REGIONS, STATE_HEADER, T_EXACT, LOOKBACK_HELP.
 
 #import shared/ballot
 
 const VALID: u32 = 0x10000u;
+// Words per descriptor: one 32-byte sector each, whatever T_WORDS (packing them closer made
+// readers and writers of neighbouring tiles contend, measured on the H200).
+const DESC_STRIDE: u32 = 8u;
+const HELP: bool = T_EXACT && LOOKBACK_HELP;
+// Inclusive prefixes in a region of their own: always with helping, whose writes would
+// otherwise tear an aggregate that readers are taking (a torn value reads as nothing, and
+// the reader waits).
+const SPLIT: bool = SPLIT_REGIONS || HELP || LOOKBACK_SPLIT;
 const INCLUSIVE_FLAG: u32 = 0x20000u;
 
 fn region_base(inclusive: bool) -> u32 {
-    return STATE_HEADER + select(0u, num_tiles() * 8u, inclusive && SPLIT_REGIONS);
+    return STATE_HEADER + select(0u, num_tiles() * DESC_STRIDE, inclusive && SPLIT);
 }
 
 // Called by one invocation. With fault injection (FAULT_SKIP = K > 0, tests only) every K-th
@@ -40,12 +48,15 @@ fn publish(tile: u32, v: T, inclusive: bool) {
         return;
     }
     let b = to_bits(v);
-    let base = region_base(inclusive) + tile * 8u;
+    let base = region_base(inclusive) + tile * DESC_STRIDE;
     let flags = VALID | select(0u, INCLUSIVE_FLAG, inclusive);
-    for (var j = 0u; j < T_WORDS; j++) {
-        atomicStore(&tile_state[base + 2u * j], flags | (b[j] & 0xffffu));
-        atomicStore(&tile_state[base + 2u * j + 1u], flags | (b[j] >> 16u));
+    // Unrolled with constant indices: a vector indexed by a variable would live in memory.
+#unroll j 4
+    if ({j} < T_WORDS) {
+        atomicStore(&tile_state[base + 2u * {j}], flags | (b[{j}] & 0xffffu));
+        atomicStore(&tile_state[base + 2u * {j} + 1u], flags | (b[{j}] >> 16u));
     }
+#end
 }
 
 // What a reader saw of a tile: kind 0 nothing (or a torn value), 1 an aggregate, 2 an
@@ -56,17 +67,19 @@ struct Seen {
 }
 
 fn read_region(tile: u32, inclusive: bool) -> Seen {
-    let base = region_base(inclusive) + tile * 8u;
+    let base = region_base(inclusive) + tile * DESC_STRIDE;
     var b = vec4<u32>(0u);
     var all = 0xffffffffu;
     var any = 0u;
-    for (var j = 0u; j < T_WORDS; j++) {
-        let lo = atomicLoad(&tile_state[base + 2u * j]);
-        let hi = atomicLoad(&tile_state[base + 2u * j + 1u]);
+#unroll j 4
+    if ({j} < T_WORDS) {
+        let lo = atomicLoad(&tile_state[base + 2u * {j}]);
+        let hi = atomicLoad(&tile_state[base + 2u * {j} + 1u]);
         all &= lo & hi;
         any |= lo | hi;
-        b[j] = (lo & 0xffffu) | ((hi & 0xffffu) << 16u);
+        b[{j}] = (lo & 0xffffu) | ((hi & 0xffffu) << 16u);
     }
+#end
     let flags = VALID | INCLUSIVE_FLAG;
     // Complete only if every word carries the same flags.
     var kind = 0u;
@@ -77,7 +90,7 @@ fn read_region(tile: u32, inclusive: bool) -> Seen {
 }
 
 fn read_descriptor(tile: u32) -> Seen {
-    if (SPLIT_REGIONS) {
+    if (SPLIT) {
         // Both regions read before either is looked at: one round trip.
         let incl = read_region(tile, true);
         let agg = read_region(tile, false);
@@ -102,10 +115,18 @@ var<workgroup> sh_look_prefix: T;
 // has published nothing (LOOK_FALLBACK, with sh_look_tile the tile after it). Results go to
 // sh_look_*.
 //
-// A window is size * LOOKBACK_PER_LANE tiles: lane i reads the LOOKBACK_PER_LANE consecutive
-// tiles starting at look - window + i * LOOKBACK_PER_LANE, so one round trip to memory
-// covers hundreds of predecessors and the chain of inclusive prefixes keeps up with the
-// tiles in flight. Tiles before tile 0 act as an empty inclusive prefix.
+// A window is LOOKBACK_PER_LANE chunks of `size` consecutive predecessors: lane j reads tile
+// look - (c + 1) * size + j of chunk c, all chunks at once (coalesced, and one round trip to
+// memory covers them all); the chunks are then taken newest first, each by one subgroup scan,
+// until one holds an inclusive prefix (done) or a tile with nothing (wait there). Only the
+// `width` nearest tiles are read: it starts at LOOKBACK_FIRST_WINDOW and doubles after each
+// window that had to go further back. Tiles before tile 0 act as an empty inclusive prefix.
+//
+// Helping (HELP, for exact monoids only): a walk knows, in the window where it finds an
+// inclusive prefix, the inclusive prefix of every predecessor it takes there, and publishes
+// those that still show only their aggregate. The chain of inclusive prefixes then keeps up with the
+// tiles in flight, so later walks end within one window. Two writers of one descriptor write
+// the same bits (the combine is exact), so a reader never mixes halves of different values.
 fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait: bool) {
     var look = start;
     var prefix = start_prefix;
@@ -114,75 +135,89 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
     var waited = 0u;
     var windows = 0u;
     let window = l.size * LOOKBACK_PER_LANE;
-    // Only the `width` nearest tiles of the window are read; it starts small and doubles
-    // after each step that had to go further back, so the common case (a recent predecessor
-    // already has its inclusive prefix) reads few descriptors, and few workgroups read the
-    // same descriptor.
     var width = min(LOOKBACK_FIRST_WINDOW, window);
+    let help = HELP && may_wait && start == tile;
     loop {
         if (look == 0u) {
             break;
         }
         windows += 1u;
-        // This lane's tiles, oldest first. `first` is where the takeable suffix starts: after
-        // the newest inclusive prefix (taken too) or after the newest tile with nothing.
-        var first = 0u;
-        var marker = false; // an inclusive prefix or a tile with nothing in this lane
-        var newest_is_inclusive = false;
-        var suffix = identity();
-        // All of this lane's descriptors are read before any is looked at, so their round
-        // trips to memory overlap (unrolled: a loop would wait for each in turn).
         var seen: array<Seen, LOOKBACK_PER_LANE>;
-#unroll m LOOKBACK_PER_LANE
+#unroll c LOOKBACK_PER_LANE
         {
-            let back = window - l.lane * LOOKBACK_PER_LANE - {m};
+            let back = ({c} + 1u) * l.size - l.lane;
             // Outside the part of the window read this time: a boundary, as if unpublished.
-            seen[{m}] = Seen(0u, identity());
+            seen[{c}] = Seen(0u, identity());
             if (back <= width) {
                 if (back <= look) {
-                    seen[{m}] = read_descriptor(look - back);
+                    seen[{c}] = read_descriptor(look - back);
                 } else {
-                    // Before tile 0: an empty inclusive prefix.
-                    seen[{m}] = Seen(2u, identity());
+                    seen[{c}] = Seen(2u, identity());
                 }
             }
         }
 #end
-#unroll m LOOKBACK_PER_LANE
-        {
-            let kind = seen[{m}].kind;
-            if (kind == 2u) {
-                first = {m};
-                marker = true;
-                newest_is_inclusive = true;
-                suffix = seen[{m}].value;
-            } else if (kind == 0u) {
-                first = {m} + 1u;
-                marker = true;
-                newest_is_inclusive = false;
-                suffix = identity();
+        // Chunks newest first. Per chunk: the newest lane with a marker (an inclusive prefix or
+        // nothing) decides; the lanes after it give their aggregates.
+        var taken = 0u;
+        var got_all = identity();
+        var stop = false;
+        var anchored = false;
+        var anchor_chunk = 0u;
+        var anchor_decider = 0i;
+        var scans: array<T, LOOKBACK_PER_LANE>;
+        var totals: array<T, LOOKBACK_PER_LANE>;
+#unroll c LOOKBACK_PER_LANE
+        if (!stop) {
+            let kind = seen[{c}].kind;
+            let decider = ballot_last(sg_ballot(kind != 1u));
+            let d = u32(max(decider, 0i));
+            let taking = i32(l.lane) > decider || (i32(l.lane) == decider && kind == 2u);
+            let scan = sg_inclusive(select(identity(), seen[{c}].value, taking), l.lane, l.size);
+            let total = sg_last(scan, l.size);
+            scans[{c}] = scan;
+            totals[{c}] = total;
+            got_all = combine(total, got_all);
+            if (decider < 0i) {
+                taken += l.size;
             } else {
-                suffix = combine(suffix, seen[{m}].value);
+                stop = true;
+                let d_kind = sg_shuffle_u32(kind, d);
+                if (d_kind == 2u) {
+                    anchored = true;
+                    anchor_chunk = {c};
+                    anchor_decider = decider;
+                    taken += l.size - d;
+                } else {
+                    taken += l.size - 1u - d;
+                }
             }
         }
 #end
-        // The newest lane with a marker decides; lanes after it give all their tiles.
-        let decider = ballot_last(sg_ballot(marker));
-        let lane = i32(l.lane);
-        let take = select(identity(), suffix, lane >= decider);
-        let got = sg_last(sg_inclusive(take, l.lane, l.size), l.size);
-        let done = sg_shuffle_bool(newest_is_inclusive, u32(max(decider, 0i)));
-        let decider_first = sg_shuffle_u32(first, u32(max(decider, 0i)));
-        var taken = window;
-        if (decider >= 0i) {
-            taken = window - (u32(decider) * LOOKBACK_PER_LANE + decider_first);
-        }
-        if (decider >= 0i && done) {
-            prefix = combine(got, prefix);
+        if (anchored) {
+            prefix = combine(got_all, prefix);
+            if (help) {
+                // Oldest chunk first: `running` is the inclusive prefix before chunk c.
+                var running = identity();
+#unroll r LOOKBACK_PER_LANE
+                {
+                    const c = LOOKBACK_PER_LANE - 1u - {r};
+                    if (c <= anchor_chunk) {
+                        let mine = combine(running, scans[c]);
+                        let after = c < anchor_chunk || i32(l.lane) > anchor_decider;
+                        let back = (c + 1u) * l.size - l.lane;
+                        if (after && seen[c].kind == 1u && back <= look) {
+                            publish(look - back, mine, true);
+                        }
+                        running = combine(running, totals[c]);
+                    }
+                }
+#end
+            }
             break;
         }
         if (taken > 0u) {
-            prefix = combine(got, prefix);
+            prefix = combine(got_all, prefix);
             look -= taken;
             spins = 0u;
             width = min(2u * width, window);

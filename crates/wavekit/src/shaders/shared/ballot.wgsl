@@ -6,18 +6,14 @@ fn ballot_count(b: vec4<u32>) -> u32 {
     return countOneBits(b.x) + countOneBits(b.y) + countOneBits(b.z) + countOneBits(b.w);
 }
 
-// Mask of the lanes strictly below `lane` (0..128), as a ballot.
+// Mask of the lanes strictly below `lane` (0..128), as a ballot. Written without indexing a
+// vector by a variable, which would keep it in memory rather than in registers.
 fn lanes_below(lane: u32) -> vec4<u32> {
-    var m = vec4<u32>(0u);
-    for (var w = 0u; w < 4u; w++) {
-        let lo = w * 32u;
-        if (lane >= lo + 32u) {
-            m[w] = 0xffffffffu;
-        } else if (lane > lo) {
-            m[w] = (1u << (lane - lo)) - 1u;
-        }
-    }
-    return m;
+    let lo = vec4<u32>(0u, 32u, 64u, 96u);
+    let full = vec4<u32>(lane) >= lo + vec4<u32>(32u);
+    let part = (vec4<u32>(1u) << ((vec4<u32>(lane) - lo) & vec4<u32>(31u))) - vec4<u32>(1u);
+    let none = vec4<u32>(lane) <= lo;
+    return select(select(part, vec4<u32>(0xffffffffu), full), vec4<u32>(0u), none);
 }
 
 // Number of set bits of `b` in lanes strictly below `lane`: the exclusive prefix count
@@ -28,10 +24,17 @@ fn ballot_count_below(b: vec4<u32>, lane: u32) -> u32 {
 
 // The highest lane whose bit is set, or -1 for an empty ballot.
 fn ballot_last(b: vec4<u32>) -> i32 {
-    for (var w = 3i; w >= 0i; w--) {
-        if (b[w] != 0u) {
-            return w * 32i + i32(firstLeadingBit(b[w]));
-        }
+    if (b.w != 0u) {
+        return 96i + i32(firstLeadingBit(b.w));
+    }
+    if (b.z != 0u) {
+        return 64i + i32(firstLeadingBit(b.z));
+    }
+    if (b.y != 0u) {
+        return 32i + i32(firstLeadingBit(b.y));
+    }
+    if (b.x != 0u) {
+        return i32(firstLeadingBit(b.x));
     }
     return -1i;
 }
