@@ -185,14 +185,6 @@ impl Monoid {
         self.commutative
     }
 
-    /// Whether the combine gives the same bits however it is grouped (the look-back lets
-    /// several workgroups publish the same inclusive prefix only then).
-    pub fn exact(&self) -> bool {
-        // Integer arithmetic wraps exactly, min and max pick an operand; only a float sum
-        // rounds differently when grouped differently. Custom monoids are not assumed exact.
-        matches!(self.builtin, Some((s, op)) if !(s == Scalar::F32 && op == Op::Add))
-    }
-
     /// The built-in operator, if this is one.
     pub fn builtin_op(&self) -> Option<(Scalar, Op)> {
         self.builtin
@@ -200,7 +192,7 @@ impl Monoid {
 
     /// The WGSL piece imported as `monoid`: `T`, `identity`, `combine`, the subgroup hooks
     /// (`sg_inclusive`, `sg_exclusive`, `sg_exclusive_scan`, `sg_reduce`) and the bit packing used by the
-    /// look-back (`to_bits`, `from_bits`, `T_WORDS`, `T_EXACT`). `subgroups` picks hardware
+    /// look-back (`to_bits`, `from_bits`, `T_WORDS`). `subgroups` picks hardware
     /// instructions or the one-lane emulation.
     pub fn wgsl(&self, subgroups: bool) -> String {
         let ty = &self.ty;
@@ -244,13 +236,10 @@ impl Monoid {
         };
         let identity = &self.identity;
         let combine = &self.combine;
-        let exact = self.exact();
         format!(
             "// monoid '{name}'\n\
              alias T = {ty};\n\
              const T_WORDS: u32 = {n}u;\n\
-             // Whether combine is exact (the same bits whatever the grouping).\n\
-             const T_EXACT: bool = {exact};\n\
              fn identity() -> T {{\n    return {identity};\n}}\n\
              fn combine(a: T, b: T) -> T {{\n    return {combine};\n}}\n\
              fn to_bits(v: T) -> vec4<u32> {{\n    return {to_bits};\n}}\n\

@@ -161,16 +161,6 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
                     .unwrap_or(LOOKBACK_FIRST_WINDOW),
             ),
         ),
-        // Helping publishes (exact monoids only): off, measured slower on the H200
-        // (ADR-014); WAVEKIT_LOOKBACK_HELP=1 turns it on, for measurement.
-        (
-            "LOOKBACK_HELP",
-            ConstValue::Bool(env_u32("WAVEKIT_LOOKBACK_HELP") == Some(1)),
-        ),
-        (
-            "LOOKBACK_SPLIT",
-            ConstValue::Bool(env_u32("WAVEKIT_LOOKBACK_SPLIT") == Some(1)),
-        ),
         (
             "STATS_WINDOWS",
             ConstValue::Bool(env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)),

@@ -25,13 +25,15 @@ pub const COPY_MAX_WORKGROUPS: u32 = 8192;
 /// every subgroup is full at every width from 1 to 128.
 pub const PRIMITIVE_WORKGROUP: u32 = 256;
 
-/// Steps per tile; in each step an invocation holds PRIMITIVE_VEC consecutive elements, so a
-/// tile is 256 × 4 × 4 = 4096 elements and each invocation has 16 loads in flight.
+/// Steps per tile; in each step an invocation holds PRIMITIVE_VEC consecutive elements (one
+/// 16-byte load in the scan's direct layout), so a tile is 256 × 6 × 4 = 6144 elements.
 ///
-/// Measured on the H200 (2026-11-29, 2^28 u32, inclusive scan): one element per lane per step
-/// (16 steps, a subgroup scan per element) ran at 40 % of copy bandwidth and the exclusive
-/// scan, one more subgroup scan per element, at 31 %: the shuffles, not memory, were the limit.
-pub const PRIMITIVE_STEPS: u32 = 4;
+/// Measured on the H200 (2026-11-29, 2^28 u32 inclusive scan, direct layout, % of the copy
+/// kernel in the same run): 4 steps 55.9–56.3 %, 6 steps 60.8 % and 60.9 % (two runs), 8 steps
+/// 59.4–59.5 % (one run at 43 %), 2 steps 44.6 %. Fewer, larger tiles mean fewer look-backs;
+/// past 6 the registers per invocation start to cost occupancy. Earlier (blocked layout): one
+/// element per lane per step with a subgroup scan each ran at 40 % and was shuffle-bound.
+pub const PRIMITIVE_STEPS: u32 = 6;
 
 /// Steps per tile of select and partition (tiles of 256 × 2 × 4 = 2048 elements). Measured on
 /// the H200 (2026-11-29, compaction in workgroup memory before the look-back): 28.0 % / 27.1 %
@@ -45,12 +47,11 @@ pub const PRIMITIVE_VEC: u32 = 4;
 /// predecessor's tile itself (the look-back fallback).
 pub const LOOKBACK_SPINS: u32 = 256;
 
-/// Predecessor tiles each lane of the look-back reads per round trip (a window of
-/// size × this). Measured on the H200 (2026-11-29, 2^26 u32 inclusive scan): the scan runs at
-/// 35–38 % of copy bandwidth against 58–76 % for the same kernel with the look-back switched
-/// off (`WAVEKIT_EXPERIMENT_NO_LOOKBACK=1`, wrong results, for measurement only).
-/// Eight tiles per lane cut the waiting windows to zero but read 8× the descriptors and ran
-/// slower: 24.3 % of copy bandwidth against 36.8 % with one (same run; 16 tiles: 19.9 %).
+/// Chunks of one subgroup width that the look-back reads per round trip (lane j reads tile
+/// look - (c + 1) × width + j of chunk c; all loads issued before any is used). Measured on the
+/// H200 (2026-11-29, 2^28 u32 inclusive scan, direct layout): 1 chunk 55.9 %, 2 chunks 52.8 %,
+/// 4 chunks 27.6–39.5 % of copy bandwidth, although the windows per tile fell from 3.9 to 2.5:
+/// every extra descriptor read costs more than the round trip it saves.
 pub const LOOKBACK_PER_LANE: u32 = 1;
 
 /// Nearest predecessors the look-back reads first; the window doubles after each step that

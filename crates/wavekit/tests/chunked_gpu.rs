@@ -15,10 +15,11 @@ use wavekit::{Error, POISON};
 #[test]
 fn inputs_larger_than_one_binding() {
     let Some(ctx) = gpu() else { return };
-    // 64 KiB bindings: 16384 u32 per chunk.
+    // 64 KiB bindings: as many whole tiles of u32 as fit in 16384 elements per chunk.
     // SAFETY: this binary's only test sets it before any work is bound.
     unsafe { std::env::set_var("WAVEKIT_MAX_BINDING_BYTES", "65536") };
-    let per_chunk = 16_384usize;
+    let tile = wavekit::tile_elements() as usize;
+    let per_chunk = 16_384 / tile * tile;
     for (inclusive, in_place) in [(true, false), (false, false), (true, true), (false, true)] {
         let scan = Scan::new(
             ctx,
@@ -98,7 +99,7 @@ fn inputs_larger_than_one_binding() {
     }
     // Select cannot split its output at positions only the GPU knows: a clear error.
     let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
-    let n = per_chunk + 1;
+    let n = 16_384 + 1;
     let big = ctx.storage_uninit("big", 4 * n as u64).unwrap();
     let flags = ctx.storage_uninit("flags", 4 * n as u64).unwrap();
     let e = s.bind(ctx, &big, Some(&flags), &big, n as u64).unwrap_err();

@@ -132,8 +132,7 @@ fn main(inv: Invocation) {
         publish(tile, kept, false);
     }
     // One invocation reads the survivors' total (PARTITION) and shares it after the barrier
-    // below: every invocation reading the same word had all warps of the GPU queue on one
-    // L2 line (measured on the H200: select at 29 % of copy even without the look-back).
+    // below, rather than every invocation loading the same word.
     if (PARTITION && l.local == 0u) {
         sh_total = counts[1];
     }

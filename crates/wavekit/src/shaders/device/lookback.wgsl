@@ -22,7 +22,7 @@
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
 // LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP,
-// SPLIT_REGIONS, STATE_HEADER, T_EXACT, LOOKBACK_HELP.
+// SPLIT_REGIONS, STATE_HEADER.
 
 #import shared/ballot
 
@@ -30,15 +30,10 @@ const VALID: u32 = 0x10000u;
 // Words per descriptor: one 32-byte sector each, whatever T_WORDS (packing them closer made
 // readers and writers of neighbouring tiles contend, measured on the H200).
 const DESC_STRIDE: u32 = 8u;
-const HELP: bool = T_EXACT && LOOKBACK_HELP;
-// Inclusive prefixes in a region of their own: always with helping, whose writes would
-// otherwise tear an aggregate that readers are taking (a torn value reads as nothing, and
-// the reader waits).
-const SPLIT: bool = SPLIT_REGIONS || HELP || LOOKBACK_SPLIT;
 const INCLUSIVE_FLAG: u32 = 0x20000u;
 
 fn region_base(inclusive: bool) -> u32 {
-    return STATE_HEADER + select(0u, num_tiles() * DESC_STRIDE, inclusive && SPLIT);
+    return STATE_HEADER + select(0u, num_tiles() * DESC_STRIDE, inclusive && SPLIT_REGIONS);
 }
 
 // Called by one invocation. With fault injection (FAULT_SKIP = K > 0, tests only) every K-th
@@ -90,7 +85,7 @@ fn read_region(tile: u32, inclusive: bool) -> Seen {
 }
 
 fn read_descriptor(tile: u32) -> Seen {
-    if (SPLIT) {
+    if (SPLIT_REGIONS) {
         // Both regions read before either is looked at: one round trip.
         let incl = read_region(tile, true);
         let agg = read_region(tile, false);
@@ -122,11 +117,6 @@ var<workgroup> sh_look_prefix: T;
 // `width` nearest tiles are read: it starts at LOOKBACK_FIRST_WINDOW and doubles after each
 // window that had to go further back. Tiles before tile 0 act as an empty inclusive prefix.
 //
-// Helping (HELP, for exact monoids only): a walk knows, in the window where it finds an
-// inclusive prefix, the inclusive prefix of every predecessor it takes there, and publishes
-// those that still show only their aggregate. The chain of inclusive prefixes then keeps up with the
-// tiles in flight, so later walks end within one window. Two writers of one descriptor write
-// the same bits (the combine is exact), so a reader never mixes halves of different values.
 fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait: bool) {
     var look = start;
     var prefix = start_prefix;
@@ -136,7 +126,6 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
     var windows = 0u;
     let window = l.size * LOOKBACK_PER_LANE;
     var width = min(LOOKBACK_FIRST_WINDOW, window);
-    let help = HELP && may_wait && start == tile;
     loop {
         if (look == 0u) {
             break;
@@ -163,10 +152,6 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
         var got_all = identity();
         var stop = false;
         var anchored = false;
-        var anchor_chunk = 0u;
-        var anchor_decider = 0i;
-        var scans: array<T, LOOKBACK_PER_LANE>;
-        var totals: array<T, LOOKBACK_PER_LANE>;
 #unroll c LOOKBACK_PER_LANE
         if (!stop) {
             let kind = seen[{c}].kind;
@@ -174,19 +159,13 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
             let d = u32(max(decider, 0i));
             let taking = i32(l.lane) > decider || (i32(l.lane) == decider && kind == 2u);
             let scan = sg_inclusive(select(identity(), seen[{c}].value, taking), l.lane, l.size);
-            let total = sg_last(scan, l.size);
-            scans[{c}] = scan;
-            totals[{c}] = total;
-            got_all = combine(total, got_all);
+            got_all = combine(sg_last(scan, l.size), got_all);
             if (decider < 0i) {
                 taken += l.size;
             } else {
                 stop = true;
-                let d_kind = sg_shuffle_u32(kind, d);
-                if (d_kind == 2u) {
+                if (sg_shuffle_u32(kind, d) == 2u) {
                     anchored = true;
-                    anchor_chunk = {c};
-                    anchor_decider = decider;
                     taken += l.size - d;
                 } else {
                     taken += l.size - 1u - d;
@@ -196,24 +175,6 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
 #end
         if (anchored) {
             prefix = combine(got_all, prefix);
-            if (help) {
-                // Oldest chunk first: `running` is the inclusive prefix before chunk c.
-                var running = identity();
-#unroll r LOOKBACK_PER_LANE
-                {
-                    const c = LOOKBACK_PER_LANE - 1u - {r};
-                    if (c <= anchor_chunk) {
-                        let mine = combine(running, scans[c]);
-                        let after = c < anchor_chunk || i32(l.lane) > anchor_decider;
-                        let back = (c + 1u) * l.size - l.lane;
-                        if (after && seen[c].kind == 1u && back <= look) {
-                            publish(look - back, mine, true);
-                        }
-                        running = combine(running, totals[c]);
-                    }
-                }
-#end
-            }
             break;
         }
         if (taken > 0u) {
