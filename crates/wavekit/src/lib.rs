@@ -30,6 +30,7 @@ pub mod scan;
 pub mod select;
 pub mod selftest;
 pub mod shader;
+pub mod sort;
 pub mod timer;
 pub mod tuning;
 

@@ -54,6 +54,8 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("select/select", "select/select.wgsl"),
     wgsl!("select/count", "select/count.wgsl"),
     wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
+    wgsl!("sort/count", "sort/count.wgsl"),
+    wgsl!("sort/scatter", "sort/scatter.wgsl"),
 ];
 
 /// Every kernel wavekit builds, composed in every variant it is built in, so that the tests
@@ -108,6 +110,17 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
         for keep in &keeps {
             out.push((crate::select::composed(Scalar::F32, keep, true, sg)?, sg));
             out.push((crate::select::composed_count(Scalar::F32, keep, sg)?, sg));
+        }
+        use crate::sort::{KeyType, SortConfig, Values};
+        for key in [KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64] {
+            for values in [Values::None, Values::U32, Values::Indices] {
+                let c = SortConfig {
+                    values,
+                    ..SortConfig::keys(key)
+                };
+                out.push((crate::sort::composed_count(&c, sg)?, sg));
+                out.push((crate::sort::composed_scatter(&c, sg)?, sg));
+            }
         }
     }
     Ok(out)

@@ -69,3 +69,11 @@ pub const LOOKBACK_BACKOFF: u32 = 32;
 /// Measured on the H200 (2026-11-29, 2^28 u32 sum): 264, 528, 1024, 2048 and 4096 groups gave
 /// 0.94×, 0.96×, 0.96×, 0.96× and 0.97× of CUB's time: the count is not what separates us.
 pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;
+
+/// Invocations per workgroup of the radix sort's count and scatter kernels. 128 keeps the
+/// scatter's per-subgroup digit counters (256 × 16 bits per subgroup) within 16 KiB at the
+/// narrowest width (4 lanes: 32 subgroups).
+pub const SORT_WORKGROUP: u32 = 128;
+
+/// Keys per invocation of the sort kernels (tiles of 128 × 16 = 2048 keys).
+pub const SORT_ITEMS: u32 = 16;

@@ -38,3 +38,20 @@ fn ballot_last(b: vec4<u32>) -> i32 {
     }
     return -1i;
 }
+
+// The lowest lane whose bit is set, or -1 for an empty ballot.
+fn ballot_first(b: vec4<u32>) -> i32 {
+    if (b.x != 0u) {
+        return i32(firstTrailingBit(b.x));
+    }
+    if (b.y != 0u) {
+        return 32i + i32(firstTrailingBit(b.y));
+    }
+    if (b.z != 0u) {
+        return 64i + i32(firstTrailingBit(b.z));
+    }
+    if (b.w != 0u) {
+        return 96i + i32(firstTrailingBit(b.w));
+    }
+    return -1i;
+}

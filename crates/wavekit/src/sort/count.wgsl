@@ -1,0 +1,39 @@
+// Radix sort, first kernel of a pass: each tile counts its keys per digit and writes the
+// counts digit-major (`counts[digit * tiles + tile]`), so that one exclusive scan of the whole
+// array gives every (digit, tile) its first destination: the keys of smaller digits, then
+// those of the same digit in earlier tiles.
+//
+// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH. Imported by name: `subgroup/api`, `monoid` (u32 add),
+// `sort/keys` (load_key, digit_of, Params and its binding).
+#import subgroup/api
+#import monoid
+#import sort/keys
+
+@group(0) @binding(3) var<storage, read_write> counts: array<u32>;
+
+const TILE: u32 = WG_SIZE * ITEMS;
+
+var<workgroup> sh_count: array<atomic<u32>, 256>;
+
+@compute @workgroup_size(WG_SIZE, 1, 1)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let l = lane_info(inv);
+    let tile = wg.x + wg.y * nwg.x;
+    if (tile >= params.tiles) {
+        return;
+    }
+    for (var d = l.local; d < 256u; d += WG_SIZE) {
+        atomicStore(&sh_count[d], 0u);
+    }
+    workgroupBarrier();
+    for (var s = 0u; s < ITEMS; s++) {
+        let i = tile * TILE + s * WG_SIZE + l.local;
+        if (i < params.n) {
+            atomicAdd(&sh_count[digit_of(load_key(i))], 1u);
+        }
+    }
+    workgroupBarrier();
+    for (var d = l.local; d < 256u; d += WG_SIZE) {
+        counts[d * params.tiles + tile] = atomicLoad(&sh_count[d]);
+    }
+}

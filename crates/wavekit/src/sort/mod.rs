@@ -1,0 +1,479 @@
+//! Radix sort: least-significant digit first, stable, 8-bit digits; keys u32, i32, f32 (total
+//! order: −NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN) and u64; keys alone or with a u32 value (or
+//! the original index); ascending or descending; any range of key bits.
+//!
+//! Each pass: `sort/count.wgsl` counts every tile's keys per digit (digit-major), one exclusive
+//! [`Scan`] of the counts gives every (digit, tile) its first destination, and
+//! `sort/scatter.wgsl` ranks each key stably within its tile (ballots per step, a counter per
+//! subgroup and digit, a scan across subgroups) and writes it there. Keys and values alternate
+//! between the caller's buffers and scratch of the same size; after an odd number of passes
+//! the result is copied back, so it always ends in the caller's buffers.
+
+pub mod reference;
+
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+use crate::monoid::{Monoid, Op, Scalar};
+use crate::primitive::{check_len, subgroup_api};
+use crate::scan::{BoundScan, Scan, ScanConfig};
+use crate::shader::{Composed, ConstValue, compose};
+use crate::tuning::{SORT_ITEMS, SORT_WORKGROUP};
+pub use reference::SortKey;
+
+/// Key types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum KeyType {
+    /// `u32`.
+    U32,
+    /// `i32`.
+    I32,
+    /// `f32`, in total order.
+    F32,
+    /// `u64`.
+    U64,
+}
+
+impl KeyType {
+    /// Bits per key.
+    pub fn bits(self) -> u32 {
+        match self {
+            KeyType::U64 => 64,
+            _ => 32,
+        }
+    }
+
+    /// 32-bit words per key.
+    pub fn words(self) -> u32 {
+        self.bits() / 32
+    }
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::U32 => "u32",
+            KeyType::I32 => "i32",
+            KeyType::F32 => "f32",
+            KeyType::U64 => "u64",
+        }
+    }
+}
+
+/// What travels with the keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// Keys only.
+    None,
+    /// A `u32` value per key, read from the values buffer.
+    U32,
+    /// The key's original index, written to the values buffer (its old contents unused).
+    Indices,
+}
+
+/// Which sort.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortConfig {
+    /// Key type.
+    pub key: KeyType,
+    /// Values carried along.
+    pub values: Values,
+    /// Largest first. Equal keys keep their order either way.
+    pub descending: bool,
+    /// The key bits that count, `begin..end` (`None`: all). Fewer bits, fewer passes.
+    pub bits: Option<(u32, u32)>,
+}
+
+impl SortConfig {
+    /// Keys of type `key`, ascending, all bits, no values.
+    pub fn keys(key: KeyType) -> Self {
+        Self {
+            key,
+            values: Values::None,
+            descending: false,
+            bits: None,
+        }
+    }
+
+    /// The bit range, checked.
+    pub fn bit_range(&self) -> Result<(u32, u32)> {
+        let (b, e) = self.bits.unwrap_or((0, self.key.bits()));
+        if b >= e || e > self.key.bits() {
+            return Err(Error::InvalidArgument(format!(
+                "sort bits {b}..{e}: need begin < end <= {} for {} keys",
+                self.key.bits(),
+                self.key.name()
+            )));
+        }
+        Ok((b, e))
+    }
+
+    /// Passes of 8 bits (the last may be narrower).
+    pub fn passes(&self) -> Result<u32> {
+        let (b, e) = self.bit_range()?;
+        Ok((e - b).div_ceil(8))
+    }
+}
+
+/// Keys per tile of the sort kernels on this context.
+pub fn tile_keys(ctx: &GpuContext) -> u32 {
+    workgroup(ctx.caps.subgroups.supported) * SORT_ITEMS
+}
+
+fn workgroup(subgroups: bool) -> u32 {
+    // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
+    if subgroups { SORT_WORKGROUP } else { 32 }
+}
+
+/// The `sort/keys` piece: parameters, key buffers, and the digit of a key.
+fn keys_piece(key: KeyType) -> String {
+    let (load, store) = if key.words() == 1 {
+        ("vec2<u32>(keys_in[i], 0u)", "keys_out[i] = k.x;")
+    } else {
+        (
+            "vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u])",
+            "keys_out[2u * i] = k.x;\n    keys_out[2u * i + 1u] = k.y;",
+        )
+    };
+    let transform = match key {
+        KeyType::U32 | KeyType::U64 => "k",
+        KeyType::I32 => "vec2<u32>(k.x ^ 0x80000000u, 0u)",
+        KeyType::F32 => "vec2<u32>(select(k.x | 0x80000000u, ~k.x, (k.x & 0x80000000u) != 0u), 0u)",
+    };
+    let words = key.words();
+    format!(
+        "// Keys: {name}.\n\
+         struct Params {{\n    n: u32,\n    tiles: u32,\n    shift: u32,\n    bits: u32,\n    \
+         descending: u32,\n    first_pass: u32,\n    _pad0: u32,\n    _pad1: u32,\n}}\n\
+         @group(0) @binding(0) var<uniform> params: Params;\n\
+         @group(0) @binding(1) var<storage, read> keys_in: array<u32>;\n\
+         @group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;\n\
+         const KEY_WORDS: u32 = {words}u;\n\
+         fn load_key(i: u32) -> vec2<u32> {{\n    return {load};\n}}\n\
+         fn store_key(i: u32, k: vec2<u32>) {{\n    {store}\n}}\n\
+         // Bits in the order of the keys (see sort::reference::sortable).\n\
+         fn sortable(k: vec2<u32>) -> vec2<u32> {{\n    let t = {transform};\n    \
+         if (params.descending != 0u) {{\n        return ~t;\n    }}\n    return t;\n}}\n\
+         // The digit of this pass: `bits` bits from `shift`.\n\
+         fn digit_of(k: vec2<u32>) -> u32 {{\n    let s = sortable(k);\n    let sh = params.shift;\n    \
+         var v = s.x >> (sh & 31u);\n    if (sh >= 32u) {{\n        v = s.y >> (sh - 32u);\n    \
+         }} else if (sh > 0u && KEY_WORDS == 2u) {{\n        v |= s.y << (32u - sh);\n    }}\n    \
+         return v & ((1u << params.bits) - 1u);\n}}\n",
+        name = key.name(),
+    )
+}
+
+fn composed(name: &str, config: &SortConfig, subgroups: bool) -> Result<Composed> {
+    let values = match config.values {
+        Values::None => 0,
+        Values::U32 => 1,
+        Values::Indices => 2,
+    };
+    compose(
+        name,
+        &[
+            ("WG_SIZE", ConstValue::U32(workgroup(subgroups))),
+            ("ITEMS", ConstValue::U32(SORT_ITEMS)),
+            ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
+            ("VALUES", ConstValue::U32(values)),
+        ],
+        &[
+            ("subgroup/api", subgroup_api(subgroups)),
+            // The subgroup layer is generic over a monoid; the sort's counts are u32 sums.
+            (
+                "monoid",
+                &Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups),
+            ),
+            ("sort/keys", &keys_piece(config.key)),
+        ],
+    )
+}
+
+/// The count kernel's WGSL for `config`.
+pub fn composed_count(config: &SortConfig, subgroups: bool) -> Result<Composed> {
+    composed("sort/count", config, subgroups)
+}
+
+/// The scatter kernel's WGSL for `config`.
+pub fn composed_scatter(config: &SortConfig, subgroups: bool) -> Result<Composed> {
+    composed("sort/scatter", config, subgroups)
+}
+
+/// A radix sort, built once for a configuration; bind it to buffers with [`RadixSort::bind`].
+///
+/// ```
+/// use wavekit::{GpuContext, sort::{KeyType, RadixSort, SortConfig, Values}};
+/// let ctx = GpuContext::from_env()?;
+/// let config = SortConfig { values: Values::Indices, ..SortConfig::keys(KeyType::F32) };
+/// let sort = RadixSort::new(&ctx, &config)?;
+/// let keys = ctx.storage_from("keys", &[2.5f32, -1.0, 0.0, -0.0])?;
+/// let order = ctx.storage_uninit("order", 4 * 4)?;
+/// let bound = sort.bind(&ctx, &keys, Some(&order), 4)?;
+/// ctx.submit(|enc| bound.record(enc));
+/// assert_eq!(ctx.read_back::<f32>("keys", &keys, 4)?, [-1.0, -0.0, 0.0, 2.5]);
+/// assert_eq!(ctx.read_back::<u32>("order", &order, 4)?, [1, 3, 2, 0]);
+/// # Ok::<(), wavekit::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct RadixSort {
+    config: SortConfig,
+    count: Kernel,
+    scatter: Kernel,
+    scan: Scan,
+    tile: u32,
+}
+
+impl RadixSort {
+    /// Build the pipelines for `config` (its bit range is checked here).
+    pub fn new(ctx: &GpuContext, config: &SortConfig) -> Result<Self> {
+        config.bit_range()?;
+        let sg = ctx.caps.subgroups.supported;
+        Ok(Self {
+            config: config.clone(),
+            count: Kernel::new(ctx, &composed_count(config, sg)?)?,
+            scatter: Kernel::new(ctx, &composed_scatter(config, sg)?)?,
+            scan: Scan::new(
+                ctx,
+                &ScanConfig {
+                    monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                    inclusive: false,
+                    in_place: false,
+                },
+            )?,
+            tile: tile_keys(ctx),
+        })
+    }
+
+    /// Bind to `n` keys in `keys` and, unless the configuration has no values, `values` (one
+    /// u32 per key). The sort allocates scratch of the same sizes; the result ends in `keys`
+    /// and `values`.
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        keys: &wgpu::Buffer,
+        values: Option<&wgpu::Buffer>,
+        n: u64,
+    ) -> Result<BoundSort> {
+        let words = self.config.key.words();
+        let n = check_len(ctx, "sort keys", keys, n, words)?;
+        match (self.config.values, values) {
+            (Values::None, None) => {}
+            (Values::None, Some(_)) => {
+                return Err(Error::InvalidArgument(
+                    "sort without values takes no values buffer (use Values::U32 or \
+                     Values::Indices)"
+                        .into(),
+                ));
+            }
+            (_, None) => {
+                return Err(Error::InvalidArgument(
+                    "sort with values needs a values buffer (one u32 per key)".into(),
+                ));
+            }
+            (_, Some(v)) => {
+                check_len(ctx, "sort values", v, u64::from(n), 1)?;
+            }
+        }
+        let (begin, end) = self.config.bit_range()?;
+        let passes = self.config.passes()?;
+        let tiles = n.div_ceil(self.tile);
+        let key_bytes = (u64::from(n) * u64::from(words) * 4).max(4);
+        let alt_keys = ctx.storage_uninit("sort keys scratch", key_bytes)?;
+        let alt_values = match values {
+            Some(_) => Some(ctx.storage_uninit("sort values scratch", u64::from(n).max(1) * 4)?),
+            None => None,
+        };
+        let slots = u64::from(tiles) * 256;
+        ctx.check_binding("sort digit counts", slots * 4)?;
+        let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
+        let offsets = ctx.storage_uninit("sort digit offsets", slots.max(1) * 4)?;
+        let scan = self.scan.bind(ctx, &counts, Some(&offsets), slots)?;
+        // Placeholders for the values bindings of a keys-only sort (one read, one written: a
+        // buffer may not be both in one dispatch).
+        let none = [
+            ctx.storage_uninit("sort no values in", 4)?,
+            ctx.storage_uninit("sort no values out", 4)?,
+        ];
+        let mut pass_binds = Vec::new();
+        for p in 0..passes {
+            let shift = begin + 8 * p;
+            let bits = (end - shift).min(8);
+            let params = ctx.uniform_from(
+                "sort params",
+                &[
+                    n,
+                    tiles,
+                    shift,
+                    bits,
+                    u32::from(self.config.descending),
+                    u32::from(p == 0),
+                    0,
+                    0,
+                ],
+            )?;
+            let (src_k, dst_k) = if p % 2 == 0 {
+                (keys, &alt_keys)
+            } else {
+                (&alt_keys, keys)
+            };
+            let (src_v, dst_v) = match (values, &alt_values) {
+                (Some(v), Some(a)) if p % 2 == 0 => (v, a),
+                (Some(v), Some(a)) => (a, v),
+                _ => (&none[0], &none[1]),
+            };
+            let count = self
+                .count
+                .bind(ctx, &[(0, &params), (1, src_k), (3, &counts)])?;
+            let scatter = self.scatter.bind(
+                ctx,
+                &[
+                    (0, &params),
+                    (1, src_k),
+                    (2, dst_k),
+                    (3, &offsets),
+                    (4, src_v),
+                    (5, dst_v),
+                ],
+            )?;
+            pass_binds.push((count, scatter, params));
+        }
+        Ok(BoundSort {
+            count: self.count.clone(),
+            scatter: self.scatter.clone(),
+            scan,
+            passes: pass_binds,
+            tiles,
+            copy_back: (passes % 2 == 1).then(|| {
+                (
+                    alt_keys.clone(),
+                    keys.clone(),
+                    key_bytes,
+                    alt_values.clone().zip(values.cloned()),
+                    u64::from(n) * 4,
+                )
+            }),
+            _scratch: (alt_keys, alt_values, counts, offsets, none),
+        })
+    }
+}
+
+type CopyBack = (
+    wgpu::Buffer,
+    wgpu::Buffer,
+    u64,
+    Option<(wgpu::Buffer, wgpu::Buffer)>,
+    u64,
+);
+
+/// A sort bound to its buffers and scratch, ready to record any number of times.
+#[derive(Debug)]
+pub struct BoundSort {
+    count: Kernel,
+    scatter: Kernel,
+    scan: BoundScan,
+    passes: Vec<(wgpu::BindGroup, wgpu::BindGroup, wgpu::Buffer)>,
+    tiles: u32,
+    copy_back: Option<CopyBack>,
+    _scratch: (
+        wgpu::Buffer,
+        Option<wgpu::Buffer>,
+        wgpu::Buffer,
+        wgpu::Buffer,
+        [wgpu::Buffer; 2],
+    ),
+}
+
+impl BoundSort {
+    /// Number of digit passes.
+    pub fn passes(&self) -> usize {
+        self.passes.len()
+    }
+
+    /// Record the sort into `enc`.
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        if self.tiles == 0 {
+            return;
+        }
+        for (count, scatter, _) in &self.passes {
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wavekit.sort.count"),
+                    timestamp_writes: None,
+                });
+                self.count.dispatch(&mut pass, count, self.tiles);
+            }
+            self.scan.record(enc);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wavekit.sort.scatter"),
+                timestamp_writes: None,
+            });
+            self.scatter.dispatch(&mut pass, scatter, self.tiles);
+        }
+        if let Some((from, to, bytes, values, vbytes)) = &self.copy_back {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+            if let Some((vf, vt)) = values {
+                enc.copy_buffer_to_buffer(vf, 0, vt, 0, Some(*vbytes));
+            }
+        }
+    }
+}
+
+/// Sort a slice of keys on the GPU (a one-call convenience).
+pub fn sort_slice<K: SortKey>(
+    ctx: &GpuContext,
+    keys: &[K],
+    descending: bool,
+    bits: Option<(u32, u32)>,
+) -> Result<Vec<K>> {
+    let config = SortConfig {
+        descending,
+        bits,
+        ..SortConfig::keys(K::TYPE)
+    };
+    let sort = RadixSort::new(ctx, &config)?;
+    let buf = ctx.storage_from("sort keys", keys)?;
+    let bound = sort.bind(ctx, &buf, None, keys.len() as u64)?;
+    ctx.submit(|enc| bound.record(enc));
+    ctx.read_back("sort keys", &buf, keys.len())
+}
+
+/// Sort keys with u32 values (or, with `values = None`, compute the stable sorting
+/// permutation): returns the sorted keys and the values (or original indices) in that order.
+pub fn sort_pairs_slice<K: SortKey>(
+    ctx: &GpuContext,
+    keys: &[K],
+    values: Option<&[u32]>,
+    descending: bool,
+    bits: Option<(u32, u32)>,
+) -> Result<(Vec<K>, Vec<u32>)> {
+    if let Some(v) = values
+        && v.len() != keys.len()
+    {
+        return Err(Error::InvalidArgument(format!(
+            "sort pairs: {} keys but {} values",
+            keys.len(),
+            v.len()
+        )));
+    }
+    let config = SortConfig {
+        key: K::TYPE,
+        values: if values.is_some() {
+            Values::U32
+        } else {
+            Values::Indices
+        },
+        descending,
+        bits,
+    };
+    let sort = RadixSort::new(ctx, &config)?;
+    let kb = ctx.storage_from("sort keys", keys)?;
+    let vb = match values {
+        Some(v) => ctx.storage_from("sort values", v)?,
+        None => ctx.storage_uninit("sort values", (keys.len() as u64).max(1) * 4)?,
+    };
+    let bound = sort.bind(ctx, &kb, Some(&vb), keys.len() as u64)?;
+    ctx.submit(|enc| bound.record(enc));
+    Ok((
+        ctx.read_back("sort keys", &kb, keys.len())?,
+        ctx.read_back("sort values", &vb, keys.len())?,
+    ))
+}

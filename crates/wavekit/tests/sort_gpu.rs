@@ -1,0 +1,178 @@
+//! Radix sort on the GPU against `std`'s stable sort (`sort::reference`): every key type,
+//! ascending and descending, keys alone, with values (stability) and with indices, bit ranges,
+//! the float specials, and the sizes around the tile.
+
+mod common;
+
+use common::{gpu, on, run};
+use wavekit::POISON;
+use wavekit::sort::{self, KeyType, RadixSort, SortConfig, SortKey, Values, reference};
+
+fn sizes(tile: usize) -> Vec<usize> {
+    vec![0, 1, 2, 31, 1009, tile - 1, tile, tile + 1, 3 * tile + 17]
+}
+
+/// The input families the issue names, for keys drawn by `draw`.
+fn inputs<K: SortKey>(
+    n: usize,
+    seed: u64,
+    draw: impl Fn(&mut fastrand::Rng) -> K,
+) -> Vec<(&'static str, Vec<K>)> {
+    let mut r = fastrand::Rng::with_seed(seed);
+    let random: Vec<K> = (0..n).map(|_| draw(&mut r)).collect();
+    let sorted = reference::sort(&random, false, (0, K::TYPE.bits()));
+    let reversed: Vec<K> = sorted.iter().rev().copied().collect();
+    let one = draw(&mut r);
+    let few: Vec<K> = (0..4).map(|_| draw(&mut r)).collect();
+    let two = [draw(&mut r), draw(&mut r)];
+    vec![
+        ("random", random),
+        ("sorted", sorted),
+        ("reversed", reversed),
+        ("all equal", vec![one; n]),
+        ("few unique", (0..n).map(|_| few[r.usize(..4)]).collect()),
+        ("two values", (0..n).map(|_| two[r.usize(..2)]).collect()),
+    ]
+}
+
+fn check<K: SortKey + std::fmt::Debug>(
+    ctx: &wavekit::GpuContext,
+    what: &str,
+    keys: &[K],
+    config: &SortConfig,
+    sorter: &RadixSort,
+) {
+    let n = keys.len();
+    let bits = config.bit_range().unwrap();
+    let kb = ctx.storage_from("keys", keys).unwrap();
+    let given: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let vb = match config.values {
+        Values::None => None,
+        Values::U32 => Some(ctx.storage_from("values", &given).unwrap()),
+        Values::Indices => Some(ctx.storage_poisoned("values", n.max(1)).unwrap()),
+    };
+    let bound = sorter.bind(ctx, &kb, vb.as_ref(), n as u64).unwrap();
+    run(ctx, |e| bound.record(e));
+    let perm = reference::permutation(keys, config.descending, bits);
+    let got: Vec<K> = ctx.read_back("keys", &kb, n).unwrap();
+    let raw = |k: &K| k.raw();
+    let want: Vec<u64> = perm.iter().map(|&i| raw(&keys[i as usize])).collect();
+    let got_raw: Vec<u64> = got.iter().map(raw).collect();
+    assert_eq!(got_raw, want, "{}: {what} {config:?} n={n}: keys", on(ctx));
+    if let Some(vb) = vb {
+        let got_v: Vec<u32> = ctx.read_back("values", &vb, n).unwrap();
+        let want_v: Vec<u32> = match config.values {
+            Values::U32 => perm.iter().map(|&i| given[i as usize]).collect(),
+            _ => perm.clone(),
+        };
+        assert!(!got_v.contains(&POISON) || n == 0 || want_v.contains(&POISON));
+        assert_eq!(
+            got_v,
+            want_v,
+            "{}: {what} {config:?} n={n}: values",
+            on(ctx)
+        );
+    }
+}
+
+fn run_family<K: SortKey + std::fmt::Debug>(
+    draw: impl Fn(&mut fastrand::Rng) -> K + Copy,
+    bit_ranges: &[Option<(u32, u32)>],
+) {
+    let Some(ctx) = gpu() else { return };
+    let tile = sort::tile_keys(ctx) as usize;
+    for descending in [false, true] {
+        for values in [Values::None, Values::U32, Values::Indices] {
+            for &bits in bit_ranges {
+                let config = SortConfig {
+                    key: K::TYPE,
+                    values,
+                    descending,
+                    bits,
+                };
+                let sorter = RadixSort::new(ctx, &config).unwrap();
+                for n in sizes(tile) {
+                    for (what, keys) in inputs(n, n as u64 * 7 + 1, draw) {
+                        check(ctx, what, &keys, &config, &sorter);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sorts_u32_keys() {
+    run_family(|r| r.u32(..), &[None, Some((0, 4)), Some((4, 13))]);
+}
+
+#[test]
+fn sorts_i32_keys() {
+    run_family(|r| r.i32(..), &[None, Some((8, 32))]);
+}
+
+#[test]
+fn sorts_f32_keys_in_total_order() {
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(0x7fc0_0000),
+        f32::from_bits(0xffc0_0000),
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(1),
+        f32::from_bits(0x8000_0001),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::MIN,
+    ];
+    run_family(
+        move |r| {
+            if r.u32(..4) == 0 {
+                specials[r.usize(..specials.len())]
+            } else {
+                f32::from_bits(r.u32(..))
+            }
+        },
+        &[None],
+    );
+}
+
+#[test]
+fn sorts_u64_keys() {
+    run_family(|r| r.u64(..), &[None, Some((20, 50)), Some((32, 64))]);
+}
+
+#[test]
+fn conveniences_and_bad_input() {
+    let Some(ctx) = gpu() else { return };
+    let keys = [5u32, 3, 9, 3, 0];
+    assert_eq!(
+        sort::sort_slice(ctx, &keys, false, None).unwrap(),
+        [0, 3, 3, 5, 9]
+    );
+    let (k, order) = sort::sort_pairs_slice(ctx, &keys, None, true, None).unwrap();
+    assert_eq!(k, [9, 5, 3, 3, 0]);
+    assert_eq!(order, [2, 0, 1, 3, 4]);
+    // A bit range outside the key, an empty range, values that do not match.
+    for bits in [(0, 33), (5, 5), (9, 3)] {
+        let e = sort::sort_slice(ctx, &keys, false, Some(bits)).unwrap_err();
+        assert!(e.to_string().contains("sort bits"), "{e}");
+    }
+    let e = sort::sort_pairs_slice(ctx, &keys, Some(&[1, 2]), false, None).unwrap_err();
+    assert!(e.to_string().contains("5 keys but 2 values"), "{e}");
+    let sorter = RadixSort::new(ctx, &SortConfig::keys(KeyType::U32)).unwrap();
+    let small = ctx.storage_from("keys", &keys).unwrap();
+    assert!(
+        sorter.bind(ctx, &small, None, 6).is_err(),
+        "more keys than the buffer holds"
+    );
+    let v = ctx.storage_from("values", &keys).unwrap();
+    assert!(
+        sorter.bind(ctx, &small, Some(&v), 5).is_err(),
+        "values for a keys-only sort"
+    );
+}
