@@ -22,6 +22,7 @@ pub mod bench;
 mod buffers;
 pub mod context;
 pub mod error;
+pub mod histogram;
 pub mod kernel;
 pub mod monoid;
 mod primitive;

@@ -55,6 +55,9 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("select/count", "select/count.wgsl"),
     wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
     wgsl!("sort/count", "sort/count.wgsl"),
+    wgsl!("histogram/histogram", "histogram/histogram.wgsl"),
+    wgsl!("histogram/sample_int", "histogram/sample_int.wgsl"),
+    wgsl!("histogram/sample_float", "histogram/sample_float.wgsl"),
     wgsl!("sort/scatter", "sort/scatter.wgsl"),
 ];
 
@@ -121,6 +124,9 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
                 out.push((crate::sort::composed_count(&c, sg)?, sg));
                 out.push((crate::sort::composed_scatter(&c, sg)?, sg));
             }
+        }
+        for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+            out.push((crate::histogram::composed(scalar, sg)?, sg));
         }
     }
     Ok(out)

@@ -77,3 +77,15 @@ pub const SORT_WORKGROUP: u32 = 128;
 
 /// Keys per invocation of the sort kernels (tiles of 128 × 16 = 2048 keys).
 pub const SORT_ITEMS: u32 = 16;
+
+/// Invocations per workgroup of the histogram.
+pub const HISTOGRAM_WORKGROUP: u32 = 256;
+
+/// Counters of workgroup memory per histogram workgroup (16 KiB): one copy of 4096 bins, or up
+/// to 16 copies of fewer (256 bins: one per subgroup at width 16 and above), so that few bins
+/// do not serialise a whole workgroup on one counter.
+pub const HISTOGRAM_COUNTERS: u32 = 4096;
+
+/// Most workgroups of the histogram (each takes a contiguous run of samples): every extra one
+/// adds one global atomic per non-empty bin.
+pub const HISTOGRAM_MAX_WORKGROUPS: u32 = 1024;

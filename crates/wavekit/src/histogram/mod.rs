@@ -1,0 +1,221 @@
+//! Histogram with even bins: u32, i32 or f32 samples, 1 to 4096 bins over `[lower, upper)`;
+//! samples below, at or above `upper`, and NaN are counted apart, never dropped. Counts are
+//! privatised per subgroup in workgroup memory (several copies when the bins are few), then
+//! added to the global histogram once per workgroup and bin.
+
+pub mod reference;
+
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+use crate::monoid::{Monoid, Op, Scalar};
+use crate::primitive::{check_len, subgroup_api};
+use crate::shader::{Composed, ConstValue, compose};
+use crate::tuning::{HISTOGRAM_COUNTERS, HISTOGRAM_MAX_WORKGROUPS, HISTOGRAM_WORKGROUP};
+pub use reference::{Counts, Sample};
+
+/// Most bins.
+pub const MAX_BINS: u32 = 4096;
+
+/// The histogram kernel's WGSL for `scalar` samples.
+pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
+    let sample = match scalar {
+        Scalar::F32 => "#import histogram/sample_float\n".to_string(),
+        s => format!("alias D = {};\n#import histogram/sample_int\n", s.wgsl()),
+    };
+    compose(
+        "histogram/histogram",
+        &[
+            ("WG_SIZE", ConstValue::U32(HISTOGRAM_WORKGROUP)),
+            ("MAX_BINS", ConstValue::U32(HISTOGRAM_COUNTERS)),
+            ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
+        ],
+        &[
+            ("subgroup/api", subgroup_api(subgroups)),
+            (
+                "monoid",
+                &Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups),
+            ),
+            ("histogram/sample", &sample),
+        ],
+    )
+}
+
+/// A histogram, built once for a sample type and bin count.
+///
+/// ```
+/// use wavekit::{GpuContext, histogram::Histogram};
+/// let ctx = GpuContext::from_env()?;
+/// let h = Histogram::new::<f32>(&ctx, 4, 0.0, 1.0)?;
+/// let x = ctx.storage_from("x", &[0.1f32, 0.3, 0.35, 0.99, 1.5, f32::NAN, -2.0])?;
+/// let bound = h.bind(&ctx, &x, 7)?;
+/// ctx.submit(|enc| bound.record(enc));
+/// let c = bound.read(&ctx)?;
+/// assert_eq!(c.bins, [1, 2, 0, 1]);
+/// assert_eq!((c.below, c.above, c.nan), (1, 1, 1));
+/// # Ok::<(), wavekit::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Histogram {
+    kernel: Kernel,
+    bins: u32,
+    levels: [u32; 3],
+}
+
+impl Histogram {
+    /// `bins` even bins over `[lower, upper)` of samples of type `T`.
+    pub fn new<T: Sample>(ctx: &GpuContext, bins: u32, lower: T, upper: T) -> Result<Self> {
+        if !(1..=MAX_BINS).contains(&bins) {
+            return Err(Error::InvalidArgument(format!(
+                "histogram of {bins} bins: 1 to {MAX_BINS} are supported"
+            )));
+        }
+        let levels = levels(bins, lower, upper)?;
+        let kernel = Kernel::new(ctx, &composed(T::SCALAR, ctx.caps.subgroups.supported)?)?;
+        Ok(Self {
+            kernel,
+            bins,
+            levels,
+        })
+    }
+
+    /// Bind to `n` samples in `samples`; the counts go to a buffer of the bound histogram.
+    pub fn bind(&self, ctx: &GpuContext, samples: &wgpu::Buffer, n: u64) -> Result<BoundHistogram> {
+        let n = check_len(ctx, "histogram samples", samples, n, 1)?;
+        let copies = (HISTOGRAM_COUNTERS / self.bins).clamp(1, 16);
+        let groups = n
+            .div_ceil(HISTOGRAM_WORKGROUP * 16)
+            .clamp(1, HISTOGRAM_MAX_WORKGROUPS);
+        let per_group = n.div_ceil(groups).max(1);
+        let params = ctx.uniform_from(
+            "histogram params",
+            &[
+                n,
+                self.bins,
+                copies,
+                per_group,
+                self.levels[0],
+                self.levels[1],
+                self.levels[2],
+                0,
+            ],
+        )?;
+        let counts = ctx.scoped("creating buffer 'histogram counts'", || {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wavekit.histogram.counts"),
+                size: u64::from(self.bins + 3) * 4,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        let bind = self
+            .kernel
+            .bind(ctx, &[(0, &params), (1, samples), (2, &counts)])?;
+        Ok(BoundHistogram {
+            kernel: self.kernel.clone(),
+            bind,
+            groups: if n == 0 { 0 } else { n.div_ceil(per_group) },
+            counts,
+            bins: self.bins,
+            _params: params,
+        })
+    }
+}
+
+/// The levels as the kernel takes them: lower and upper as bits, and the f32 scale or the
+/// integer range.
+fn levels<T: Sample>(bins: u32, lower: T, upper: T) -> Result<[u32; 3]> {
+    let lo: u32 = bytemuck::cast(lower);
+    let hi: u32 = bytemuck::cast(upper);
+    let bad = |why: &str| {
+        Err(Error::InvalidArgument(format!(
+            "histogram range [{lower:?}, {upper:?}): {why}"
+        )))
+    };
+    match T::SCALAR {
+        Scalar::F32 => {
+            let (l, u) = (f32::from_bits(lo), f32::from_bits(hi));
+            if !l.is_finite() || !u.is_finite() {
+                return bad("the levels must be finite");
+            }
+            if l >= u {
+                return bad("lower must be below upper");
+            }
+            let scale = reference::float_scale(bins, l, u);
+            if !scale.is_finite() || scale == 0.0 {
+                return bad("the bins are too narrow or too wide for f32");
+            }
+            Ok([lo, hi, scale.to_bits()])
+        }
+        Scalar::I32 => {
+            if (lo as i32) >= (hi as i32) {
+                return bad("lower must be below upper");
+            }
+            Ok([lo, hi, hi.wrapping_sub(lo)])
+        }
+        Scalar::U32 => {
+            if lo >= hi {
+                return bad("lower must be below upper");
+            }
+            Ok([lo, hi, hi - lo])
+        }
+    }
+}
+
+/// A histogram bound to its samples, ready to record any number of times.
+#[derive(Debug)]
+pub struct BoundHistogram {
+    kernel: Kernel,
+    bind: wgpu::BindGroup,
+    groups: u32,
+    counts: wgpu::Buffer,
+    bins: u32,
+    _params: wgpu::Buffer,
+}
+
+impl BoundHistogram {
+    /// The counts buffer: `bins` u32 counts, then below, above, NaN.
+    pub fn counts(&self) -> &wgpu::Buffer {
+        &self.counts
+    }
+
+    /// Record the histogram into `enc` (clears the counts first).
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.clear_buffer(&self.counts, 0, None);
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.histogram"),
+            timestamp_writes: None,
+        });
+        self.kernel.dispatch(&mut pass, &self.bind, self.groups);
+    }
+
+    /// Read the counts back (after the recorded commands ran).
+    pub fn read(&self, ctx: &GpuContext) -> Result<Counts> {
+        let all: Vec<u32> =
+            ctx.read_back("histogram counts", &self.counts, self.bins as usize + 3)?;
+        let b = self.bins as usize;
+        Ok(Counts {
+            bins: all[..b].to_vec(),
+            below: all[b],
+            above: all[b + 1],
+            nan: all[b + 2],
+        })
+    }
+}
+
+/// The histogram of a slice (a one-call convenience).
+pub fn histogram_slice<T: Sample>(
+    ctx: &GpuContext,
+    samples: &[T],
+    bins: u32,
+    lower: T,
+    upper: T,
+) -> Result<Counts> {
+    let h = Histogram::new(ctx, bins, lower, upper)?;
+    let buf = ctx.storage_from("histogram samples", samples)?;
+    let bound = h.bind(ctx, &buf, samples.len() as u64)?;
+    ctx.submit(|enc| bound.record(enc));
+    bound.read(ctx)
+}

@@ -1,0 +1,96 @@
+//! Histogram on the GPU against the reference (`histogram::reference`), exactly: every sample
+//! type, bin counts from 1 to 4096, samples out of range and NaN, several sizes.
+
+mod common;
+
+use common::{gpu, on, run};
+use wavekit::histogram::{Histogram, Sample, histogram_slice, reference};
+
+fn sizes() -> Vec<usize> {
+    vec![0, 1, 2, 255, 256, 257, 4097, 100_003]
+}
+
+fn check<T: Sample>(draw: impl Fn(&mut fastrand::Rng) -> T, ranges: &[(T, T)]) {
+    let Some(ctx) = gpu() else { return };
+    for &bins in &[1u32, 2, 7, 256, 1000, 4096] {
+        for &(lower, upper) in ranges {
+            let h = Histogram::new(ctx, bins, lower, upper).unwrap();
+            for n in sizes() {
+                let mut r = fastrand::Rng::with_seed(u64::from(bins) * 1000 + n as u64);
+                let xs: Vec<T> = (0..n).map(|_| draw(&mut r)).collect();
+                let buf = ctx.storage_from("samples", &xs).unwrap();
+                let b = h.bind(ctx, &buf, n as u64).unwrap();
+                run(ctx, |e| b.record(e));
+                let got = b.read(ctx).unwrap();
+                let want = reference::histogram(&xs, bins, lower, upper);
+                assert_eq!(
+                    got,
+                    want,
+                    "{}: {bins} bins over [{lower:?}, {upper:?}), n={n}",
+                    on(ctx)
+                );
+                let total: u64 = got.bins.iter().map(|&c| u64::from(c)).sum::<u64>()
+                    + u64::from(got.below + got.above + got.nan);
+                assert_eq!(total, n as u64, "every sample counted once");
+            }
+        }
+    }
+}
+
+#[test]
+fn u32_samples() {
+    check(
+        |r| if r.bool() { r.u32(..1000) } else { r.u32(..) },
+        &[(0, 1000), (100, 900), (0, u32::MAX), (7, 8)],
+    );
+}
+
+#[test]
+fn i32_samples() {
+    check(
+        |r| {
+            if r.bool() {
+                r.i32(-600..600)
+            } else {
+                r.i32(..)
+            }
+        },
+        &[(-500, 500), (i32::MIN, i32::MAX), (0, 3)],
+    );
+}
+
+#[test]
+fn f32_samples_with_nan_and_infinities() {
+    let specials = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        0.0,
+        1.0,
+        -1.0,
+    ];
+    check(
+        move |r| match r.u32(..8) {
+            0 => specials[r.usize(..specials.len())],
+            1 => f32::from_bits(r.u32(..)),
+            _ => r.f32() * 3.0 - 1.0,
+        },
+        &[(0.0, 1.0), (-1.0, 2.0), (-1e-3, 1e-3)],
+    );
+}
+
+#[test]
+fn bad_levels_and_bins_are_errors() {
+    let Some(ctx) = gpu() else { return };
+    for bins in [0, 4097] {
+        let e = Histogram::new(ctx, bins, 0u32, 10).unwrap_err();
+        assert!(e.to_string().contains("1 to 4096"), "{e}");
+    }
+    assert!(Histogram::new(ctx, 4, 5u32, 5).is_err());
+    assert!(Histogram::new(ctx, 4, 3i32, -3).is_err());
+    assert!(Histogram::new(ctx, 4, 0.0f32, f32::NAN).is_err());
+    assert!(Histogram::new(ctx, 4, f32::NEG_INFINITY, 0.0).is_err());
+    let c = histogram_slice(ctx, &[1u32, 2, 3], 3, 1, 4).unwrap();
+    assert_eq!(c.bins, [1, 1, 1]);
+}
