@@ -70,6 +70,38 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         got == reference::partition(&x, &keep),
         &mut failures,
     );
+    // Sort: keys with few distinct values, so stability shows in the permutation.
+    let keys: Vec<u32> = x.iter().map(|v| v & 0xff).collect();
+    let (sorted, order) = wavekit::sort::sort_pairs_slice(ctx, &keys, None, false, None)?;
+    let want = wavekit::sort::reference::permutation(&keys, false, (0, 32));
+    check(
+        "sort u32 keys with their permutation (stable)",
+        order == want
+            && sorted
+                .iter()
+                .zip(&want)
+                .all(|(&k, &i)| k == keys[i as usize]),
+        &mut failures,
+    );
+    let fkeys: Vec<f32> = x
+        .iter()
+        .map(|&v| f32::from_bits(v.rotate_left(13)))
+        .collect();
+    let got = wavekit::sort::sort_slice(ctx, &fkeys, true, None)?;
+    let want = wavekit::sort::reference::sort(&fkeys, true, (0, 32));
+    check(
+        "sort f32 keys, descending, total order",
+        got.iter()
+            .map(|f| f.to_bits())
+            .eq(want.iter().map(|f| f.to_bits())),
+        &mut failures,
+    );
+    let got = wavekit::histogram::histogram_slice(ctx, &x, 256, 0, 1 << 20)?;
+    check(
+        "histogram, 256 bins",
+        got == wavekit::histogram::reference::histogram(&x, 256, 0, 1 << 20),
+        &mut failures,
+    );
     std::fs::remove_dir_all(&dir).ok();
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });

@@ -18,6 +18,9 @@ pub enum CliError {
         /// What went wrong.
         message: String,
     },
+    /// The command line asks for something that cannot be done.
+    #[error("{0}")]
+    Usage(String),
     /// The demo ran and some checks failed.
     #[error("demo failed: {failed} checks differ from the CPU reference")]
     DemoFailed {

@@ -82,6 +82,41 @@ enum Command {
         #[arg(long)]
         partition: bool,
     },
+    /// Sort keys (uint32, int32, float32 in total order, uint64), stably; values travel along.
+    Sort {
+        /// Keys.
+        input: std::path::PathBuf,
+        /// Sorted keys.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Values, one per key (any 32-bit dtype); needs --values-out.
+        #[arg(long)]
+        values: Option<std::path::PathBuf>,
+        /// Where the reordered values go; without --values, the sorting permutation
+        /// (original indices, uint32).
+        #[arg(long)]
+        values_out: Option<std::path::PathBuf>,
+        /// Largest first (equal keys keep their order).
+        #[arg(long)]
+        descending: bool,
+        /// Only these key bits count, LO..HI (e.g. 0..16): fewer bits, fewer passes.
+        #[arg(long, value_parser = prims::parse_bits)]
+        bits: Option<(u32, u32)>,
+    },
+    /// Histogram with even bins over [LO, HI); prints the samples below, above and NaN.
+    Histogram {
+        /// Samples (uint32, int32, float32).
+        input: std::path::PathBuf,
+        /// Number of bins, 1 to 4096.
+        #[arg(long)]
+        bins: u32,
+        /// Lower and upper level, in the samples' type.
+        #[arg(long, num_args = 2, value_names = ["LO", "HI"], allow_hyphen_values = true)]
+        range: Vec<String>,
+        /// Counts per bin (uint32).
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+    },
     /// Everything on this machine, end to end: probe, selftest, and the primitives checked
     /// against the CPU.
     Demo,
@@ -160,6 +195,28 @@ fn run(cli: Cli) -> Result<(), CliError> {
             output,
             partition,
         } => prims::select(&context(cli.adapter)?, &input, &flags, &output, partition),
+        Command::Sort {
+            input,
+            output,
+            values,
+            values_out,
+            descending,
+            bits,
+        } => prims::sort(
+            &context(cli.adapter)?,
+            &input,
+            &output,
+            values.as_deref(),
+            values_out.as_deref(),
+            descending,
+            bits,
+        ),
+        Command::Histogram {
+            input,
+            bins,
+            range,
+            output,
+        } => prims::histogram(&context(cli.adapter)?, &input, bins, &range, &output),
         Command::Demo => demo::demo(&context(cli.adapter)?),
         Command::Bench(BenchCommand::Primitives {
             log2,

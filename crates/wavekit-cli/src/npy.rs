@@ -14,6 +14,8 @@ pub enum Array {
     I32(Vec<i32>),
     /// `float32`
     F32(Vec<f32>),
+    /// `uint64` (sort keys only)
+    U64(Vec<u64>),
 }
 
 impl Array {
@@ -23,6 +25,17 @@ impl Array {
             Array::U32(v) => v.len(),
             Array::I32(v) => v.len(),
             Array::F32(v) => v.len(),
+            Array::U64(v) => v.len(),
+        }
+    }
+
+    /// The numpy dtype name.
+    pub fn dtype(&self) -> &'static str {
+        match self {
+            Array::U32(_) => "uint32",
+            Array::I32(_) => "int32",
+            Array::F32(_) => "float32",
+            Array::U64(_) => "uint64",
         }
     }
 }
@@ -64,11 +77,12 @@ pub fn read(path: &Path) -> Result<Array, CliError> {
         "<u4" => Ok(Array::U32(npy.into_vec().map_err(err)?)),
         "<i4" => Ok(Array::I32(npy.into_vec().map_err(err)?)),
         "<f4" => Ok(Array::F32(npy.into_vec().map_err(err)?)),
+        "<u8" => Ok(Array::U64(npy.into_vec().map_err(err)?)),
         _ => Err(bad(
             path,
             format!(
                 "dtype '{dtype}' is not supported: use uint32, int32 or float32 \
-                 (little-endian), e.g. arr.astype(np.float32)"
+                 (little-endian; uint64 for sort keys), e.g. arr.astype(np.float32)"
             ),
         )),
     }
@@ -121,6 +135,7 @@ pub fn write(path: &Path, array: &Array) -> Result<(), CliError> {
         Array::U32(v) => npyz::to_file_1d(path, v.iter().copied()),
         Array::I32(v) => npyz::to_file_1d(path, v.iter().copied()),
         Array::F32(v) => npyz::to_file_1d(path, v.iter().copied()),
+        Array::U64(v) => npyz::to_file_1d(path, v.iter().copied()),
     };
     r.map_err(|e| bad(path, e))
 }

@@ -232,3 +232,157 @@ fn reduce_scan_and_select_on_npy_files() {
         text(&out.stderr)
     );
 }
+
+fn read_u32(path: &std::path::Path) -> Vec<u32> {
+    npyz::NpyFile::new(std::fs::File::open(path).unwrap())
+        .unwrap()
+        .into_vec()
+        .unwrap()
+}
+
+#[test]
+fn sort_and_histogram_on_npy_files() {
+    if !have_gpu() {
+        return;
+    }
+    let k = tmp("keys.npy");
+    npyz::to_file_1d(&k, [2.5f32, -1.0, 2.5, -0.0, 0.0]).unwrap();
+    let (o, vo) = (tmp("sorted.npy"), tmp("order.npy"));
+    let out = wavekit(
+        &[
+            "sort",
+            k.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+            "--values-out",
+            vo.to_str().unwrap(),
+            "--descending",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got: Vec<f32> = npyz::NpyFile::new(std::fs::File::open(&o).unwrap())
+        .unwrap()
+        .into_vec()
+        .unwrap();
+    assert_eq!(got, [2.5, 2.5, 0.0, -0.0, -1.0]);
+    assert_eq!(read_u32(&vo), [0, 2, 4, 3, 1]);
+
+    // Values travel with u64 keys; only the low 8 bits count.
+    let k64 = tmp("keys64.npy");
+    npyz::to_file_1d(&k64, [0x1_0000_0003u64, 0x2, 0x5_0000_0001]).unwrap();
+    let v = tmp("values.npy");
+    npyz::to_file_1d(&v, [10i32, 20, 30]).unwrap();
+    let out = wavekit(
+        &[
+            "sort",
+            k64.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+            "--values",
+            v.to_str().unwrap(),
+            "--values-out",
+            vo.to_str().unwrap(),
+            "--bits",
+            "0..8",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read_i32(&vo), [30, 20, 10]);
+
+    let x = tmp("samples.npy");
+    npyz::to_file_1d(&x, [-5i32, 0, 1, 2, 9, 10, 11]).unwrap();
+    let h = tmp("hist.npy");
+    let out = wavekit(
+        &[
+            "histogram",
+            x.to_str().unwrap(),
+            "--bins",
+            "5",
+            "--range",
+            "0",
+            "10",
+            "-o",
+            h.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read_u32(&h), [2, 1, 0, 0, 1]);
+    assert_eq!(text(&out.stdout).trim(), "below 1 above 2 nan 0");
+
+    // Clear errors: a bad bit range, values without a destination, a level of the wrong type,
+    // too many bins.
+    for (args, says) in [
+        (
+            vec![
+                "sort",
+                k.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "--bits",
+                "0..40",
+            ],
+            "sort bits 0..40",
+        ),
+        (
+            vec![
+                "sort",
+                k.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "--bits",
+                "8-16",
+            ],
+            "LO..HI",
+        ),
+        (
+            vec![
+                "sort",
+                k.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "--values",
+                v.to_str().unwrap(),
+            ],
+            "--values needs --values-out",
+        ),
+        (
+            vec![
+                "histogram",
+                x.to_str().unwrap(),
+                "--bins",
+                "4",
+                "--range",
+                "0",
+                "1.5",
+                "-o",
+                h.to_str().unwrap(),
+            ],
+            "not a valid int32 level",
+        ),
+        (
+            vec![
+                "histogram",
+                x.to_str().unwrap(),
+                "--bins",
+                "5000",
+                "--range",
+                "0",
+                "10",
+                "-o",
+                h.to_str().unwrap(),
+            ],
+            "1 to 4096",
+        ),
+    ] {
+        let out = wavekit(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

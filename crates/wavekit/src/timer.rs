@@ -111,11 +111,25 @@ impl GpuTimer {
         ctx: &GpuContext,
         warmup: u32,
         runs: u32,
+        record: impl FnMut(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing> {
+        self.measure_after(ctx, warmup, runs, |_| {}, record)
+    }
+
+    /// Like [`GpuTimer::measure`], with `setup` recorded before each run, outside the timed
+    /// part (e.g. restoring the input of a sort that works in place).
+    pub fn measure_after(
+        &self,
+        ctx: &GpuContext,
+        warmup: u32,
+        runs: u32,
+        mut setup: impl FnMut(&mut wgpu::CommandEncoder),
         mut record: impl FnMut(&mut wgpu::CommandEncoder),
     ) -> Result<Timing> {
         let runs = runs.clamp(1, self.capacity / 2);
         for _ in 0..warmup {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
+            setup(&mut enc);
             record(&mut enc);
             ctx.queue.submit([enc.finish()]);
         }
@@ -123,6 +137,10 @@ impl GpuTimer {
         let Some(qs) = &self.query_set else {
             let mut samples = Vec::with_capacity(runs as usize);
             for _ in 0..runs {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                setup(&mut enc);
+                ctx.queue.submit([enc.finish()]);
+                ctx.wait()?;
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 record(&mut enc);
                 let start = Instant::now();
@@ -135,6 +153,7 @@ impl GpuTimer {
         ctx.scoped("timing GPU work", || {
             for r in 0..runs {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
+                setup(&mut enc);
                 marker(&mut enc, qs, Some(2 * r), None);
                 record(&mut enc);
                 marker(&mut enc, qs, None, Some(2 * r + 1));

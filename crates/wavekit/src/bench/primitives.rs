@@ -6,10 +6,12 @@ use serde::{Deserialize, Serialize};
 use crate::bench::bench_copy;
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
+use crate::histogram::Histogram;
 use crate::monoid::{Monoid, Op, Scalar};
 use crate::reduce::Reduce;
 use crate::scan::{Scan, ScanConfig};
 use crate::select::{Keep, Select};
+use crate::sort::{KeyType, RadixSort, SortConfig, Values};
 use crate::timer::GpuTimer;
 
 /// The primitives benchmarked, by the names the CUB peer prints too.
@@ -20,6 +22,10 @@ pub const PRIMITIVES: &[&str] = &[
     "select",
     "partition",
 ];
+
+/// The sort and histogram benchmarks (run with `--only`): u32 keys; keys with u32 values; 256
+/// and 4096 even bins over the whole u32 range.
+pub const SORT_PRIMITIVES: &[&str] = &["sort_keys", "sort_pairs", "histogram256", "histogram4096"];
 
 /// The predicate of the select and partition benchmarks (about half the inputs are odd).
 pub const ODD: &str = "fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }";
@@ -73,6 +79,8 @@ fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
     match primitive {
         "reduce" => 4 * n,
         "select" => 4 * n + 4 * kept,
+        "histogram256" | "histogram4096" => 4 * n,
+        "sort_pairs" => 16 * n,
         _ => 8 * n,
     }
 }
@@ -86,10 +94,11 @@ pub fn run(
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<PrimitiveResult>> {
     for w in which {
-        if !PRIMITIVES.contains(&w.as_str()) {
+        if !PRIMITIVES.contains(&w.as_str()) && !SORT_PRIMITIVES.contains(&w.as_str()) {
             return Err(Error::InvalidArgument(format!(
-                "unknown primitive '{w}'; choose from {}",
-                PRIMITIVES.join(", ")
+                "unknown primitive '{w}'; choose from {}, {}",
+                PRIMITIVES.join(", "),
+                SORT_PRIMITIVES.join(", ")
             )));
         }
     }
@@ -114,6 +123,16 @@ pub fn run(
     let odd = Keep::Predicate(ODD.into());
     let select = Select::new(ctx, Scalar::U32, &odd, false)?;
     let partition = Select::new(ctx, Scalar::U32, &odd, true)?;
+    let sort_keys = RadixSort::new(ctx, &SortConfig::keys(KeyType::U32))?;
+    let sort_pairs = RadixSort::new(
+        ctx,
+        &SortConfig {
+            values: Values::U32,
+            ..SortConfig::keys(KeyType::U32)
+        },
+    )?;
+    let hist256 = Histogram::new(ctx, 256, 0u32, u32::MAX)?;
+    let hist4096 = Histogram::new(ctx, 4096, 0u32, u32::MAX)?;
     let timer = GpuTimer::new(ctx, runs);
     let mut out = Vec::new();
     let steps = log2_sizes.len() * which.len();
@@ -154,6 +173,40 @@ pub fn run(
                     let b = s.bind(ctx, &src, Some(&dst), n)?;
                     let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
                     (t, Some(b.lookback_stats(ctx)?))
+                }
+                "sort_keys" | "sort_pairs" => {
+                    // Sorted in place: the input is restored before every run, untimed.
+                    let keys = ctx.storage_uninit("bench keys", 4 * n)?;
+                    let pairs = name == "sort_pairs";
+                    let values = if pairs {
+                        Some(ctx.storage_uninit("bench values", 4 * n)?)
+                    } else {
+                        None
+                    };
+                    let s = if pairs { &sort_pairs } else { &sort_keys };
+                    let b = s.bind(ctx, &keys, values.as_ref(), n)?;
+                    let t = timer.measure_after(
+                        ctx,
+                        5,
+                        runs,
+                        |e| {
+                            e.copy_buffer_to_buffer(&src, 0, &keys, 0, Some(4 * n));
+                            if let Some(v) = &values {
+                                e.copy_buffer_to_buffer(&src, 0, v, 0, Some(4 * n));
+                            }
+                        },
+                        |e| b.record(e),
+                    )?;
+                    (t, None)
+                }
+                "histogram256" | "histogram4096" => {
+                    let h = if name == "histogram256" {
+                        &hist256
+                    } else {
+                        &hist4096
+                    };
+                    let b = h.bind(ctx, &src, n)?;
+                    (timer.measure(ctx, 5, runs, |e| b.record(e))?, None)
                 }
                 _ => {
                     let s = if name == "select" {

@@ -1,0 +1,79 @@
+// CUB peer benchmark for wavekit's sort and histogram (issue 4): DeviceRadixSort::SortKeys and
+// SortPairs on u32 (all 32 bits), DeviceHistogram::HistogramEven with 256 and 4096 bins over
+// [0, 2^32 - 1) of u32 samples; the same inputs as `wavekit bench primitives --only
+// sort_keys,sort_pairs,histogram256,histogram4096` (a hash of the index). CUB sorts from an
+// input buffer into an output buffer, so every run sorts the same random keys (wavekit sorts in
+// place and restores its input before each run, outside the timed part). CUDA events: 5
+// warm-up runs, then the median of RUNS. Prints one JSON object per line: {"primitive", "n",
+// "median_ns", "p10_ns", "p90_ns"}.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 sort.cu -o cub_sort
+// Run:   ./cub_sort [RUNS] [LOG2_N ...]
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <vector>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+  fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+
+__global__ void fill(uint32_t *p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t x = (uint32_t)i * 2654435761u ^ seed;
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    p[i] = x;
+  }
+}
+
+template <class F>
+void bench(const char *name, size_t n, int runs, F f) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; i++) f();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < runs; i++) {
+    CHECK(cudaEventRecord(a)); f(); CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t; CHECK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  auto q = [&](double p) { return ms[(size_t)((ms.size() - 1) * p + 0.5)] * 1e6; };
+  double med = ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
+  printf("{\"primitive\": \"%s\", \"n\": %zu, \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f}\n",
+         name, n, med, q(0.1), q(0.9));
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  int runs = argc > 1 ? atoi(argv[1]) : 30;
+  std::vector<int> logs;
+  for (int i = 2; i < argc; i++) logs.push_back(atoi(argv[i]));
+  if (logs.empty()) logs = {16, 20, 24, 28};
+  for (int lg : logs) {
+    size_t n = (size_t)1 << lg;
+    uint32_t *keys, *keys_out, *vals, *vals_out, *hist;
+    CHECK(cudaMalloc(&keys, n * 4)); CHECK(cudaMalloc(&keys_out, n * 4));
+    CHECK(cudaMalloc(&vals, n * 4)); CHECK(cudaMalloc(&vals_out, n * 4));
+    CHECK(cudaMalloc(&hist, 4096 * 4));
+    fill<<<1024, 256>>>(keys, n, 0x9e3779b9u);
+    fill<<<1024, 256>>>(vals, n, 0x9e3779b9u);
+    void *tmp = nullptr; size_t tmp_bytes = 0, t;
+    int num = (int)n;
+    unsigned lo = 0u, hi = 0xffffffffu;
+    cub::DeviceRadixSort::SortKeys(nullptr, t, keys, keys_out, num); tmp_bytes = std::max(tmp_bytes, t);
+    cub::DeviceRadixSort::SortPairs(nullptr, t, keys, keys_out, vals, vals_out, num); tmp_bytes = std::max(tmp_bytes, t);
+    cub::DeviceHistogram::HistogramEven(nullptr, t, keys, (int *)hist, 257, lo, hi, num); tmp_bytes = std::max(tmp_bytes, t);
+    cub::DeviceHistogram::HistogramEven(nullptr, t, keys, (int *)hist, 4097, lo, hi, num); tmp_bytes = std::max(tmp_bytes, t);
+    CHECK(cudaMalloc(&tmp, tmp_bytes));
+    bench("sort_keys", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceRadixSort::SortKeys(tmp, b, keys, keys_out, num); });
+    bench("sort_pairs", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceRadixSort::SortPairs(tmp, b, keys, keys_out, vals, vals_out, num); });
+    bench("histogram256", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 257, lo, hi, num); });
+    bench("histogram4096", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 4097, lo, hi, num); });
+    CHECK(cudaFree(keys)); CHECK(cudaFree(keys_out)); CHECK(cudaFree(vals)); CHECK(cudaFree(vals_out));
+    CHECK(cudaFree(hist)); CHECK(cudaFree(tmp));
+  }
+  return 0;
+}
