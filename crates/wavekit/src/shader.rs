@@ -121,8 +121,12 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
                     values,
                     ..SortConfig::keys(key)
                 };
-                out.push((crate::sort::composed_count(&c, sg)?, sg));
-                out.push((crate::sort::composed_scatter(&c, sg)?, sg));
+                // The narrowest subgroups wgpu reports (4) with lavapipe's 32 KiB, and the
+                // H200's 32 lanes with 48 KiB.
+                for (w, bytes) in [(4, 32768), (32, 49152)] {
+                    out.push((crate::sort::composed_count(&c, sg, w, bytes)?, sg));
+                    out.push((crate::sort::composed_scatter(&c, sg, w, bytes)?, sg));
+                }
             }
         }
         for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {

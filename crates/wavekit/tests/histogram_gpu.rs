@@ -94,3 +94,39 @@ fn bad_levels_and_bins_are_errors() {
     let c = histogram_slice(ctx, &[1u32, 2, 3], 3, 1, 4).unwrap();
     assert_eq!(c.bins, [1, 1, 1]);
 }
+
+#[test]
+fn integer_samples_at_every_bin_edge() {
+    // The first sample of every bin and the last of the one before: where an estimate of the
+    // quotient is most likely off by one.
+    let Some(ctx) = gpu() else { return };
+    for (bins, lower, upper) in [
+        (4096u32, 0u32, u32::MAX),
+        (7, 3, 1_000_003),
+        (1000, 5, 4_000_000_007),
+    ] {
+        let range = u64::from(upper - lower);
+        let mut xs = Vec::new();
+        for k in 1..u64::from(bins) {
+            let edge = u64::from(lower) + (k * range).div_ceil(u64::from(bins));
+            xs.push(edge as u32);
+            xs.push(edge as u32 - 1);
+        }
+        let h = Histogram::new(ctx, bins, lower, upper).unwrap();
+        let buf = ctx.storage_from("samples", &xs).unwrap();
+        let b = h.bind(ctx, &buf, xs.len() as u64).unwrap();
+        run(ctx, |e| b.record(e));
+        let got = b.read(ctx).unwrap();
+        let want = reference::histogram(&xs, bins, lower, upper);
+        assert_eq!(
+            got,
+            want,
+            "{}: {bins} bins over [{lower}, {upper})",
+            on(ctx)
+        );
+        assert!(
+            want.bins.iter().all(|&c| c >= 1),
+            "every bin has an edge sample"
+        );
+    }
+}

@@ -82,7 +82,6 @@ fn run_family<K: SortKey + std::fmt::Debug>(
     bit_ranges: &[Option<(u32, u32)>],
 ) {
     let Some(ctx) = gpu() else { return };
-    let tile = sort::tile_keys(ctx) as usize;
     for descending in [false, true] {
         for values in [Values::None, Values::U32, Values::Indices] {
             for &bits in bit_ranges {
@@ -93,6 +92,7 @@ fn run_family<K: SortKey + std::fmt::Debug>(
                     bits,
                 };
                 let sorter = RadixSort::new(ctx, &config).unwrap();
+                let tile = sort::tile_keys(ctx, &config) as usize;
                 for n in sizes(tile) {
                     for (what, keys) in inputs(n, n as u64 * 7 + 1, draw) {
                         check(ctx, what, &keys, &config, &sorter);

@@ -19,7 +19,8 @@ struct Params {
     upper: u32,
     // f32: bins / (upper − lower) as bits; integers: upper − lower.
     scale: u32,
-    _pad: u32,
+    // Integers: bins / (upper − lower) as f32 bits, for the estimate.
+    ratio: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

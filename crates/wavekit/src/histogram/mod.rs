@@ -59,7 +59,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
 pub struct Histogram {
     kernel: Kernel,
     bins: u32,
-    levels: [u32; 3],
+    levels: [u32; 4],
 }
 
 impl Histogram {
@@ -97,7 +97,7 @@ impl Histogram {
                 self.levels[0],
                 self.levels[1],
                 self.levels[2],
-                0,
+                self.levels[3],
             ],
         )?;
         let counts = ctx.scoped("creating buffer 'histogram counts'", || {
@@ -124,9 +124,9 @@ impl Histogram {
     }
 }
 
-/// The levels as the kernel takes them: lower and upper as bits, and the f32 scale or the
-/// integer range.
-fn levels<T: Sample>(bins: u32, lower: T, upper: T) -> Result<[u32; 3]> {
+/// The levels as the kernel takes them: lower and upper as bits, the f32 scale or the integer
+/// range, and (integers) the ratio for the estimate.
+fn levels<T: Sample>(bins: u32, lower: T, upper: T) -> Result<[u32; 4]> {
     let lo: u32 = bytemuck::cast(lower);
     let hi: u32 = bytemuck::cast(upper);
     let bad = |why: &str| {
@@ -147,21 +147,27 @@ fn levels<T: Sample>(bins: u32, lower: T, upper: T) -> Result<[u32; 3]> {
             if !scale.is_finite() || scale == 0.0 {
                 return bad("the bins are too narrow or too wide for f32");
             }
-            Ok([lo, hi, scale.to_bits()])
+            Ok([lo, hi, scale.to_bits(), 0])
         }
         Scalar::I32 => {
             if (lo as i32) >= (hi as i32) {
                 return bad("lower must be below upper");
             }
-            Ok([lo, hi, hi.wrapping_sub(lo)])
+            let range = hi.wrapping_sub(lo);
+            Ok([lo, hi, range, ratio(bins, range)])
         }
         Scalar::U32 => {
             if lo >= hi {
                 return bad("lower must be below upper");
             }
-            Ok([lo, hi, hi - lo])
+            Ok([lo, hi, hi - lo, ratio(bins, hi - lo)])
         }
     }
+}
+
+/// bins / range as f32 bits: the integer kernel's estimate, corrected exactly on the GPU.
+fn ratio(bins: u32, range: u32) -> u32 {
+    ((f64::from(bins) / f64::from(range)) as f32).to_bits()
 }
 
 /// A histogram bound to its samples, ready to record any number of times.

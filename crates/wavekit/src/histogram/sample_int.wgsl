@@ -1,5 +1,5 @@
-// Integer samples: the bin of `off = x − lower` is floor(off · bins / range) computed exactly
-// in 64 bits (off · bins < 2^44), by a restoring division whose quotient has at most 13 bits.
+// Integer samples: the bin of `off = x − lower` is floor(off · bins / range), exact: an f32
+// estimate checked and corrected against 64-bit products (off · bins < 2^44).
 // Needs D (u32 or i32), params, BELOW, ABOVE; LESS(a, b) compares as D.
 
 // off · b as (low, high) words, for b < 2^13.
@@ -11,20 +11,9 @@ fn mul_wide(off: u32, b: u32) -> vec2<u32> {
     return vec2<u32>(low, (hi_part >> 16u) + carry);
 }
 
-fn div_wide(n: vec2<u32>, d: u32) -> u32 {
-    var rem = n;
-    var q = 0u;
-    for (var k = 13i; k >= 0i; k--) {
-        let s = u32(k);
-        let dl = d << s;
-        let dh = select(d >> (32u - s), 0u, s == 0u);
-        if (rem.y > dh || (rem.y == dh && rem.x >= dl)) {
-            let borrow = select(0u, 1u, rem.x < dl);
-            rem = vec2<u32>(rem.x - dl, rem.y - dh - borrow);
-            q |= 1u << s;
-        }
-    }
-    return q;
+// a ≤ b for (low, high) pairs.
+fn le_wide(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x <= b.x);
 }
 
 fn bin_of(x: D) -> u32 {
@@ -37,5 +26,14 @@ fn bin_of(x: D) -> u32 {
         return ABOVE;
     }
     let off = bitcast<u32>(x) - params.lower;
-    return div_wide(mul_wide(off, params.bins), params.scale);
+    let num = mul_wide(off, params.bins);
+    // An f32 estimate (off from the exact quotient by less than one), then corrected so that
+    // q · range ≤ off · bins < (q + 1) · range exactly.
+    var q = min(u32(f32(off) * bitcast<f32>(params.ratio)), params.bins - 1u);
+    if (!le_wide(mul_wide(params.scale, q), num)) {
+        q -= 1u;
+    } else if (q + 1u < params.bins && le_wide(mul_wide(params.scale, q + 1u), num)) {
+        q += 1u;
+    }
+    return q;
 }

@@ -26,12 +26,21 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         atomicStore(&sh_count[d], 0u);
     }
     workgroupBarrier();
-    for (var s = 0u; s < ITEMS; s++) {
-        let i = tile * TILE + s * WG_SIZE + l.local;
+    // All loads first (unrolled), so that they are in flight together.
+    var keys: array<vec2<u32>, ITEMS>;
+#unroll s ITEMS
+    {
+        let i = tile * TILE + {s} * WG_SIZE + l.local;
         if (i < params.n) {
-            atomicAdd(&sh_count[digit_of(load_key(i))], 1u);
+            keys[{s}] = load_key(i);
         }
     }
+#end
+#unroll s ITEMS
+    if (tile * TILE + {s} * WG_SIZE + l.local < params.n) {
+        atomicAdd(&sh_count[digit_of(keys[{s}])], 1u);
+    }
+#end
     workgroupBarrier();
     for (var d = l.local; d < 256u; d += WG_SIZE) {
         counts[d * params.tiles + tile] = atomicLoad(&sh_count[d]);

@@ -114,14 +114,63 @@ impl SortConfig {
     }
 }
 
-/// Keys per tile of the sort kernels on this context.
-pub fn tile_keys(ctx: &GpuContext) -> u32 {
-    workgroup(ctx.caps.subgroups.supported) * SORT_ITEMS
+/// How the sort kernels are built for an adapter: workgroup size, narrowest subgroup, keys
+/// per invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    workgroup: u32,
+    min_width: u32,
+    items: u32,
 }
 
-fn workgroup(subgroups: bool) -> u32 {
-    // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
-    if subgroups { SORT_WORKGROUP } else { 32 }
+impl Shape {
+    /// The largest number of keys per invocation (SORT_ITEMS, 8, 4, 2) whose workgroup memory
+    /// fits the adapter: per-subgroup counters for the narrowest subgroup it may run, the tile's
+    /// keys and values, and the digit tables.
+    fn for_adapter(
+        subgroups: bool,
+        min_width: u32,
+        workgroup_bytes: u32,
+        config: &SortConfig,
+    ) -> Shape {
+        // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
+        let (workgroup, min_width) = if subgroups {
+            (SORT_WORKGROUP, min_width.clamp(1, SORT_WORKGROUP))
+        } else {
+            (32, 1)
+        };
+        let words_per_key = config.key.words() + u32::from(config.values != Values::None);
+        let fixed = 4 * ((workgroup / min_width) * 128 + 2 * 256 + workgroup);
+        let items = [SORT_ITEMS, 8, 4, 2]
+            .into_iter()
+            .find(|&items| fixed + 4 * workgroup * items * words_per_key <= workgroup_bytes)
+            .unwrap_or(2);
+        Shape {
+            workgroup,
+            min_width,
+            items,
+        }
+    }
+
+    fn of(ctx: &GpuContext, config: &SortConfig) -> Shape {
+        let sg = ctx.caps.subgroups;
+        Shape::for_adapter(
+            sg.supported,
+            sg.min_size,
+            ctx.caps.limits.max_compute_workgroup_storage_size,
+            config,
+        )
+    }
+
+    fn tile(self) -> u32 {
+        self.workgroup * self.items
+    }
+}
+
+/// Keys per tile of the sort kernels for `config` on this context (tile boundaries are worth
+/// testing).
+pub fn tile_keys(ctx: &GpuContext, config: &SortConfig) -> u32 {
+    Shape::of(ctx, config).tile()
 }
 
 /// The `sort/keys` piece: parameters, key buffers, and the digit of a key.
@@ -162,7 +211,7 @@ fn keys_piece(key: KeyType) -> String {
     )
 }
 
-fn composed(name: &str, config: &SortConfig, subgroups: bool) -> Result<Composed> {
+fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> Result<Composed> {
     let values = match config.values {
         Values::None => 0,
         Values::U32 => 1,
@@ -171,9 +220,9 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool) -> Result<Composed
     compose(
         name,
         &[
-            ("WG_SIZE", ConstValue::U32(workgroup(subgroups))),
-            ("ITEMS", ConstValue::U32(SORT_ITEMS)),
-            ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
+            ("WG_SIZE", ConstValue::U32(shape.workgroup)),
+            ("ITEMS", ConstValue::U32(shape.items)),
+            ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
             ("VALUES", ConstValue::U32(values)),
         ],
         &[
@@ -188,14 +237,27 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool) -> Result<Composed
     )
 }
 
-/// The count kernel's WGSL for `config`.
-pub fn composed_count(config: &SortConfig, subgroups: bool) -> Result<Composed> {
-    composed("sort/count", config, subgroups)
+/// The count kernel's WGSL for `config`, on an adapter with (or without) subgroups of at
+/// least `min_width` lanes and `workgroup_bytes` of workgroup memory.
+pub fn composed_count(
+    config: &SortConfig,
+    subgroups: bool,
+    min_width: u32,
+    workgroup_bytes: u32,
+) -> Result<Composed> {
+    let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
+    composed("sort/count", config, subgroups, shape)
 }
 
-/// The scatter kernel's WGSL for `config`.
-pub fn composed_scatter(config: &SortConfig, subgroups: bool) -> Result<Composed> {
-    composed("sort/scatter", config, subgroups)
+/// The scatter kernel's WGSL for `config` (see [`composed_count`]).
+pub fn composed_scatter(
+    config: &SortConfig,
+    subgroups: bool,
+    min_width: u32,
+    workgroup_bytes: u32,
+) -> Result<Composed> {
+    let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
+    composed("sort/scatter", config, subgroups, shape)
 }
 
 /// A radix sort, built once for a configuration; bind it to buffers with [`RadixSort::bind`].
@@ -226,11 +288,12 @@ impl RadixSort {
     /// Build the pipelines for `config` (its bit range is checked here).
     pub fn new(ctx: &GpuContext, config: &SortConfig) -> Result<Self> {
         config.bit_range()?;
+        let shape = Shape::of(ctx, config);
         let sg = ctx.caps.subgroups.supported;
         Ok(Self {
             config: config.clone(),
-            count: Kernel::new(ctx, &composed_count(config, sg)?)?,
-            scatter: Kernel::new(ctx, &composed_scatter(config, sg)?)?,
+            count: Kernel::new(ctx, &composed("sort/count", config, sg, shape)?)?,
+            scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, shape)?)?,
             scan: Scan::new(
                 ctx,
                 &ScanConfig {
@@ -239,7 +302,7 @@ impl RadixSort {
                     in_place: false,
                 },
             )?,
-            tile: tile_keys(ctx),
+            tile: shape.tile(),
         })
     }
 
