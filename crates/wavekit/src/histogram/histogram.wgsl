@@ -4,7 +4,8 @@
 // (subgroup s into copy s % COPIES), so that few bins do not serialise every invocation on one
 // counter; then it adds its non-zero counts to the global histogram, one atomic per bin.
 //
-// Prepended constants: WG_SIZE, MAX_BINS (counters of workgroup memory). Imported by name:
+// Prepended constants: WG_SIZE, MAX_BINS (counters of workgroup memory), QUADS (16-byte
+// loads per invocation and round). Imported by name:
 // `subgroup/api`, `monoid` (u32 add), `histogram/sample` (D, bin_of).
 #import subgroup/api
 #import monoid
@@ -32,8 +33,20 @@ const BELOW: u32 = 0xffffffffu;
 const ABOVE: u32 = 0xfffffffeu;
 const NAN: u32 = 0xfffffffdu;
 
+// The samples again as 16-byte vectors, whole quads only.
+@group(0) @binding(3) var<storage, read> samples4: array<vec4<D>>;
+
 var<workgroup> sh_bins: array<atomic<u32>, MAX_BINS>;
 var<workgroup> sh_apart: array<atomic<u32>, 3>;
+
+fn count(x: D, copy: u32) {
+    let b = bin_of(x);
+    if (b < params.bins) {
+        atomicAdd(&sh_bins[copy + b], 1u);
+    } else {
+        atomicAdd(&sh_apart[~b], 1u);
+    }
+}
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -48,15 +61,30 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     }
     workgroupBarrier();
     let copy = (l.sg % params.copies) * params.bins;
+    // The group's run starts at a multiple of 4 (per_group is one); whole quads are read as
+    // 16-byte vectors, QUADS of them per invocation and round so that the loads are in flight
+    // together, the ragged end one sample at a time.
     let first = group * params.per_group;
     let last = min(first + params.per_group, params.n);
-    for (var i = first + l.local; i < last; i += WG_SIZE) {
-        let b = bin_of(samples[i]);
-        if (b < params.bins) {
-            atomicAdd(&sh_bins[copy + b], 1u);
-        } else {
-            atomicAdd(&sh_apart[~b], 1u);
+    let quads_end = first + (last - first) / 4u * 4u;
+    for (var q = first / 4u + l.local; q * 4u < quads_end; q += WG_SIZE * QUADS) {
+        var xs: array<vec4<D>, QUADS>;
+#unroll k QUADS
+        if ((q + {k} * WG_SIZE) * 4u < quads_end) {
+            xs[{k}] = samples4[q + {k} * WG_SIZE];
         }
+#end
+#unroll k QUADS
+        if ((q + {k} * WG_SIZE) * 4u < quads_end) {
+            count(xs[{k}].x, copy);
+            count(xs[{k}].y, copy);
+            count(xs[{k}].z, copy);
+            count(xs[{k}].w, copy);
+        }
+#end
+    }
+    for (var i = quads_end + l.local; i < last; i += WG_SIZE) {
+        count(samples[i], copy);
     }
     workgroupBarrier();
     for (var b = l.local; b < params.bins; b += WG_SIZE) {

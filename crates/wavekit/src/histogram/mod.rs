@@ -7,11 +7,13 @@ pub mod reference;
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
 use crate::primitive::{check_len, subgroup_api};
 use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::{HISTOGRAM_COUNTERS, HISTOGRAM_MAX_WORKGROUPS, HISTOGRAM_WORKGROUP};
+use crate::tuning::{
+    HISTOGRAM_COUNTERS, HISTOGRAM_MAX_WORKGROUPS, HISTOGRAM_QUADS, HISTOGRAM_WORKGROUP,
+};
 pub use reference::{Counts, Sample};
 
 /// Most bins.
@@ -28,6 +30,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
         &[
             ("WG_SIZE", ConstValue::U32(HISTOGRAM_WORKGROUP)),
             ("MAX_BINS", ConstValue::U32(HISTOGRAM_COUNTERS)),
+            ("QUADS", ConstValue::U32(HISTOGRAM_QUADS)),
             ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
         ],
         &[
@@ -86,7 +89,8 @@ impl Histogram {
         let groups = n
             .div_ceil(HISTOGRAM_WORKGROUP * 16)
             .clamp(1, HISTOGRAM_MAX_WORKGROUPS);
-        let per_group = n.div_ceil(groups).max(1);
+        // A multiple of 4, so that every group's run starts on a whole quad.
+        let per_group = n.div_ceil(groups).next_multiple_of(4).max(4);
         let params = ctx.uniform_from(
             "histogram params",
             &[
@@ -110,9 +114,23 @@ impl Histogram {
                 mapped_at_creation: false,
             })
         })?;
-        let bind = self
-            .kernel
-            .bind(ctx, &[(0, &params), (1, samples), (2, &counts)])?;
+        // The vector view covers the whole quads; fewer than four samples have none.
+        let quad_bytes = u64::from(n) / 4 * 16;
+        let placeholder = ctx.storage_uninit("histogram placeholder", 16)?;
+        let quads: Range = if quad_bytes == 0 {
+            (3, &placeholder, 0, None)
+        } else {
+            (3, samples, 0, Some(quad_bytes))
+        };
+        let bind = self.kernel.bind_ranges(
+            ctx,
+            &[
+                (0, &params, 0, None),
+                (1, samples, 0, None),
+                (2, &counts, 0, None),
+                quads,
+            ],
+        )?;
         Ok(BoundHistogram {
             kernel: self.kernel.clone(),
             bind,

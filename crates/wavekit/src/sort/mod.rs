@@ -135,7 +135,12 @@ impl Shape {
     ) -> Shape {
         // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
         let (workgroup, min_width) = if subgroups {
-            (SORT_WORKGROUP, min_width.clamp(1, SORT_WORKGROUP))
+            let wg = std::env::var("WAVEKIT_SORT_WORKGROUP")
+                .ok()
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|w| [128, 256, 512].contains(w))
+                .unwrap_or(SORT_WORKGROUP);
+            (wg, min_width.clamp(1, wg))
         } else {
             (32, 1)
         };

@@ -27,8 +27,9 @@
 const TILE: u32 = WG_SIZE * ITEMS;
 const COUNTER_SUBGROUPS: u32 = WG_SIZE / MIN_WIDTH;
 const RADIX_BITS: u32 = 8u;
-// Words of digit counters per invocation in the scans (two digits per word).
-const WORDS_PER_INVOCATION: u32 = 128u / WG_SIZE;
+// Words of digit counters per invocation in the scans (two digits per word); with more than
+// 128 invocations, the first 128 take one each.
+const WORDS_PER_INVOCATION: u32 = max(128u / WG_SIZE, 1u);
 const VALUE_SLOTS: u32 = select(1u, TILE, VALUES != 0u);
 
 // Per subgroup, 256 digit counters as 16-bit halves of 128 words (a tile has fewer than 2^16
@@ -108,7 +109,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     // (both digits of each, so no one else writes them) and sums its digits' tile totals.
     var totals: array<u32, 2u * WORDS_PER_INVOCATION>;
     var mine = 0u;
-    for (var j = 0u; j < WORDS_PER_INVOCATION; j++) {
+    let scans_words = l.local * WORDS_PER_INVOCATION < 128u;
+    for (var j = 0u; j < WORDS_PER_INVOCATION && scans_words; j++) {
         let w = l.local * WORDS_PER_INVOCATION + j;
         var run = vec2<u32>(0u);
         for (var s = 0u; s < subgroups; s++) {
@@ -123,7 +125,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     // Across digits: where each digit starts in the sorted tile.
     let sg_total = sg_reduce(mine, l.lane, l.size);
     var start = wg_exclusive_of_subgroups(sg_total, l) + sg_exclusive_scan(mine, l.lane, l.size);
-    for (var j = 0u; j < 2u * WORDS_PER_INVOCATION; j++) {
+    for (var j = 0u; j < 2u * WORDS_PER_INVOCATION && scans_words; j++) {
         sh_start[2u * l.local * WORDS_PER_INVOCATION + j] = start;
         start += totals[j];
     }
