@@ -124,36 +124,47 @@ struct Shape {
 }
 
 impl Shape {
-    /// The largest number of keys per invocation (SORT_ITEMS, 8, 4, 2) whose workgroup memory
-    /// fits the adapter: per-subgroup counters for the narrowest subgroup it may run, the tile's
-    /// keys and values, and the digit tables.
+    /// The largest workgroup (SORT_WORKGROUP, then halves down to 32) and number of keys per
+    /// invocation (SORT_ITEMS, 8, 4, 2) whose workgroup memory fits the adapter: per-subgroup
+    /// counters for the narrowest subgroup it may run, the tile's keys and values, and the
+    /// digit tables.
     fn for_adapter(
         subgroups: bool,
         min_width: u32,
         workgroup_bytes: u32,
         config: &SortConfig,
     ) -> Shape {
-        // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
-        let (workgroup, min_width) = if subgroups {
-            let wg = std::env::var("WAVEKIT_SORT_WORKGROUP")
-                .ok()
-                .and_then(|v| v.parse::<u32>().ok())
-                .filter(|w| [128, 256, 512].contains(w))
-                .unwrap_or(SORT_WORKGROUP);
-            (wg, min_width.clamp(1, wg))
-        } else {
-            (32, 1)
-        };
         let words_per_key = config.key.words() + u32::from(config.values != Values::None);
-        let fixed = 4 * ((workgroup / min_width) * 128 + 2 * 256 + workgroup);
-        let items = [SORT_ITEMS, 8, 4, 2]
-            .into_iter()
-            .find(|&items| fixed + 4 * workgroup * items * words_per_key <= workgroup_bytes)
-            .unwrap_or(2);
+        let preferred = std::env::var("WAVEKIT_SORT_WORKGROUP")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|w| [32, 64, 128, 256, 512].contains(w))
+            .unwrap_or(SORT_WORKGROUP);
+        // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
+        let (workgroups, min_width) = if subgroups {
+            (vec![preferred, 128, 64, 32], min_width.max(1))
+        } else {
+            (vec![32, 16, 8], 1)
+        };
+        for &workgroup in &workgroups {
+            let counters = (workgroup / min_width.min(workgroup)).max(1) * 128;
+            let fixed = 4 * (counters + 2 * 256 + workgroup);
+            for items in [SORT_ITEMS, 8, 4, 2] {
+                if fixed + 4 * workgroup * items * words_per_key <= workgroup_bytes {
+                    return Shape {
+                        workgroup,
+                        min_width: min_width.min(workgroup),
+                        items,
+                    };
+                }
+            }
+        }
+        // Nothing fits (an adapter below WebGPU's 16 KiB): the smallest; creating the
+        // pipeline will say what is missing.
         Shape {
-            workgroup,
-            min_width,
-            items,
+            workgroup: 32,
+            min_width: min_width.min(32),
+            items: 2,
         }
     }
 
@@ -544,4 +555,43 @@ pub fn sort_pairs_slice<K: SortKey>(
         ctx.read_back("sort keys", &kb, keys.len())?,
         ctx.read_back("sort values", &vb, keys.len())?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_fit_workgroup_memory() {
+        for key in [KeyType::U32, KeyType::U64] {
+            for values in [Values::None, Values::U32] {
+                let config = SortConfig {
+                    values,
+                    ..SortConfig::keys(key)
+                };
+                for (subgroups, width, bytes) in [
+                    (true, 4, 32768),
+                    (true, 8, 32768),
+                    (true, 32, 49152),
+                    (false, 1, 16384),
+                ] {
+                    let s = Shape::for_adapter(subgroups, width, bytes, &config);
+                    let words = key.words() + u32::from(values != Values::None);
+                    let used = 4
+                        * ((s.workgroup / s.min_width) * 128
+                            + 512
+                            + s.workgroup
+                            + s.workgroup * s.items * words);
+                    assert!(
+                        used <= bytes,
+                        "{config:?} at width {width}: {s:?} uses {used}"
+                    );
+                    assert!(s.tile() < 1 << 16, "16-bit counters");
+                }
+            }
+        }
+        // The H200: 256 invocations of 16 keys.
+        let s = Shape::for_adapter(true, 32, 49152, &SortConfig::keys(KeyType::U32));
+        assert_eq!((s.workgroup, s.items), (256, 16));
+    }
 }
