@@ -32,7 +32,8 @@ done
 
 echo "== lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the workgroup-memory paths"
 WAVEKIT_NO_SUBGROUPS=1 WAVEKIT_ADAPTER=llvmpipe \
-    cargo test -p wavekit --quiet --test primitives_gpu --test fallback_gpu --test chunked_gpu
+    cargo test -p wavekit --quiet --test primitives_gpu --test fallback_gpu --test chunked_gpu \
+        --test sort_gpu --test histogram_gpu
 
 hardware=$("$wavekit" probe --list --json | grep -c '"software": false' || true)
 if [ "$hardware" -gt 0 ]; then

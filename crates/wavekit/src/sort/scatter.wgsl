@@ -69,13 +69,20 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     var digits: array<u32, ITEMS>;
     let valid_lanes = sg_ballot(true);
     let below = lanes_below(l.lane);
-    // All loads first, so that they are in flight together.
+    // All loads first, values too, so that they are in flight together.
+    var vals: array<u32, ITEMS>;
+    let load_values = VALUES == 1u || (VALUES == 2u && params.first_pass == 0u);
 #unroll k ITEMS
     {
         let i = tile * TILE + (l.sg * ITEMS + {k}) * l.size + l.lane;
         keys[{k}] = vec2<u32>(0u);
         if (i < params.n) {
             keys[{k}] = load_key(i);
+            if (load_values) {
+                vals[{k}] = values_in[i];
+            } else {
+                vals[{k}] = i;
+            }
         }
     }
 #end
@@ -141,10 +148,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             if (KEY_WORDS == 2u) {
                 sh_keys[p * KEY_WORDS + 1u] = keys[{k}].y;
             }
-            if (VALUES == 1u || (VALUES == 2u && params.first_pass == 0u)) {
-                sh_values[p] = values_in[i];
-            } else if (VALUES == 2u) {
-                sh_values[p] = i;
+            if (VALUES != 0u) {
+                sh_values[p] = vals[{k}];
             }
         }
     }
