@@ -55,6 +55,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("select/count", "select/count.wgsl"),
     wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
     wgsl!("sort/count", "sort/count.wgsl"),
+    wgsl!("sort/histograms", "sort/histograms.wgsl"),
     wgsl!("histogram/histogram", "histogram/histogram.wgsl"),
     wgsl!("histogram/sample_int", "histogram/sample_int.wgsl"),
     wgsl!("histogram/sample_float", "histogram/sample_float.wgsl"),
@@ -125,6 +126,7 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
                 // H200's 32 lanes with 48 KiB.
                 for (w, bytes) in [(4, 32768), (32, 49152)] {
                     out.push((crate::sort::composed_count(&c, sg, w, bytes)?, sg));
+                    out.push((crate::sort::composed_histograms(&c, sg, w, bytes)?, sg));
                     out.push((crate::sort::composed_scatter(&c, sg, w, bytes)?, sg));
                 }
             }

@@ -18,7 +18,7 @@ use crate::monoid::{Monoid, Op, Scalar};
 use crate::primitive::{check_len, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::{SORT_ITEMS, SORT_WORKGROUP};
+use crate::tuning::{LOOKBACK_SPINS, SORT_ITEMS, SORT_WORKGROUP};
 pub use reference::SortKey;
 
 /// Key types.
@@ -148,7 +148,7 @@ impl Shape {
         };
         for &workgroup in &workgroups {
             let counters = (workgroup / min_width.min(workgroup)).max(1) * 128;
-            let fixed = 4 * (counters + 2 * 256 + workgroup);
+            let fixed = 4 * (counters + 4 * 256 + workgroup + 8);
             for items in [SORT_ITEMS, 8, 4, 2] {
                 if fixed + 4 * workgroup * items * words_per_key <= workgroup_bytes {
                     return Shape {
@@ -208,7 +208,7 @@ fn keys_piece(key: KeyType) -> String {
     format!(
         "// Keys: {name}.\n\
          struct Params {{\n    n: u32,\n    tiles: u32,\n    shift: u32,\n    bits: u32,\n    \
-         descending: u32,\n    first_pass: u32,\n    _pad0: u32,\n    _pad1: u32,\n}}\n\
+         descending: u32,\n    first_pass: u32,\n    pass_index: u32,\n    _pad: u32,\n}}\n\
          @group(0) @binding(0) var<uniform> params: Params;\n\
          @group(0) @binding(1) var<storage, read> keys_in: array<u32>;\n\
          @group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;\n\
@@ -218,11 +218,13 @@ fn keys_piece(key: KeyType) -> String {
          // Bits in the order of the keys (see sort::reference::sortable).\n\
          fn sortable(k: vec2<u32>) -> vec2<u32> {{\n    let t = {transform};\n    \
          if (params.descending != 0u) {{\n        return ~t;\n    }}\n    return t;\n}}\n\
-         // The digit of this pass: `bits` bits from `shift`.\n\
-         fn digit_of(k: vec2<u32>) -> u32 {{\n    let s = sortable(k);\n    let sh = params.shift;\n    \
+         // `bits` (1 to 8) bits of the sortable key from bit `sh`.\n\
+         fn digit_at(k: vec2<u32>, sh: u32, bits: u32) -> u32 {{\n    let s = sortable(k);\n    \
          var v = s.x >> (sh & 31u);\n    if (sh >= 32u) {{\n        v = s.y >> (sh - 32u);\n    \
          }} else if (sh > 0u && KEY_WORDS == 2u) {{\n        v |= s.y << (32u - sh);\n    }}\n    \
-         return v & ((1u << params.bits) - 1u);\n}}\n",
+         return v & ((1u << bits) - 1u);\n}}\n\
+         // The digit of this pass.\n\
+         fn digit_of(k: vec2<u32>) -> u32 {{\n    return digit_at(k, params.shift, params.bits);\n}}\n",
         name = key.name(),
     )
 }
@@ -240,6 +242,12 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> R
             ("ITEMS", ConstValue::U32(shape.items)),
             ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
             ("VALUES", ConstValue::U32(values)),
+            ("SINGLE_PASS", ConstValue::Bool(single_pass())),
+            (
+                "LOOKBACK_SPINS",
+                ConstValue::U32(if fault_skip() != 0 { 4 } else { LOOKBACK_SPINS }),
+            ),
+            ("FAULT_SKIP", ConstValue::U32(fault_skip())),
         ],
         &[
             ("subgroup/api", subgroup_api(subgroups)),
@@ -251,6 +259,32 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> R
             ("sort/keys", &keys_piece(config.key)),
         ],
     )
+}
+
+/// Environment variable choosing the three-kernel passes (count, scan, scatter) instead of the
+/// single-pass ones (`WAVEKIT_SORT_SINGLE_PASS=0`; for measurement).
+pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
+
+fn single_pass() -> bool {
+    std::env::var(SINGLE_PASS_ENV).map_or(true, |v| v != "0")
+}
+
+fn fault_skip() -> u32 {
+    std::env::var(crate::primitive::FAULT_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The histograms kernel's WGSL (single-pass mode; see [`composed_count`]).
+pub fn composed_histograms(
+    config: &SortConfig,
+    subgroups: bool,
+    min_width: u32,
+    workgroup_bytes: u32,
+) -> Result<Composed> {
+    let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
+    composed("sort/histograms", config, subgroups, shape)
 }
 
 /// The count kernel's WGSL for `config`, on an adapter with (or without) subgroups of at
@@ -294,10 +328,12 @@ pub fn composed_scatter(
 #[derive(Debug)]
 pub struct RadixSort {
     config: SortConfig,
-    count: Kernel,
+    /// Single pass: the histograms kernel; otherwise the count kernel and the scan.
+    first: Kernel,
     scatter: Kernel,
-    scan: Scan,
-    tile: u32,
+    scan: Option<Scan>,
+    single_pass: bool,
+    shape: Shape,
 }
 
 impl RadixSort {
@@ -306,19 +342,30 @@ impl RadixSort {
         config.bit_range()?;
         let shape = Shape::of(ctx, config);
         let sg = ctx.caps.subgroups.supported;
+        let single_pass = single_pass();
+        let first = if single_pass {
+            "sort/histograms"
+        } else {
+            "sort/count"
+        };
         Ok(Self {
             config: config.clone(),
-            count: Kernel::new(ctx, &composed("sort/count", config, sg, shape)?)?,
+            first: Kernel::new(ctx, &composed(first, config, sg, shape)?)?,
             scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, shape)?)?,
-            scan: Scan::new(
-                ctx,
-                &ScanConfig {
-                    monoid: Monoid::builtin(Scalar::U32, Op::Add),
-                    inclusive: false,
-                    in_place: false,
-                },
-            )?,
-            tile: shape.tile(),
+            scan: if single_pass {
+                None
+            } else {
+                Some(Scan::new(
+                    ctx,
+                    &ScanConfig {
+                        monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                        inclusive: false,
+                        in_place: false,
+                    },
+                )?)
+            },
+            single_pass,
+            shape,
         })
     }
 
@@ -354,24 +401,66 @@ impl RadixSort {
         }
         let (begin, end) = self.config.bit_range()?;
         let passes = self.config.passes()?;
-        let tiles = n.div_ceil(self.tile);
+        let tile = self.shape.tile();
+        let tiles = n.div_ceil(tile);
         let key_bytes = (u64::from(n) * u64::from(words) * 4).max(4);
         let alt_keys = ctx.storage_uninit("sort keys scratch", key_bytes)?;
         let alt_values = match values {
             Some(_) => Some(ctx.storage_uninit("sort values scratch", u64::from(n).max(1) * 4)?),
             None => None,
         };
+        // Single pass: the histograms of every pass, and the look-back's descriptors (one word
+        // per tile and digit, 30-bit counts). Otherwise: the tiles' digit counts and their scan.
         let slots = u64::from(tiles) * 256;
-        ctx.check_binding("sort digit counts", slots * 4)?;
-        let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
-        let offsets = ctx.storage_uninit("sort digit offsets", slots.max(1) * 4)?;
-        let scan = self.scan.bind(ctx, &counts, Some(&offsets), slots)?;
+        let (table, state, scan, first_groups, first_params) = if self.single_pass {
+            if n >= 1 << 30 {
+                return Err(Error::InvalidArgument(format!(
+                    "sort of {n} keys: the single-pass sort counts in 30 bits, so at most 2^30 - 1 \
+                     keys (set {SINGLE_PASS_ENV}=0 for the three-kernel passes)"
+                )));
+            }
+            let table = ctx.storage_uninit("sort digit histograms", u64::from(passes) * 256 * 4)?;
+            let state_words = 64 + slots;
+            ctx.check_binding("sort look-back descriptors", state_words * 4)?;
+            let state = ctx.storage_uninit("sort look-back descriptors", state_words * 4)?;
+            let groups = n.div_ceil(self.shape.workgroup * 16).clamp(1, 1024);
+            let per_group = n.div_ceil(groups).max(1);
+            let params = ctx.uniform_from(
+                "sort histogram params",
+                &[
+                    n,
+                    per_group,
+                    begin,
+                    end - begin,
+                    u32::from(self.config.descending),
+                    0,
+                    0,
+                    0,
+                ],
+            )?;
+            (table, state, None, n.div_ceil(per_group), Some(params))
+        } else {
+            ctx.check_binding("sort digit counts", slots * 4)?;
+            let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
+            let offsets = ctx.storage_uninit("sort digit offsets", slots.max(1) * 4)?;
+            let scan = self
+                .scan
+                .as_ref()
+                .expect("three-kernel mode has a scan")
+                .bind(ctx, &counts, Some(&offsets), slots)?;
+            let placeholder = ctx.storage_uninit("sort no state", 16)?;
+            (offsets, placeholder, Some((scan, counts)), tiles, None)
+        };
         // Placeholders for the values bindings of a keys-only sort (one read, one written: a
         // buffer may not be both in one dispatch).
         let none = [
             ctx.storage_uninit("sort no values in", 4)?,
             ctx.storage_uninit("sort no values out", 4)?,
         ];
+        let first_bind = match &first_params {
+            Some(p) => Some(self.first.bind(ctx, &[(0, p), (1, keys), (3, &table)])?),
+            None => None,
+        };
         let mut pass_binds = Vec::new();
         for p in 0..passes {
             let shift = begin + 8 * p;
@@ -385,7 +474,7 @@ impl RadixSort {
                     bits,
                     u32::from(self.config.descending),
                     u32::from(p == 0),
-                    0,
+                    p,
                     0,
                 ],
             )?;
@@ -399,26 +488,33 @@ impl RadixSort {
                 (Some(v), Some(a)) => (a, v),
                 _ => (&none[0], &none[1]),
             };
-            let count = self
-                .count
-                .bind(ctx, &[(0, &params), (1, src_k), (3, &counts)])?;
+            let count = match &scan {
+                Some((_, counts)) => Some(
+                    self.first
+                        .bind(ctx, &[(0, &params), (1, src_k), (3, counts)])?,
+                ),
+                None => None,
+            };
             let scatter = self.scatter.bind(
                 ctx,
                 &[
                     (0, &params),
                     (1, src_k),
                     (2, dst_k),
-                    (3, &offsets),
+                    (3, &table),
                     (4, src_v),
                     (5, dst_v),
+                    (6, &state),
                 ],
             )?;
             pass_binds.push((count, scatter, params));
         }
         Ok(BoundSort {
-            count: self.count.clone(),
+            first: self.first.clone(),
             scatter: self.scatter.clone(),
-            scan,
+            first_bind: first_bind.map(|b| (b, first_groups, table.clone())),
+            scan: scan.map(|(s, _)| s),
+            state,
             passes: pass_binds,
             tiles,
             copy_back: (passes % 2 == 1).then(|| {
@@ -430,7 +526,7 @@ impl RadixSort {
                     u64::from(n) * 4,
                 )
             }),
-            _scratch: (alt_keys, alt_values, counts, offsets, none),
+            _scratch: (alt_keys, alt_values, table, first_params, none),
         })
     }
 }
@@ -446,17 +542,21 @@ type CopyBack = (
 /// A sort bound to its buffers and scratch, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundSort {
-    count: Kernel,
+    first: Kernel,
     scatter: Kernel,
-    scan: BoundScan,
-    passes: Vec<(wgpu::BindGroup, wgpu::BindGroup, wgpu::Buffer)>,
+    /// Single pass: the histograms dispatch (bind group, workgroups, histogram buffer).
+    first_bind: Option<(wgpu::BindGroup, u32, wgpu::Buffer)>,
+    /// Three-kernel mode: the scan of the counts.
+    scan: Option<BoundScan>,
+    state: wgpu::Buffer,
+    passes: Vec<(Option<wgpu::BindGroup>, wgpu::BindGroup, wgpu::Buffer)>,
     tiles: u32,
     copy_back: Option<CopyBack>,
     _scratch: (
         wgpu::Buffer,
         Option<wgpu::Buffer>,
         wgpu::Buffer,
-        wgpu::Buffer,
+        Option<wgpu::Buffer>,
         [wgpu::Buffer; 2],
     ),
 }
@@ -467,20 +567,38 @@ impl BoundSort {
         self.passes.len()
     }
 
+    /// Predecessor tiles the single-pass look-back counted itself in the last recorded pass
+    /// (after the commands completed; 0 in three-kernel mode).
+    pub fn fallbacks(&self, ctx: &GpuContext) -> Result<u32> {
+        Ok(ctx.read_back::<u32>("sort state", &self.state, 2)?[1])
+    }
+
     /// Record the sort into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         if self.tiles == 0 {
             return;
         }
+        if let Some((bind, groups, hist)) = &self.first_bind {
+            enc.clear_buffer(hist, 0, None);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wavekit.sort.histograms"),
+                timestamp_writes: None,
+            });
+            self.first.dispatch(&mut pass, bind, *groups);
+        }
         for (count, scatter, _) in &self.passes {
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("wavekit.sort.count"),
-                    timestamp_writes: None,
-                });
-                self.count.dispatch(&mut pass, count, self.tiles);
+            if let (Some(count), Some(scan)) = (count, &self.scan) {
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("wavekit.sort.count"),
+                        timestamp_writes: None,
+                    });
+                    self.first.dispatch(&mut pass, count, self.tiles);
+                }
+                scan.record(enc);
+            } else {
+                enc.clear_buffer(&self.state, 0, None);
             }
-            self.scan.record(enc);
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wavekit.sort.scatter"),
                 timestamp_writes: None,
@@ -579,8 +697,9 @@ mod tests {
                     let words = key.words() + u32::from(values != Values::None);
                     let used = 4
                         * ((s.workgroup / s.min_width) * 128
-                            + 512
+                            + 4 * 256
                             + s.workgroup
+                            + 8
                             + s.workgroup * s.items * words);
                     assert!(
                         used <= bytes,

@@ -13,14 +13,19 @@
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, VALUES (0 none, 1 load, 2 indices on the
-// first pass). Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
+// first pass), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP. Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
 #import shared/ballot
 #import workgroup/scan
 #import sort/keys
 
-@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+// Three-kernel mode: the exclusive scan of the digit-major tile counts. Single pass: the
+// digit histograms of every pass (sort/histograms.wgsl).
+@group(0) @binding(3) var<storage, read> digit_table: array<u32>;
+// Single pass: [0] the tile counter, [1] fallbacks taken, from DESC on one descriptor per
+// tile and digit: FLAG_AGGREGATE or FLAG_INCLUSIVE over a 30-bit count.
+@group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> values_in: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
@@ -43,6 +48,20 @@ var<workgroup> sh_start: array<u32, 256>;
 // The tile sorted by digit.
 var<workgroup> sh_keys: array<u32, TILE * KEY_WORDS>;
 var<workgroup> sh_values: array<u32, VALUE_SLOTS>;
+// Single pass: this tile's count per digit, and the look-back's shared decisions.
+var<workgroup> sh_tile_count: array<u32, 256>;
+var<workgroup> sh_fallback_count: array<atomic<u32>, 256>;
+var<workgroup> sh_pending: atomic<u32>;
+var<workgroup> sh_stuck: atomic<u32>;
+var<workgroup> sh_decision: vec2<u32>;
+var<workgroup> sh_tile: u32;
+
+const DESC: u32 = 64u;
+const FLAG_AGGREGATE: u32 = 0x40000000u;
+const FLAG_INCLUSIVE: u32 = 0x80000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+// Digits per invocation in the look-back.
+const DIGITS_PER_INVOCATION: u32 = max(256u / WG_SIZE, 1u);
 
 fn half_shift(d: u32) -> u32 {
     return 16u * (d & 1u);
@@ -51,7 +70,14 @@ fn half_shift(d: u32) -> u32 {
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let l = lane_info(inv);
-    let tile = wg.x + wg.y * nwg.x;
+    var tile = wg.x + wg.y * nwg.x;
+    if (SINGLE_PASS) {
+        // Tiles in the order workgroups start, so a tile's predecessors are running or done.
+        if (l.local == 0u) {
+            sh_tile = atomicAdd(&state[0], 1u);
+        }
+        tile = workgroupUniformLoad(&sh_tile);
+    }
     if (tile >= params.tiles) {
         return;
     }
@@ -59,8 +85,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     for (var w = l.local; w < subgroups * 128u; w += WG_SIZE) {
         atomicStore(&sh_count[w], 0u);
     }
-    for (var d = l.local; d < 256u; d += WG_SIZE) {
-        sh_base[d] = offsets[d * params.tiles + tile];
+    if (!SINGLE_PASS) {
+        for (var d = l.local; d < 256u; d += WG_SIZE) {
+            sh_base[d] = digit_table[d * params.tiles + tile];
+        }
     }
     workgroupBarrier();
 
@@ -128,6 +156,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         totals[2u * j] = run.x;
         totals[2u * j + 1u] = run.y;
         mine += run.x + run.y;
+        sh_tile_count[2u * w] = run.x;
+        sh_tile_count[2u * w + 1u] = run.y;
     }
     // Across digits: where each digit starts in the sorted tile.
     let sg_total = sg_reduce(mine, l.lane, l.size);
@@ -137,6 +167,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         start += totals[j];
     }
     workgroupBarrier();
+    if (SINGLE_PASS) {
+        single_pass_bases(tile, l);
+    }
 #unroll k ITEMS
     {
         let i = tile * TILE + (l.sg * ITEMS + {k}) * l.size + l.lane;
@@ -170,4 +203,119 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             values_out[dst] = sh_values[j];
         }
     }
+}
+
+// Single pass (Onesweep): publishes this tile's digit counts, finds for every digit the keys of
+// it in earlier tiles by a decoupled look-back (one walk per digit, all digits in step, one
+// round trip per step), publishes the inclusive counts, and leaves in sh_base each digit's
+// first global destination: the keys of smaller digits in the whole input (this pass's
+// histogram) plus those of the digit in earlier tiles. A predecessor that has published
+// nothing for LOOKBACK_SPINS steps is counted here from its keys by the whole workgroup (the
+// fallback), so nothing waits on a workgroup that may never run. Called by every invocation.
+fn single_pass_bases(tile: u32, l: Lane) {
+    let skip = FAULT_SKIP != 0u && (tile + 1u) % max(FAULT_SKIP, 1u) == 0u;
+    for (var d = l.local; d < 256u; d += WG_SIZE) {
+        let flag = select(FLAG_AGGREGATE, FLAG_INCLUSIVE, tile == 0u);
+        if (!skip) {
+            atomicStore(&state[DESC + tile * 256u + d], flag | sh_tile_count[d]);
+        }
+    }
+    // This pass's digits before each digit, over the whole input.
+    var mine = 0u;
+    for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+        let d = l.local * DIGITS_PER_INVOCATION + j;
+        if (d < 256u) {
+            mine += digit_table[params.pass_index * 256u + d];
+        }
+    }
+    let sg_total = sg_reduce(mine, l.lane, l.size);
+    var global = wg_exclusive_of_subgroups(sg_total, l) + sg_exclusive_scan(mine, l.lane, l.size);
+    for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+        let d = l.local * DIGITS_PER_INVOCATION + j;
+        if (d < 256u) {
+            sh_base[d] = global;
+            global += digit_table[params.pass_index * 256u + d];
+        }
+    }
+    // The walks: digit d looks at tile look[j] - 1 next.
+    var look: array<u32, DIGITS_PER_INVOCATION>;
+    var prefix: array<u32, DIGITS_PER_INVOCATION>;
+    var spins: array<u32, DIGITS_PER_INVOCATION>;
+    for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+        look[j] = tile;
+        prefix[j] = 0u;
+        spins[j] = 0u;
+    }
+    loop {
+        if (l.local == 0u) {
+            atomicStore(&sh_pending, 0u);
+            atomicStore(&sh_stuck, 0u);
+        }
+        workgroupBarrier();
+        for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+            let d = l.local * DIGITS_PER_INVOCATION + j;
+            if (d >= 256u || look[j] == 0u) {
+                continue;
+            }
+            let v = atomicLoad(&state[DESC + (look[j] - 1u) * 256u + d]);
+            if ((v & FLAG_INCLUSIVE) != 0u) {
+                prefix[j] += v & VALUE_MASK;
+                look[j] = 0u;
+            } else if ((v & FLAG_AGGREGATE) != 0u) {
+                prefix[j] += v & VALUE_MASK;
+                look[j] -= 1u;
+                spins[j] = 0u;
+            } else {
+                spins[j] += 1u;
+                if (spins[j] >= LOOKBACK_SPINS) {
+                    // Tile look - 1 is silent: ask for it (the newest such tile first).
+                    atomicMax(&sh_stuck, look[j]);
+                }
+            }
+            if (look[j] != 0u) {
+                atomicAdd(&sh_pending, 1u);
+            }
+        }
+        workgroupBarrier();
+        if (l.local == 0u) {
+            sh_decision = vec2<u32>(atomicLoad(&sh_pending), atomicLoad(&sh_stuck));
+        }
+        let decision = workgroupUniformLoad(&sh_decision);
+        if (decision.x == 0u) {
+            break;
+        }
+        if (decision.y != 0u) {
+            // Count the silent tile's keys here, every digit at once.
+            let silent = decision.y - 1u;
+            for (var d = l.local; d < 256u; d += WG_SIZE) {
+                atomicStore(&sh_fallback_count[d], 0u);
+            }
+            if (l.local == 0u) {
+                atomicAdd(&state[1], 1u);
+            }
+            workgroupBarrier();
+            for (var i = silent * TILE + l.local; i < min((silent + 1u) * TILE, params.n); i += WG_SIZE) {
+                atomicAdd(&sh_fallback_count[digit_of(load_key(i))], 1u);
+            }
+            workgroupBarrier();
+            for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+                let d = l.local * DIGITS_PER_INVOCATION + j;
+                if (d < 256u && look[j] == decision.y) {
+                    prefix[j] += atomicLoad(&sh_fallback_count[d]);
+                    look[j] -= 1u;
+                    spins[j] = 0u;
+                }
+            }
+        }
+    }
+    for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
+        let d = l.local * DIGITS_PER_INVOCATION + j;
+        if (d < 256u) {
+            sh_base[d] += prefix[j];
+            if (!skip && tile != 0u) {
+                atomicStore(&state[DESC + tile * 256u + d], FLAG_INCLUSIVE | (prefix[j] + sh_tile_count[d]));
+            }
+        }
+    }
+    workgroupBarrier();
 }

@@ -1,0 +1,45 @@
+// Radix sort, single-pass mode, before the passes: the digit histograms of every pass in one
+// read of the keys (`hist[pass * 256 + digit]`). Each workgroup takes `params.tiles` keys
+// (its run), counts them in workgroup memory, and adds its non-zero counts to the global
+// histograms.
+//
+// Params here: n, tiles = keys per workgroup, shift = the first bit, bits = the bits sorted.
+// Prepended constants: WG_SIZE. Imported by name: `subgroup/api`, `monoid` (u32 add),
+// `sort/keys`.
+#import subgroup/api
+#import monoid
+#import sort/keys
+
+@group(0) @binding(3) var<storage, read_write> hist: array<atomic<u32>>;
+
+const MAX_PASSES: u32 = 8u;
+
+var<workgroup> sh_hist: array<atomic<u32>, MAX_PASSES * 256u>;
+
+@compute @workgroup_size(WG_SIZE, 1, 1)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let l = lane_info(inv);
+    let group = wg.x + wg.y * nwg.x;
+    let passes = (params.bits + 7u) / 8u;
+    for (var i = l.local; i < passes * 256u; i += WG_SIZE) {
+        atomicStore(&sh_hist[i], 0u);
+    }
+    workgroupBarrier();
+    let first = group * params.tiles;
+    let last = min(first + params.tiles, params.n);
+    for (var i = first + l.local; i < last; i += WG_SIZE) {
+        let key = load_key(i);
+        for (var p = 0u; p < passes; p++) {
+            let sh = params.shift + 8u * p;
+            let bits = min(8u, params.shift + params.bits - sh);
+            atomicAdd(&sh_hist[p * 256u + digit_at(key, sh, bits)], 1u);
+        }
+    }
+    workgroupBarrier();
+    for (var i = l.local; i < passes * 256u; i += WG_SIZE) {
+        let c = atomicLoad(&sh_hist[i]);
+        if (c != 0u) {
+            atomicAdd(&hist[i], c);
+        }
+    }
+}
