@@ -2,8 +2,8 @@
 # wavekit's test command (README, .ci/run). On a machine without a GPU it installs Mesa
 # lavapipe when missing, checks formatting and lints, then runs the whole test suite at every
 # lavapipe subgroup width this CPU allows (4, 8, and 16 where the CPU has AVX-512), runs
-# `wavekit selftest` at each, the primitives once more without subgroups, and the suite and
-# selftest once more on a real GPU where one is present.
+# `wavekit selftest` at each, the sort's single-pass mode at each, the primitives once more
+# without subgroups, and the suite and selftest once more on a real GPU where one is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -30,10 +30,18 @@ for w in "${widths[@]}"; do
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
 done
 
+echo "== the sort's single-pass mode (WAVEKIT_SORT_SINGLE_PASS=1) at every width"
+for w in "${widths[@]}"; do
+    LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_SORT_SINGLE_PASS=1 \
+        WAVEKIT_EXPECT_SUBGROUP=$((w / 32)) cargo test -p wavekit --quiet --test sort_gpu
+done
+
 echo "== lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the workgroup-memory paths"
 WAVEKIT_NO_SUBGROUPS=1 WAVEKIT_ADAPTER=llvmpipe \
     cargo test -p wavekit --quiet --test primitives_gpu --test fallback_gpu --test chunked_gpu \
         --test sort_gpu --test histogram_gpu
+WAVEKIT_NO_SUBGROUPS=1 WAVEKIT_ADAPTER=llvmpipe WAVEKIT_SORT_SINGLE_PASS=1 \
+    cargo test -p wavekit --quiet --test sort_gpu
 
 hardware=$("$wavekit" probe --list --json | grep -c '"software": false' || true)
 if [ "$hardware" -gt 0 ]; then

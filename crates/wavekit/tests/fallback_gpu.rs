@@ -15,8 +15,10 @@ fn results_are_right_when_predecessors_never_publish() {
     let Some(ctx) = gpu() else { return };
     let t = wavekit::tile_elements() as usize;
     for skip in [1u32, 2, 3] {
-        // SAFETY: this binary's only test sets it before any kernel is built.
+        // SAFETY: this binary's only test sets them before any kernel is built.
         unsafe { std::env::set_var("WAVEKIT_FAULT_LOOKBACK", skip.to_string()) };
+        // The sort's look-back exists in its single-pass mode.
+        unsafe { std::env::set_var(wavekit::sort::SINGLE_PASS_ENV, "1") };
         let scan = Scan::new(
             ctx,
             &ScanConfig {

@@ -261,12 +261,13 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> R
     )
 }
 
-/// Environment variable choosing the three-kernel passes (count, scan, scatter) instead of the
-/// single-pass ones (`WAVEKIT_SORT_SINGLE_PASS=0`; for measurement).
+/// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
+/// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
+/// scan, scatter). Opt-in until it has been measured on the H200 (ADR-016).
 pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
 
 fn single_pass() -> bool {
-    std::env::var(SINGLE_PASS_ENV).map_or(true, |v| v != "0")
+    std::env::var(SINGLE_PASS_ENV).is_ok_and(|v| v == "1")
 }
 
 fn fault_skip() -> u32 {
@@ -416,7 +417,7 @@ impl RadixSort {
             if n >= 1 << 30 {
                 return Err(Error::InvalidArgument(format!(
                     "sort of {n} keys: the single-pass sort counts in 30 bits, so at most 2^30 - 1 \
-                     keys (set {SINGLE_PASS_ENV}=0 for the three-kernel passes)"
+                     keys (unset {SINGLE_PASS_ENV} for the three-kernel passes)"
                 )));
             }
             let table = ctx.storage_uninit("sort digit histograms", u64::from(passes) * 256 * 4)?;
