@@ -10,6 +10,7 @@
 //! the result is copied back, so it always ends in the caller's buffers.
 
 pub mod reference;
+pub mod sim;
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};

@@ -1,0 +1,149 @@
+//! A CPU port of the sort scatter's ranking (`sort/scatter.wgsl`), written to read like the
+//! WGSL for any subgroup width: ballots as 128-bit masks, the lowest lane of a digit adding to
+//! its subgroup's 16-bit counter, the scan across subgroups digit by digit, the digit starts by
+//! the workgroup scan. The tests run it at widths 1, 2, 4 … 128 against a stable counting sort.
+
+// Lane loops index several per-lane arrays, as the shader does.
+#![allow(clippy::needless_range_loop)]
+
+use crate::scan::sim::wg_exclusive_of_subgroups;
+
+/// A subgroup ballot of `bits` (one per lane) as a 128-bit mask.
+fn ballot(bits: &[bool]) -> u128 {
+    bits.iter()
+        .enumerate()
+        .fold(0, |m, (lane, &b)| if b { m | 1 << lane } else { m })
+}
+
+/// Where each of the first `valid` keys of a tile (digits in tile order) lands in the tile
+/// sorted by digit, for `wg` invocations of `items` keys in subgroups of `width` lanes.
+pub fn tile_positions(
+    digits: &[u32],
+    valid: usize,
+    wg: usize,
+    items: usize,
+    width: usize,
+) -> Vec<usize> {
+    assert_eq!(digits.len(), wg * items);
+    let subgroups = wg / width;
+    // counters[s][d]: keys of digit d in subgroup s so far (16-bit halves in the shader).
+    let mut counters = vec![[0u32; 256]; subgroups];
+    let mut ranks = vec![0usize; digits.len()];
+    let all = ballot(&vec![true; width]);
+    for s in 0..subgroups {
+        for k in 0..items {
+            let index = |lane: usize| (s * items + k) * width + lane;
+            let valid_bits: Vec<bool> = (0..width).map(|lane| index(lane) < valid).collect();
+            let d: Vec<u32> = (0..width).map(|lane| digits[index(lane)]).collect();
+            // The 8 bit ballots every lane takes part in.
+            let bit_ballots: Vec<u128> = (0..8)
+                .map(|b| ballot(&d.iter().map(|x| (x >> b) & 1 == 1).collect::<Vec<_>>()))
+                .collect();
+            let mut old = vec![0u32; width];
+            let mut same = vec![0u128; width];
+            for lane in 0..width {
+                let mut m = ballot(&valid_bits) & all;
+                for (b, &ones) in bit_ballots.iter().enumerate() {
+                    m &= if (d[lane] >> b) & 1 == 1 { ones } else { !ones };
+                }
+                same[lane] = m;
+            }
+            // The leaders add (they hold distinct digits); then every lane reads its leader's
+            // old value (the shuffle).
+            for lane in 0..width {
+                let leader = same[lane].trailing_zeros() as usize;
+                if valid_bits[lane] && lane == leader {
+                    let c = &mut counters[s][d[lane] as usize];
+                    old[lane] = *c;
+                    *c += same[lane].count_ones();
+                    assert!(*c < 1 << 16, "a 16-bit counter overflowed");
+                }
+            }
+            for lane in 0..width {
+                if valid_bits[lane] {
+                    let leader = same[lane].trailing_zeros() as usize;
+                    let below = same[lane] & ((1u128 << lane) - 1);
+                    ranks[index(lane)] = (old[leader] + below.count_ones()) as usize;
+                }
+            }
+        }
+    }
+    // Across subgroups, digit by digit.
+    let mut before = vec![[0u32; 256]; subgroups];
+    let mut totals = [0u32; 256];
+    for d in 0..256 {
+        for s in 0..subgroups {
+            before[s][d] = totals[d];
+            totals[d] += counters[s][d];
+        }
+    }
+    // Across digits: invocation t sums the digits of its words; a subgroup exclusive sum and
+    // the carry across subgroups give its first digit's start.
+    let words_per = (128 / wg).max(1);
+    let mut mine = vec![0u32; wg];
+    for t in 0..wg {
+        for j in 0..words_per {
+            let w = t * words_per + j;
+            if w < 128 {
+                mine[t] += totals[2 * w] + totals[2 * w + 1];
+            }
+        }
+    }
+    let sg_totals: Vec<u32> = (0..subgroups)
+        .map(|s| mine[s * width..(s + 1) * width].iter().sum())
+        .collect();
+    let (sg_prefix, _) = wg_exclusive_of_subgroups(&sg_totals, width);
+    let mut start = [0u32; 256];
+    for t in 0..wg {
+        let s = t / width;
+        let lanes_before: u32 = mine[s * width..t].iter().sum();
+        let mut run = sg_prefix[s] + lanes_before;
+        for j in 0..2 * words_per {
+            let d = 2 * t * words_per + j;
+            if d < 256 {
+                start[d] = run;
+                run += totals[d];
+            }
+        }
+    }
+    (0..valid)
+        .map(|i| {
+            let s = i / (items * width);
+            let d = digits[i] as usize;
+            (start[d] + before[s][d]) as usize + ranks[i]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIDTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+
+    #[test]
+    fn tile_ranking_is_a_stable_counting_sort_at_every_width() {
+        let mut rng = fastrand::Rng::with_seed(31);
+        for &width in &WIDTHS {
+            for _ in 0..30 {
+                let wg = [32usize, 64, 128, 256][rng.usize(..4)].max(width);
+                let items = [1usize, 2, 4, 16][rng.usize(..4)];
+                let tile = wg * items;
+                let spread = [1u32, 2, 5, 256][rng.usize(..4)];
+                let digits: Vec<u32> = (0..tile).map(|_| rng.u32(..spread)).collect();
+                let valid = if rng.bool() { tile } else { rng.usize(..=tile) };
+                let got = tile_positions(&digits, valid, wg, items, width);
+                let mut order: Vec<usize> = (0..valid).collect();
+                order.sort_by_key(|&i| digits[i]);
+                let mut want = vec![0; valid];
+                for (p, &i) in order.iter().enumerate() {
+                    want[i] = p;
+                }
+                assert_eq!(
+                    got, want,
+                    "width {width} wg {wg} items {items} valid {valid}"
+                );
+            }
+        }
+    }
+}
