@@ -83,6 +83,23 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// Record a dispatch of an `x` × `y` grid of workgroups (kernels that number their work
+    /// by two workgroup coordinates, e.g. line and plane).
+    pub fn dispatch_grid(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bind: &wgpu::BindGroup,
+        x: u32,
+        y: u32,
+    ) {
+        if x == 0 || y == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
     /// Record an indirect dispatch: the workgroup counts are three `u32` at `args`
     /// (`(buffer, offset)`, e.g. [`crate::select::BoundSelect::indirect_args`]).
     pub fn dispatch_indirect(

@@ -1,0 +1,310 @@
+//! wavekit-dwt: the 2D discrete wavelet transform of JPEG 2000 (ITU-T T.800 Annex F) on the
+//! GPU — the reversible 5/3 on `i32` and the irreversible 9/7 on `f32`, forward and inverse,
+//! several levels, several planes at once.
+//!
+//! Layout (Mallat, in place): after one level of a `W × H` plane, the first `⌈W/2⌉` columns of
+//! the first `⌈H/2⌉` rows hold LL, the columns to their right HL, the rows below LH, and the
+//! rest HH; the next level works on LL. A level is the columns then the rows (forward) and the
+//! rows then the columns (inverse); the order matters for 5/3, whose rounding is not linear.
+//! Any size from 1 × 1 (a signal of one sample passes through) and any number of levels up to
+//! the point where LL is 1 × 1 ([`max_levels`]). The image origin is (0, 0): every signal
+//! starts at an even index.
+//!
+//! ```
+//! use wavekit::GpuContext;
+//! use wavekit_dwt::{Dwt, Wavelet};
+//! let ctx = GpuContext::from_env()?;
+//! let plane: Vec<i32> = (0..35).map(|i| (i * 7) % 13).collect();
+//! let dwt = Dwt::new(&ctx, Wavelet::Reversible53, 7, 5, 2, 1)?;
+//! let coeffs = dwt.forward_i32(&ctx, &plane)?;
+//! assert_eq!(dwt.inverse_i32(&ctx, &coeffs)?, plane);
+//! # Ok::<(), wavekit_dwt::DwtError>(())
+//! ```
+
+pub mod reference;
+
+use wavekit::GpuContext;
+use wavekit::kernel::Kernel;
+use wavekit::shader::{ConstValue, compose};
+
+pub use reference::max_levels;
+
+/// The wavelets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wavelet {
+    /// Reversible 5/3 (LeGall), integer, exact.
+    Reversible53,
+    /// Irreversible 9/7 (CDF), f32.
+    Irreversible97,
+}
+
+/// The crate's errors.
+#[derive(Debug, thiserror::Error)]
+pub enum DwtError {
+    /// An error of the GPU layer.
+    #[error(transparent)]
+    Gpu(#[from] wavekit::Error),
+    /// A size, level count or plane count that cannot be transformed.
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+/// Result with [`DwtError`].
+pub type Result<T> = std::result::Result<T, DwtError>;
+
+const LIFT_WGSL: &str = include_str!("lift.wgsl");
+const WORKGROUP: u32 = 256;
+
+/// The lifting kernel's WGSL for a wavelet, direction and longest line.
+pub fn composed(
+    wavelet: Wavelet,
+    inverse: bool,
+    longest: u32,
+) -> std::result::Result<wavekit::shader::Composed, wavekit::Error> {
+    let sample = match wavelet {
+        Wavelet::Reversible53 => "alias S = i32;\n",
+        Wavelet::Irreversible97 => "alias S = f32;\n",
+    };
+    compose(
+        "dwt/lift",
+        &[
+            ("WG_SIZE", ConstValue::U32(WORKGROUP)),
+            ("MAX_LINE", ConstValue::U32(longest.max(2))),
+            (
+                "WAVELET",
+                ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
+            ),
+            ("INVERSE", ConstValue::Bool(inverse)),
+        ],
+        &[("dwt/lift", LIFT_WGSL), ("dwt/sample", sample)],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_validates_with_naga() {
+        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+            for inverse in [false, true] {
+                let c = composed(wavelet, inverse, 7680).unwrap();
+                wavekit::shader::validate(&c, false).unwrap();
+            }
+        }
+    }
+}
+
+/// A transform planned once for a size, level count, wavelet and number of planes; run it on
+/// the caller's buffers with [`Dwt::record_forward`] and [`Dwt::record_inverse`].
+#[derive(Debug)]
+pub struct Dwt {
+    wavelet: Wavelet,
+    width: u32,
+    height: u32,
+    levels: u32,
+    planes: u32,
+    forward: Kernel,
+    inverse: Kernel,
+    /// Per level: the parameters of its column pass and its row pass.
+    passes: Vec<[wgpu::Buffer; 2]>,
+}
+
+impl Dwt {
+    /// Plan `levels` levels of `wavelet` on `planes` planes of `width × height` samples.
+    pub fn new(
+        ctx: &GpuContext,
+        wavelet: Wavelet,
+        width: u32,
+        height: u32,
+        levels: u32,
+        planes: u32,
+    ) -> Result<Self> {
+        if width == 0 || height == 0 || planes == 0 {
+            return Err(DwtError::InvalidArgument(format!(
+                "a {width} × {height} image of {planes} planes: every size must be at least 1"
+            )));
+        }
+        let most = max_levels(width as usize, height as usize);
+        if levels > most {
+            return Err(DwtError::InvalidArgument(format!(
+                "{levels} levels on {width} × {height}: at most {most} (LL is 1 × 1 after that)"
+            )));
+        }
+        // The longest line sits in workgroup memory.
+        let room = ctx.caps.limits.max_compute_workgroup_storage_size / 4;
+        let longest = width.max(height);
+        if longest > room {
+            return Err(DwtError::InvalidArgument(format!(
+                "lines of {longest} samples: this adapter holds at most {room} in workgroup memory"
+            )));
+        }
+        if planes > 65535 || longest > 65535 {
+            return Err(DwtError::InvalidArgument(format!(
+                "{planes} planes of {width} × {height}: at most 65535 planes and 65535 lines"
+            )));
+        }
+        let kernel = |inverse: bool| -> Result<Kernel> {
+            Ok(Kernel::new(ctx, &composed(wavelet, inverse, longest)?)?)
+        };
+        let stride = width * height;
+        let passes = reference::regions(width as usize, height as usize, levels)
+            .into_iter()
+            .map(|(w, h)| -> Result<[wgpu::Buffer; 2]> {
+                let p = |axis: u32| {
+                    ctx.uniform_from(
+                        "dwt params",
+                        &[width, stride, w as u32, h as u32, axis, 0, 0, 0],
+                    )
+                };
+                Ok([p(1)?, p(0)?])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            wavelet,
+            width,
+            height,
+            levels,
+            planes,
+            forward: kernel(false)?,
+            inverse: kernel(true)?,
+            passes,
+        })
+    }
+
+    /// Samples per plane times planes: the length `data` must have.
+    pub fn len(&self) -> usize {
+        (self.width * self.height * self.planes) as usize
+    }
+
+    /// Whether the plan has no samples (never: every size is at least 1).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn check(&self, data: &wgpu::Buffer) -> Result<()> {
+        let need = self.len() as u64 * 4;
+        if data.size() < need {
+            return Err(DwtError::InvalidArgument(format!(
+                "a buffer of {} bytes for {} planes of {} × {} samples: needs {need}",
+                data.size(),
+                self.planes,
+                self.width,
+                self.height
+            )));
+        }
+        Ok(())
+    }
+
+    fn record(
+        &self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        data: &wgpu::Buffer,
+        inverse: bool,
+    ) -> Result<()> {
+        self.check(data)?;
+        let kernel = if inverse {
+            &self.inverse
+        } else {
+            &self.forward
+        };
+        let regions = reference::regions(self.width as usize, self.height as usize, self.levels);
+        let order: Vec<usize> = if inverse {
+            (0..regions.len()).rev().collect()
+        } else {
+            (0..regions.len()).collect()
+        };
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.dwt"),
+            timestamp_writes: None,
+        });
+        for l in order {
+            let (w, h) = regions[l];
+            // Forward: columns then rows; inverse: rows then columns.
+            let axes: [usize; 2] = if inverse { [1, 0] } else { [0, 1] };
+            for a in axes {
+                let lines = if a == 0 { w } else { h };
+                let bind = kernel.bind(ctx, &[(0, &self.passes[l][a]), (1, data)])?;
+                kernel.dispatch_grid(&mut pass, &bind, lines as u32, self.planes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Record the forward transform of `data` (planes one after another, row-major) in place.
+    pub fn record_forward(
+        &self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        data: &wgpu::Buffer,
+    ) -> Result<()> {
+        self.record(ctx, enc, data, false)
+    }
+
+    /// Record the inverse transform of `data` in place.
+    pub fn record_inverse(
+        &self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        data: &wgpu::Buffer,
+    ) -> Result<()> {
+        self.record(ctx, enc, data, true)
+    }
+
+    fn run<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        planes: &[T],
+        inverse: bool,
+        want: Wavelet,
+    ) -> Result<Vec<T>> {
+        if self.wavelet != want {
+            return Err(DwtError::InvalidArgument(format!(
+                "this plan is for the {} wavelet: 5/3 takes i32 samples, 9/7 f32",
+                reference::name(self.wavelet)
+            )));
+        }
+        if planes.len() != self.len() {
+            return Err(DwtError::InvalidArgument(format!(
+                "{} samples for {} planes of {} × {}: give {}",
+                planes.len(),
+                self.planes,
+                self.width,
+                self.height,
+                self.len()
+            )));
+        }
+        let buf = ctx.storage_from("dwt data", planes)?;
+        let mut err = None;
+        ctx.submit(|enc| {
+            if let Err(e) = self.record(ctx, enc, &buf, inverse) {
+                err = Some(e);
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        Ok(ctx.read_back("dwt data", &buf, planes.len())?)
+    }
+
+    /// Forward 5/3 of `planes` (a one-call convenience).
+    pub fn forward_i32(&self, ctx: &GpuContext, planes: &[i32]) -> Result<Vec<i32>> {
+        self.run(ctx, planes, false, Wavelet::Reversible53)
+    }
+
+    /// Inverse 5/3.
+    pub fn inverse_i32(&self, ctx: &GpuContext, coeffs: &[i32]) -> Result<Vec<i32>> {
+        self.run(ctx, coeffs, true, Wavelet::Reversible53)
+    }
+
+    /// Forward 9/7 of `planes`.
+    pub fn forward_f32(&self, ctx: &GpuContext, planes: &[f32]) -> Result<Vec<f32>> {
+        self.run(ctx, planes, false, Wavelet::Irreversible97)
+    }
+
+    /// Inverse 9/7.
+    pub fn inverse_f32(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<f32>> {
+        self.run(ctx, coeffs, true, Wavelet::Irreversible97)
+    }
+}
