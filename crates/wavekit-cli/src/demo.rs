@@ -102,6 +102,47 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         got == wavekit::histogram::reference::histogram(&x, 256, 0, 1 << 20),
         &mut failures,
     );
+    // The wavelet transform: a generated 3-plane image of odd size, 4 levels.
+    let (w, h) = (257u32, 131u32);
+    let image: Vec<i32> = (0..3 * w * h)
+        .map(|i| {
+            let (x, y) = ((i % w) as i32, (i / w % h) as i32);
+            ((x * 3 + y * 5 + (i / (w * h)) as i32 * 40) % 256) - 128 + rng.i32(-4..=4)
+        })
+        .collect();
+    let dwt = |wavelet| wavekit_dwt::Dwt::new(ctx, wavelet, w, h, 4, 3);
+    let to_cli = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
+    let d53 = dwt(wavekit_dwt::Wavelet::Reversible53).map_err(to_cli)?;
+    let coeffs = d53.forward_i32(ctx, &image).map_err(to_cli)?;
+    let mut want = image.clone();
+    for p in want.chunks_mut((w * h) as usize) {
+        wavekit_dwt::reference::forward_2d_53(p, w as usize, h as usize, 4);
+    }
+    check(
+        "dwt 5/3, 257 x 131 x 3, 4 levels: coefficients equal the reference",
+        coeffs == want,
+        &mut failures,
+    );
+    check(
+        "dwt 5/3 round trip exact",
+        d53.inverse_i32(ctx, &coeffs).map_err(to_cli)? == image,
+        &mut failures,
+    );
+    let d97 = dwt(wavekit_dwt::Wavelet::Irreversible97).map_err(to_cli)?;
+    let f: Vec<f32> = image.iter().map(|&v| v as f32).collect();
+    let back = d97
+        .inverse_f32(ctx, &d97.forward_f32(ctx, &f).map_err(to_cli)?)
+        .map_err(to_cli)?;
+    let worst = f
+        .iter()
+        .zip(&back)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    check(
+        &format!("dwt 9/7 round trip within 0.01 (largest difference {worst:.2e})"),
+        worst <= 0.01,
+        &mut failures,
+    );
     std::fs::remove_dir_all(&dir).ok();
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });

@@ -21,6 +21,9 @@ pub enum CliError {
     /// The command line asks for something that cannot be done.
     #[error("{0}")]
     Usage(String),
+    /// A check the command makes failed (e.g. a round trip).
+    #[error("check failed: {0}")]
+    CheckFailed(String),
     /// The demo ran and some checks failed.
     #[error("demo failed: {failed} checks differ from the CPU reference")]
     DemoFailed {
@@ -43,7 +46,9 @@ impl CliError {
     /// Process exit code: 1 for a failed check, 2 for anything that stopped the command.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::SelftestFailed { .. } | CliError::DemoFailed { .. } => 1,
+            CliError::SelftestFailed { .. }
+            | CliError::DemoFailed { .. }
+            | CliError::CheckFailed(_) => 1,
             _ => 2,
         }
     }

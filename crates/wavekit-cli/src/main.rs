@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod dwt;
 mod error;
 mod npy;
 mod plot;
@@ -117,12 +118,63 @@ enum Command {
         #[arg(short, long)]
         output: std::path::PathBuf,
     },
+    /// The 2D wavelet transform of JPEG 2000 (5/3 or 9/7): forward, inverse, round trip.
+    #[command(subcommand)]
+    Dwt(DwtCommand),
     /// Everything on this machine, end to end: probe, selftest, and the primitives checked
     /// against the CPU.
     Demo,
     /// Benchmarks, timed on the GPU.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum DwtCommand {
+    /// Image (PNG 8/16-bit gray or RGB, PGM, PPM) or 2-D/3-D .npy in, coefficients out
+    /// (.npy of shape (planes, H, W): int32 for 5/3, float32 for 9/7).
+    Forward {
+        /// Input image or array.
+        input: std::path::PathBuf,
+        /// Coefficients (.npy).
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Wavelet.
+        #[arg(long, value_enum)]
+        wavelet: dwt::WaveletArg,
+        /// Levels (at most until LL is 1 × 1).
+        #[arg(long)]
+        levels: u32,
+    },
+    /// Coefficients in, image (PNG, PGM, PPM) or .npy out.
+    Inverse {
+        /// Coefficients (.npy).
+        input: std::path::PathBuf,
+        /// Output image or array.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Wavelet.
+        #[arg(long, value_enum)]
+        wavelet: dwt::WaveletArg,
+        /// Levels.
+        #[arg(long)]
+        levels: u32,
+        /// Bits per sample of an image output (8 or 16).
+        #[arg(long, default_value_t = 8)]
+        bits: u32,
+    },
+    /// Forward then inverse on the GPU; exit 1 unless 5/3 is exact and 9/7 within 1e-4 of
+    /// the samples' range.
+    Roundtrip {
+        /// Input image or array.
+        input: std::path::PathBuf,
+        /// Wavelet.
+        #[arg(long, value_enum)]
+        wavelet: dwt::WaveletArg,
+        /// Levels.
+        #[arg(long)]
+        levels: u32,
+    },
 }
 
 #[derive(Subcommand)]
@@ -217,6 +269,31 @@ fn run(cli: Cli) -> Result<(), CliError> {
             range,
             output,
         } => prims::histogram(&context(cli.adapter)?, &input, bins, &range, &output),
+        Command::Dwt(DwtCommand::Forward {
+            input,
+            output,
+            wavelet,
+            levels,
+        }) => dwt::forward(&context(cli.adapter)?, &input, &output, wavelet, levels),
+        Command::Dwt(DwtCommand::Inverse {
+            input,
+            output,
+            wavelet,
+            levels,
+            bits,
+        }) => dwt::inverse(
+            &context(cli.adapter)?,
+            &input,
+            &output,
+            wavelet,
+            levels,
+            bits,
+        ),
+        Command::Dwt(DwtCommand::Roundtrip {
+            input,
+            wavelet,
+            levels,
+        }) => dwt::roundtrip(&context(cli.adapter)?, &input, wavelet, levels),
         Command::Demo => demo::demo(&context(cli.adapter)?),
         Command::Bench(BenchCommand::Primitives {
             log2,

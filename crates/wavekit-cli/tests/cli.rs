@@ -386,3 +386,143 @@ fn sort_and_histogram_on_npy_files() {
         );
     }
 }
+
+#[test]
+fn dwt_forward_inverse_and_round_trip() {
+    if !have_gpu() {
+        return;
+    }
+    // An RGB 8-bit PNG of odd size, a 16-bit gray PNG, a 2-D .npy.
+    let rgb = tmp("rgb.png");
+    let img = image::RgbImage::from_fn(37, 21, |x, y| {
+        image::Rgb([(x * 7) as u8, (y * 11) as u8, ((x ^ y) * 5) as u8])
+    });
+    img.save(&rgb).unwrap();
+    let gray16 = tmp("gray16.png");
+    let g = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(19, 30, |x, y| {
+        image::Luma([(x * 3001 + y * 977) as u16])
+    });
+    g.save(&gray16).unwrap();
+    let coeffs = tmp("coeffs.npy");
+    let back = tmp("back.png");
+    for (input, levels) in [(&rgb, "3"), (&gray16, "5")] {
+        let out = wavekit(
+            &[
+                "dwt",
+                "forward",
+                input.to_str().unwrap(),
+                "-o",
+                coeffs.to_str().unwrap(),
+                "--wavelet",
+                "5/3",
+                "--levels",
+                levels,
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let bits = if input == &rgb { "8" } else { "16" };
+        let out = wavekit(
+            &[
+                "dwt",
+                "inverse",
+                coeffs.to_str().unwrap(),
+                "-o",
+                back.to_str().unwrap(),
+                "--wavelet",
+                "5/3",
+                "--levels",
+                levels,
+                "--bits",
+                bits,
+            ],
+            &[],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let a = image::open(input).unwrap();
+        let b = image::open(&back).unwrap();
+        assert_eq!(
+            a.as_bytes(),
+            b.as_bytes(),
+            "5/3 is exact through files: {}",
+            input.display()
+        );
+        for wavelet in ["5/3", "9/7"] {
+            let out = wavekit(
+                &[
+                    "dwt",
+                    "roundtrip",
+                    input.to_str().unwrap(),
+                    "--wavelet",
+                    wavelet,
+                    "--levels",
+                    levels,
+                ],
+                &[],
+            );
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            assert!(text(&out.stdout).contains("largest difference"));
+        }
+    }
+    // The coefficients' shape and type: (planes, H, W) int32.
+    let out = wavekit(
+        &[
+            "dwt",
+            "forward",
+            rgb.to_str().unwrap(),
+            "-o",
+            coeffs.to_str().unwrap(),
+            "--wavelet",
+            "5/3",
+            "--levels",
+            "1",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let npy = npyz::NpyFile::new(std::fs::File::open(&coeffs).unwrap()).unwrap();
+    assert_eq!(npy.shape(), &[3, 21, 37]);
+    // Clear errors: too many levels, float samples for 5/3, a wrong coefficient type.
+    let out = wavekit(
+        &[
+            "dwt",
+            "forward",
+            rgb.to_str().unwrap(),
+            "-o",
+            coeffs.to_str().unwrap(),
+            "--wavelet",
+            "5/3",
+            "--levels",
+            "9",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("at most 6"),
+        "{}",
+        text(&out.stderr)
+    );
+    let f = tmp("float.npy");
+    npyz::to_file_1d(&f, [1.0f32]).unwrap();
+    let out = wavekit(
+        &[
+            "dwt",
+            "forward",
+            f.to_str().unwrap(),
+            "-o",
+            coeffs.to_str().unwrap(),
+            "--wavelet",
+            "5/3",
+            "--levels",
+            "1",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("expected (H, W)"),
+        "{}",
+        text(&out.stderr)
+    );
+}

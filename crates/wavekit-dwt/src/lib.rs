@@ -29,6 +29,11 @@ use wavekit::shader::{ConstValue, compose};
 
 pub use reference::max_levels;
 
+/// The README's examples (both libraries), compiled as doctests so that they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// The wavelets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wavelet {
