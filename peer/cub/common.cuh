@@ -1,0 +1,41 @@
+// Shared by the CUB peer benchmarks: error check, the input every benchmark uses (a hash of
+// the index, as wavekit's `bench::primitives::input`), and the timing loop (CUDA events, 5
+// warm-up runs, median and spread of RUNS, one JSON line per case).
+#pragma once
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <vector>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+  fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+
+__global__ void fill(uint32_t *p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t x = (uint32_t)i * 2654435761u ^ seed;
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    p[i] = x;
+  }
+}
+
+template <class F>
+void bench(const char *name, size_t n, int runs, F f) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; i++) f();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < runs; i++) {
+    CHECK(cudaEventRecord(a)); f(); CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t; CHECK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  auto q = [&](double p) { return ms[(size_t)((ms.size() - 1) * p + 0.5)] * 1e6; };
+  double med = ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
+  printf("{\"primitive\": \"%s\", \"n\": %zu, \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f}\n",
+         name, n, med, q(0.1), q(0.9));
+  fflush(stdout);
+}
