@@ -125,9 +125,9 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
                 // The narrowest subgroups wgpu reports (4) with lavapipe's 32 KiB, and the
                 // H200's 32 lanes with 48 KiB.
                 for (w, bytes) in [(4, 32768), (32, 49152)] {
-                    out.push((crate::sort::composed_count(&c, sg, w, bytes)?, sg));
-                    out.push((crate::sort::composed_histograms(&c, sg, w, bytes)?, sg));
-                    out.push((crate::sort::composed_scatter(&c, sg, w, bytes)?, sg));
+                    for name in crate::sort::KERNELS {
+                        out.push((crate::sort::composed_kernel(name, &c, sg, w, bytes)?, sg));
+                    }
                 }
             }
         }

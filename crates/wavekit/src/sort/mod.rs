@@ -278,38 +278,21 @@ fn fault_skip() -> u32 {
         .unwrap_or(0)
 }
 
-/// The histograms kernel's WGSL (single-pass mode; see [`composed_count`]).
-pub fn composed_histograms(
-    config: &SortConfig,
-    subgroups: bool,
-    min_width: u32,
-    workgroup_bytes: u32,
-) -> Result<Composed> {
-    let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
-    composed("sort/histograms", config, subgroups, shape)
-}
+/// The names of the sort's kernels: `sort/count` (three-kernel passes), `sort/histograms`
+/// (single pass), `sort/scatter` (both).
+pub const KERNELS: [&str; 3] = ["sort/count", "sort/histograms", "sort/scatter"];
 
-/// The count kernel's WGSL for `config`, on an adapter with (or without) subgroups of at
-/// least `min_width` lanes and `workgroup_bytes` of workgroup memory.
-pub fn composed_count(
+/// The WGSL of sort kernel `name` (one of [`KERNELS`]) for `config`, on an adapter with (or
+/// without) subgroups of at least `min_width` lanes and `workgroup_bytes` of workgroup memory.
+pub fn composed_kernel(
+    name: &str,
     config: &SortConfig,
     subgroups: bool,
     min_width: u32,
     workgroup_bytes: u32,
 ) -> Result<Composed> {
     let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
-    composed("sort/count", config, subgroups, shape)
-}
-
-/// The scatter kernel's WGSL for `config` (see [`composed_count`]).
-pub fn composed_scatter(
-    config: &SortConfig,
-    subgroups: bool,
-    min_width: u32,
-    workgroup_bytes: u32,
-) -> Result<Composed> {
-    let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, config);
-    composed("sort/scatter", config, subgroups, shape)
+    composed(name, config, subgroups, shape)
 }
 
 /// A radix sort, built once for a configuration; bind it to buffers with [`RadixSort::bind`].
