@@ -101,7 +101,8 @@ mod tests {
 }
 
 /// A transform planned once for a size, level count, wavelet and number of planes; run it on
-/// the caller's buffers with [`Dwt::record_forward`] and [`Dwt::record_inverse`].
+/// the caller's buffers: [`Dwt::bind`], then [`BoundDwt::record_forward`] and
+/// [`BoundDwt::record_inverse`].
 #[derive(Debug)]
 pub struct Dwt {
     wavelet: Wavelet,
@@ -201,60 +202,31 @@ impl Dwt {
         Ok(())
     }
 
-    fn record(
-        &self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        data: &wgpu::Buffer,
-        inverse: bool,
-    ) -> Result<()> {
+    /// Bind to `data`: the planes one after another, each row-major, `len()` samples (i32 for
+    /// 5/3, f32 for 9/7). The transforms then run in place on it.
+    pub fn bind(&self, ctx: &GpuContext, data: &wgpu::Buffer) -> Result<BoundDwt> {
         self.check(data)?;
-        let kernel = if inverse {
-            &self.inverse
-        } else {
-            &self.forward
-        };
         let regions = reference::regions(self.width as usize, self.height as usize, self.levels);
-        let order: Vec<usize> = if inverse {
-            (0..regions.len()).rev().collect()
-        } else {
-            (0..regions.len()).collect()
-        };
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.dwt"),
-            timestamp_writes: None,
-        });
-        for l in order {
-            let (w, h) = regions[l];
-            // Forward: columns then rows; inverse: rows then columns.
-            let axes: [usize; 2] = if inverse { [1, 0] } else { [0, 1] };
-            for a in axes {
-                let lines = if a == 0 { w } else { h };
-                let bind = kernel.bind(ctx, &[(0, &self.passes[l][a]), (1, data)])?;
-                kernel.dispatch_grid(&mut pass, &bind, lines as u32, self.planes);
+        let mut forward = Vec::new();
+        let mut inverse = Vec::new();
+        for (l, &(w, h)) in regions.iter().enumerate() {
+            // The columns (a workgroup per column) first, then the rows.
+            for (pass, lines) in [(0usize, w), (1, h)] {
+                let entries = [(0, &self.passes[l][pass]), (1, data)];
+                forward.push((self.forward.bind(ctx, &entries)?, lines as u32));
+                inverse.push((self.inverse.bind(ctx, &entries)?, lines as u32));
             }
         }
-        Ok(())
-    }
-
-    /// Record the forward transform of `data` (planes one after another, row-major) in place.
-    pub fn record_forward(
-        &self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        data: &wgpu::Buffer,
-    ) -> Result<()> {
-        self.record(ctx, enc, data, false)
-    }
-
-    /// Record the inverse transform of `data` in place.
-    pub fn record_inverse(
-        &self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        data: &wgpu::Buffer,
-    ) -> Result<()> {
-        self.record(ctx, enc, data, true)
+        // The inverse runs the forward's passes in exactly the reverse order: per level from
+        // the last, rows then columns.
+        inverse.reverse();
+        Ok(BoundDwt {
+            forward_kernel: self.forward.clone(),
+            inverse_kernel: self.inverse.clone(),
+            forward,
+            inverse,
+            planes: self.planes,
+        })
     }
 
     fn run<T: bytemuck::Pod>(
@@ -281,15 +253,14 @@ impl Dwt {
             )));
         }
         let buf = ctx.storage_from("dwt data", planes)?;
-        let mut err = None;
+        let bound = self.bind(ctx, &buf)?;
         ctx.submit(|enc| {
-            if let Err(e) = self.record(ctx, enc, &buf, inverse) {
-                err = Some(e);
+            if inverse {
+                bound.record_inverse(enc);
+            } else {
+                bound.record_forward(enc);
             }
         });
-        if let Some(e) = err {
-            return Err(e);
-        }
         Ok(ctx.read_back("dwt data", &buf, planes.len())?)
     }
 
@@ -311,5 +282,43 @@ impl Dwt {
     /// Inverse 9/7.
     pub fn inverse_f32(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<f32>> {
         self.run(ctx, coeffs, true, Wavelet::Irreversible97)
+    }
+}
+
+/// A transform bound to its buffer, ready to record any number of times.
+#[derive(Debug)]
+pub struct BoundDwt {
+    forward_kernel: Kernel,
+    inverse_kernel: Kernel,
+    /// Per pass, in order: bind group and number of lines.
+    forward: Vec<(wgpu::BindGroup, u32)>,
+    inverse: Vec<(wgpu::BindGroup, u32)>,
+    planes: u32,
+}
+
+impl BoundDwt {
+    fn record(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        kernel: &Kernel,
+        passes: &[(wgpu::BindGroup, u32)],
+    ) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.dwt"),
+            timestamp_writes: None,
+        });
+        for (bind, lines) in passes {
+            kernel.dispatch_grid(&mut pass, bind, *lines, self.planes);
+        }
+    }
+
+    /// Record the forward transform, in place.
+    pub fn record_forward(&self, enc: &mut wgpu::CommandEncoder) {
+        self.record(enc, &self.forward_kernel, &self.forward);
+    }
+
+    /// Record the inverse transform, in place.
+    pub fn record_inverse(&self, enc: &mut wgpu::CommandEncoder) {
+        self.record(enc, &self.inverse_kernel, &self.inverse);
     }
 }
