@@ -408,3 +408,58 @@ pub fn roundtrip(
     }
     Ok(())
 }
+
+/// `wavekit bench dwt`.
+pub fn bench(
+    ctx: &GpuContext,
+    sizes: &[String],
+    planes: &[u32],
+    levels: u32,
+    runs: u32,
+    json: bool,
+) -> Result<(), CliError> {
+    let chosen = sizes
+        .iter()
+        .map(|s| {
+            wavekit_dwt::bench::SIZES
+                .iter()
+                .find(|(n, ..)| n.eq_ignore_ascii_case(s))
+                .copied()
+                .ok_or_else(|| {
+                    CliError::Usage(format!("unknown size '{s}': use 1080p, 1440p, 4k or 8k"))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let results = wavekit_dwt::bench::run(ctx, &chosen, planes, levels, runs, &mut |l| {
+        eprintln!("{l}")
+    })
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"adapter": &ctx.summary, "results": results})
+            )?
+        );
+        return Ok(());
+    }
+    println!("adapter: {}", ctx.summary.label());
+    println!(
+        "{:<6} {:>6} {:>4} {:>8} {:>10} {:>11} {:>12} {:>7}",
+        "size", "planes", "wav", "dir", "median us", "G samples/s", "bound GB", "of bound"
+    );
+    for r in &results {
+        println!(
+            "{:<6} {:>6} {:>4} {:>8} {:>10.1} {:>11.2} {:>12.3} {:>6.1}%",
+            r.size,
+            r.planes,
+            r.wavelet,
+            r.direction,
+            r.median_ns / 1e3,
+            r.samples_per_s / 1e9,
+            r.bound_bytes as f64 / 1e9,
+            100.0 * r.bound_fraction
+        );
+    }
+    Ok(())
+}

@@ -179,6 +179,26 @@ enum DwtCommand {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// The wavelet transform (both wavelets, forward and inverse) at video sizes: GPU time,
+    /// samples/s, and the fraction of an ideal transform's memory traffic at the copy
+    /// kernel's speed in the same run.
+    Dwt {
+        /// Sizes: 1080p, 1440p, 4k, 8k.
+        #[arg(long, value_delimiter = ',', default_values_t = ["1080p".to_string(), "1440p".into(), "4k".into(), "8k".into()])]
+        sizes: Vec<String>,
+        /// Plane counts.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32, 3])]
+        planes: Vec<u32>,
+        /// Levels.
+        #[arg(long, default_value_t = 5)]
+        levels: u32,
+        /// Measured runs per case (after 5 warm-up runs).
+        #[arg(long, default_value_t = 50)]
+        runs: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The WGSL copy kernel: the bandwidth every other benchmark is a fraction of.
     Copy {
         /// Sizes in bytes to copy (each rounded up to 16).
@@ -315,6 +335,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 json,
             },
         ),
+        Command::Bench(BenchCommand::Dwt {
+            sizes,
+            planes,
+            levels,
+            runs,
+            json,
+        }) => dwt::bench(&context(cli.adapter)?, &sizes, &planes, levels, runs, json),
         Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
             let ctx = context(cli.adapter)?;
             let mut results = Vec::new();

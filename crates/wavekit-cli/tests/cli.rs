@@ -526,3 +526,34 @@ fn dwt_forward_inverse_and_round_trip() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn bench_dwt_json_has_every_case() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(
+        &[
+            "bench", "dwt", "--sizes", "1080p", "--planes", "1", "--levels", "2", "--runs", "2",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "two wavelets, two directions");
+    for r in rows {
+        assert!(r["median_ns"].as_f64().unwrap() > 0.0);
+        assert!(r["bound_fraction"].as_f64().unwrap() > 0.0);
+        // Two levels of 1920 x 1080 x 1: (1920·1080 + 960·540) samples, read and written.
+        assert_eq!(
+            r["bound_bytes"].as_u64().unwrap(),
+            8 * (1920 * 1080 + 960 * 540)
+        );
+    }
+    assert!(text(&out.stderr).contains("[4/4]"), "progress lines");
+    let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown size '720p'"));
+}

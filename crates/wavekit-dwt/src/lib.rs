@@ -21,6 +21,7 @@
 //! # Ok::<(), wavekit_dwt::DwtError>(())
 //! ```
 
+pub mod bench;
 pub mod reference;
 
 use wavekit::GpuContext;
