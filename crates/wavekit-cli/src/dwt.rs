@@ -263,6 +263,37 @@ pub fn inverse(
     let p = read_npy(coeffs)?;
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
+    let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
+    if extension(output) != "npy" && bits == 8 {
+        // The GPU's last pass writes the 8-bit samples itself (shift, rounding, clamping).
+        let bytes = match (wavelet, &p.samples) {
+            (Wavelet::Reversible53, Samples::Int(c)) => {
+                dwt.inverse_i32_to_u8(ctx, c).map_err(usage)?
+            }
+            (Wavelet::Irreversible97, Samples::Float(c)) => {
+                dwt.inverse_f32_to_u8(ctx, c).map_err(usage)?
+            }
+            _ => {
+                return Err(bad(
+                    coeffs,
+                    "5/3 coefficients are int32, 9/7 coefficients float32: this file has the other",
+                ));
+            }
+        };
+        let shifted = Planes {
+            samples: Samples::Int(bytes.iter().map(|&b| i32::from(b) - 128).collect()),
+            ..p
+        };
+        write_image(output, &shifted, 8)?;
+        eprintln!(
+            "{} plane(s) of {} × {} written to {} (8-bit samples from the GPU's last pass)",
+            shifted.planes,
+            shifted.width,
+            shifted.height,
+            output.display()
+        );
+        return Ok(());
+    }
     let samples = match (wavelet, &p.samples) {
         (Wavelet::Reversible53, Samples::Int(c)) => Samples::Int(
             dwt.inverse_i32(ctx, c)

@@ -115,6 +115,8 @@ pub struct Dwt {
     inverse: Kernel,
     /// Per level: the parameters of its column pass and its row pass.
     passes: Vec<[wgpu::Buffer; 2]>,
+    /// The parameters of the last inverse pass when it writes 8-bit samples.
+    last8: wgpu::Buffer,
 }
 
 impl Dwt {
@@ -155,18 +157,30 @@ impl Dwt {
             Ok(Kernel::new(ctx, &composed(wavelet, inverse, longest)?)?)
         };
         let stride = width * height;
-        let passes = reference::regions(width as usize, height as usize, levels)
-            .into_iter()
-            .map(|(w, h)| -> Result<[wgpu::Buffer; 2]> {
-                let p = |axis: u32| {
-                    ctx.uniform_from(
-                        "dwt params",
-                        &[width, stride, w as u32, h as u32, axis, 0, 0, 0],
-                    )
-                };
-                Ok([p(1)?, p(0)?])
+        // [pitch, plane stride, region width, height, axis, identity, out8, shift].
+        let params = |w: u32, h: u32, axis: u32, identity: u32, out8: u32| {
+            ctx.uniform_from(
+                "dwt params",
+                &[width, stride, w, h, axis, identity, out8, 128],
+            )
+        };
+        let regions = reference::regions(width as usize, height as usize, levels);
+        let passes = regions
+            .iter()
+            .map(|&(w, h)| -> Result<[wgpu::Buffer; 2]> {
+                Ok([
+                    params(w as u32, h as u32, 1, 0, 0)?,
+                    params(w as u32, h as u32, 0, 0, 0)?,
+                ])
             })
             .collect::<Result<Vec<_>>>()?;
+        // The last inverse pass with 8-bit output: level 0's columns, or with no levels a
+        // store-only pass over the rows.
+        let last8 = if levels == 0 {
+            params(width, height, 0, 1, 1)?
+        } else {
+            params(width, height, 1, 0, 1)?
+        };
         Ok(Self {
             wavelet,
             width,
@@ -176,6 +190,7 @@ impl Dwt {
             forward: kernel(false)?,
             inverse: kernel(true)?,
             passes,
+            last8,
         })
     }
 
@@ -206,14 +221,45 @@ impl Dwt {
     /// Bind to `data`: the planes one after another, each row-major, `len()` samples (i32 for
     /// 5/3, f32 for 9/7). The transforms then run in place on it.
     pub fn bind(&self, ctx: &GpuContext, data: &wgpu::Buffer) -> Result<BoundDwt> {
+        self.bind_all(ctx, data, None)
+    }
+
+    /// Bind like [`Dwt::bind`], with the inverse's last pass writing 8-bit samples to `out`
+    /// instead of `data`: rounded, plus 128 (the level shift of 8-bit samples), clamped to
+    /// 0..=255, four to a `u32`, in the same order as the samples (`out` holds at least
+    /// `len()` bytes). The forward transform is as with [`Dwt::bind`].
+    pub fn bind_u8_output(
+        &self,
+        ctx: &GpuContext,
+        data: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+    ) -> Result<BoundDwt> {
+        let need = (self.len() as u64).next_multiple_of(4);
+        if out.size() < need {
+            return Err(DwtError::InvalidArgument(format!(
+                "an 8-bit output of {} bytes for {} samples: needs {need}",
+                out.size(),
+                self.len()
+            )));
+        }
+        self.bind_all(ctx, data, Some(out))
+    }
+
+    fn bind_all(
+        &self,
+        ctx: &GpuContext,
+        data: &wgpu::Buffer,
+        out8: Option<&wgpu::Buffer>,
+    ) -> Result<BoundDwt> {
         self.check(data)?;
+        let placeholder = ctx.storage_uninit("dwt no 8-bit output", 16)?;
         let regions = reference::regions(self.width as usize, self.height as usize, self.levels);
         let mut forward = Vec::new();
         let mut inverse = Vec::new();
         for (l, &(w, h)) in regions.iter().enumerate() {
             // The columns (a workgroup per column) first, then the rows.
             for (pass, lines) in [(0usize, w), (1, h)] {
-                let entries = [(0, &self.passes[l][pass]), (1, data)];
+                let entries = [(0, &self.passes[l][pass]), (1, data), (2, &placeholder)];
                 forward.push((self.forward.bind(ctx, &entries)?, lines as u32));
                 inverse.push((self.inverse.bind(ctx, &entries)?, lines as u32));
             }
@@ -221,13 +267,71 @@ impl Dwt {
         // The inverse runs the forward's passes in exactly the reverse order: per level from
         // the last, rows then columns.
         inverse.reverse();
+        if let Some(out) = out8 {
+            let entries = [(0, &self.last8), (1, data), (2, out)];
+            let bind = self.inverse.bind(ctx, &entries)?;
+            if self.levels == 0 {
+                inverse.push((bind, self.height));
+            } else {
+                *inverse.last_mut().expect("a level has passes") = (bind, self.width);
+            }
+        }
         Ok(BoundDwt {
             forward_kernel: self.forward.clone(),
             inverse_kernel: self.inverse.clone(),
             forward,
             inverse,
             planes: self.planes,
+            out8: out8.cloned(),
+            _placeholder: placeholder,
         })
+    }
+
+    fn run_u8<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        coeffs: &[T],
+        want: Wavelet,
+    ) -> Result<Vec<u8>> {
+        self.check_input(coeffs.len(), want)?;
+        let buf = ctx.storage_from("dwt data", coeffs)?;
+        let out = ctx.storage_uninit(
+            "dwt 8-bit output",
+            (coeffs.len() as u64).next_multiple_of(4),
+        )?;
+        let bound = self.bind_u8_output(ctx, &buf, &out)?;
+        ctx.submit(|enc| bound.record_inverse(enc));
+        let words: Vec<u32> = ctx.read_back("dwt 8-bit output", &out, coeffs.len().div_ceil(4))?;
+        Ok(bytemuck::cast_slice(&words)[..coeffs.len()].to_vec())
+    }
+
+    /// Inverse 5/3 straight to 8-bit samples (see [`Dwt::bind_u8_output`]).
+    pub fn inverse_i32_to_u8(&self, ctx: &GpuContext, coeffs: &[i32]) -> Result<Vec<u8>> {
+        self.run_u8(ctx, coeffs, Wavelet::Reversible53)
+    }
+
+    /// Inverse 9/7 straight to 8-bit samples.
+    pub fn inverse_f32_to_u8(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<u8>> {
+        self.run_u8(ctx, coeffs, Wavelet::Irreversible97)
+    }
+
+    fn check_input(&self, len: usize, want: Wavelet) -> Result<()> {
+        if self.wavelet != want {
+            return Err(DwtError::InvalidArgument(format!(
+                "this plan is for the {} wavelet: 5/3 takes i32 samples, 9/7 f32",
+                reference::name(self.wavelet)
+            )));
+        }
+        if len != self.len() {
+            return Err(DwtError::InvalidArgument(format!(
+                "{len} samples for {} planes of {} × {}: give {}",
+                self.planes,
+                self.width,
+                self.height,
+                self.len()
+            )));
+        }
+        Ok(())
     }
 
     fn run<T: bytemuck::Pod>(
@@ -237,22 +341,7 @@ impl Dwt {
         inverse: bool,
         want: Wavelet,
     ) -> Result<Vec<T>> {
-        if self.wavelet != want {
-            return Err(DwtError::InvalidArgument(format!(
-                "this plan is for the {} wavelet: 5/3 takes i32 samples, 9/7 f32",
-                reference::name(self.wavelet)
-            )));
-        }
-        if planes.len() != self.len() {
-            return Err(DwtError::InvalidArgument(format!(
-                "{} samples for {} planes of {} × {}: give {}",
-                planes.len(),
-                self.planes,
-                self.width,
-                self.height,
-                self.len()
-            )));
-        }
+        self.check_input(planes.len(), want)?;
         let buf = ctx.storage_from("dwt data", planes)?;
         let bound = self.bind(ctx, &buf)?;
         ctx.submit(|enc| {
@@ -295,6 +384,9 @@ pub struct BoundDwt {
     forward: Vec<(wgpu::BindGroup, u32)>,
     inverse: Vec<(wgpu::BindGroup, u32)>,
     planes: u32,
+    /// The 8-bit output, cleared before each inverse.
+    out8: Option<wgpu::Buffer>,
+    _placeholder: wgpu::Buffer,
 }
 
 impl BoundDwt {
@@ -318,8 +410,12 @@ impl BoundDwt {
         self.record(enc, &self.forward_kernel, &self.forward);
     }
 
-    /// Record the inverse transform, in place.
+    /// Record the inverse transform, in place (its last pass to the 8-bit output, if bound
+    /// with one).
     pub fn record_inverse(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(out) = &self.out8 {
+            enc.clear_buffer(out, 0, None);
+        }
         self.record(enc, &self.inverse_kernel, &self.inverse);
     }
 }

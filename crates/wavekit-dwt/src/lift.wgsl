@@ -20,13 +20,18 @@ struct Params {
     height: u32,
     // 0: rows, 1: columns.
     axis: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // 1: no lifting, only the store (a level count of 0 with 8-bit output).
+    identity: u32,
+    // 1: store 8-bit samples to `out8` (the last inverse pass): rounded, plus `shift`,
+    // clamped to 0..255, four to a word.
+    out8: u32,
+    shift: i32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> data: array<S>;
+// Cleared by the host before the pass that writes it; each byte has one writer.
+@group(0) @binding(2) var<storage, read_write> out8: array<atomic<u32>>;
 
 var<workgroup> sh: array<S, MAX_LINE>;
 
@@ -102,18 +107,39 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     let plane = wg.y;
     let n = select(params.height, params.width, params.axis == 0u);
     let lines = select(params.width, params.height, params.axis == 0u);
-    if (line >= lines || n <= 1u) {
-        // A line of one sample passes through.
+    if (line >= lines) {
         return;
     }
+    // A line of one sample passes through (it is still stored, for the 8-bit output).
+    let lifts = n > 1u && params.identity == 0u;
     for (var i = local; i < n; i += WG_SIZE) {
         var src = i;
-        if (INVERSE) {
+        if (INVERSE && lifts) {
             src = band_index(i, n);
         }
         sh[i] = data[address(plane, line, src)];
     }
     workgroupBarrier();
+    if (lifts) {
+        lift_line(n, local);
+    }
+    for (var i = local; i < n; i += WG_SIZE) {
+        var dst = i;
+        if (!INVERSE && lifts) {
+            dst = band_index(i, n);
+        }
+        let a = address(plane, line, dst);
+        if (INVERSE && params.out8 != 0u) {
+            let v = clamp(i32(round(f32(sh[i]))) + params.shift, 0i, 255i);
+            atomicOr(&out8[a / 4u], u32(v) << (8u * (a % 4u)));
+        } else {
+            data[a] = sh[i];
+        }
+    }
+}
+
+// The lifting steps of the line in sh (forward or inverse). Called by every invocation.
+fn lift_line(n: u32, local: u32) {
     if (WAVELET == 0u) {
         if (!INVERSE) {
             predict53(n, local, -1i);
@@ -142,12 +168,5 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             lift97(n, local, 0u, -BETA);
             lift97(n, local, 1u, -ALPHA);
         }
-    }
-    for (var i = local; i < n; i += WG_SIZE) {
-        var dst = i;
-        if (!INVERSE) {
-            dst = band_index(i, n);
-        }
-        data[address(plane, line, dst)] = sh[i];
     }
 }
