@@ -1,5 +1,6 @@
 //! Inputs larger than one storage binding: scan and reduce split them into chunks (the carry
-//! passed along on the GPU); select and partition refuse them with the limit. The binding
+//! passed along on the GPU), the histogram counts chunk after chunk; select and partition
+//! refuse them with the limit. The binding
 //! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
 //! test function, since the switch is process-wide.
 
@@ -107,5 +108,20 @@ fn inputs_larger_than_one_binding() {
         matches!(e, Error::BindingTooLarge { limit: 65536, .. }),
         "{e}"
     );
+    // The histogram counts every chunk into the same counts.
+    for n in [16_384 - 1, 16_384, 5 * 16_384 + 7] {
+        let mut r = fastrand::Rng::with_seed(n as u64 + 11);
+        let x: Vec<u32> = (0..n).map(|_| r.u32(..1100)).collect();
+        let h = wavekit::histogram::Histogram::new(ctx, 100, 0u32, 1000).unwrap();
+        let buf = ctx.storage_from("samples", &x).unwrap();
+        let b = h.bind(ctx, &buf, n as u64).unwrap();
+        run(ctx, |e| b.record(e));
+        assert_eq!(
+            b.read(ctx).unwrap(),
+            wavekit::histogram::reference::histogram(&x, 100, 0, 1000),
+            "{}: histogram of {n} samples in chunks",
+            on(ctx)
+        );
+    }
     unsafe { std::env::remove_var("WAVEKIT_MAX_BINDING_BYTES") };
 }

@@ -1,5 +1,6 @@
 //! Histogram with even bins: u32, i32 or f32 samples, 1 to 4096 bins over `[lower, upper)`;
-//! samples below, at or above `upper`, and NaN are counted apart, never dropped. Counts are
+//! samples below, at or above `upper`, and NaN are counted apart, never dropped. Inputs past
+//! one storage binding are counted in chunks into the same histogram. Counts are
 //! privatised per subgroup in workgroup memory (several copies when the bins are few), then
 //! added to the global histogram once per workgroup and bin.
 
@@ -9,7 +10,7 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::{check_len, subgroup_api};
+use crate::primitive::{check_fits, chunk_elements, subgroup_api};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{
     HISTOGRAM_COUNTERS, HISTOGRAM_MAX_WORKGROUPS, HISTOGRAM_QUADS, HISTOGRAM_WORKGROUP,
@@ -84,7 +85,49 @@ impl Histogram {
 
     /// Bind to `n` samples in `samples`; the counts go to a buffer of the bound histogram.
     pub fn bind(&self, ctx: &GpuContext, samples: &wgpu::Buffer, n: u64) -> Result<BoundHistogram> {
-        let n = check_len(ctx, "histogram samples", samples, n, 1)?;
+        check_fits("histogram samples", samples, n, 1)?;
+        if n >= 1 << 32 {
+            return Err(crate::Error::InvalidArgument(format!(
+                "histogram of {n} samples: the counts are 32-bit, so at most 2^32 - 1"
+            )));
+        }
+        let counts = ctx.scoped("creating buffer 'histogram counts'", || {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wavekit.histogram.counts"),
+                size: u64::from(self.bins + 3) * 4,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        // Samples past one storage binding are counted in chunks into the same counts.
+        let placeholder = ctx.storage_uninit("histogram placeholder", 16)?;
+        let per_chunk = chunk_elements(ctx, 1, 4);
+        let mut chunks = Vec::new();
+        let mut start = 0u64;
+        while start < n {
+            let len = (n - start).min(per_chunk) as u32;
+            chunks.push(self.bind_chunk(ctx, samples, start, len, &counts, &placeholder)?);
+            start += u64::from(len);
+        }
+        Ok(BoundHistogram {
+            kernel: self.kernel.clone(),
+            chunks,
+            counts,
+            bins: self.bins,
+        })
+    }
+
+    fn bind_chunk(
+        &self,
+        ctx: &GpuContext,
+        samples: &wgpu::Buffer,
+        start: u64,
+        n: u32,
+        counts: &wgpu::Buffer,
+        placeholder: &wgpu::Buffer,
+    ) -> Result<(wgpu::BindGroup, u32, wgpu::Buffer)> {
         let copies = (HISTOGRAM_COUNTERS / self.bins).clamp(1, 16);
         let groups = n
             .div_ceil(HISTOGRAM_WORKGROUP * 16)
@@ -104,41 +147,23 @@ impl Histogram {
                 self.levels[3],
             ],
         )?;
-        let counts = ctx.scoped("creating buffer 'histogram counts'", || {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wavekit.histogram.counts"),
-                size: u64::from(self.bins + 3) * 4,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
         // The vector view covers the whole quads; fewer than four samples have none.
         let quad_bytes = u64::from(n) / 4 * 16;
-        let placeholder = ctx.storage_uninit("histogram placeholder", 16)?;
         let quads: Range = if quad_bytes == 0 {
-            (3, &placeholder, 0, None)
+            (3, placeholder, 0, None)
         } else {
-            (3, samples, 0, Some(quad_bytes))
+            (3, samples, start * 4, Some(quad_bytes))
         };
         let bind = self.kernel.bind_ranges(
             ctx,
             &[
                 (0, &params, 0, None),
-                (1, samples, 0, None),
-                (2, &counts, 0, None),
+                (1, samples, start * 4, Some(u64::from(n) * 4)),
+                (2, counts, 0, None),
                 quads,
             ],
         )?;
-        Ok(BoundHistogram {
-            kernel: self.kernel.clone(),
-            bind,
-            groups: if n == 0 { 0 } else { n.div_ceil(per_group) },
-            counts,
-            bins: self.bins,
-            _params: params,
-        })
+        Ok((bind, n.div_ceil(per_group), params))
     }
 }
 
@@ -192,11 +217,10 @@ fn ratio(bins: u32, range: u32) -> u32 {
 #[derive(Debug)]
 pub struct BoundHistogram {
     kernel: Kernel,
-    bind: wgpu::BindGroup,
-    groups: u32,
+    /// Per chunk of at most one binding: bind group, workgroups, parameters.
+    chunks: Vec<(wgpu::BindGroup, u32, wgpu::Buffer)>,
     counts: wgpu::Buffer,
     bins: u32,
-    _params: wgpu::Buffer,
 }
 
 impl BoundHistogram {
@@ -212,7 +236,9 @@ impl BoundHistogram {
             label: Some("wavekit.histogram"),
             timestamp_writes: None,
         });
-        self.kernel.dispatch(&mut pass, &self.bind, self.groups);
+        for (bind, groups, _) in &self.chunks {
+            self.kernel.dispatch(&mut pass, bind, *groups);
+        }
     }
 
     /// Read the counts back (after the recorded commands ran).
