@@ -56,6 +56,27 @@ pub enum Samples {
     Float(Vec<f32>),
 }
 
+impl Samples {
+    /// The samples for 5/3, which takes integers only (`input` names the file in the error).
+    fn integers(&self, input: &Path) -> Result<&[i32], CliError> {
+        match self {
+            Samples::Int(v) => Ok(v),
+            Samples::Float(_) => Err(bad(
+                input,
+                "5/3 is an integer transform: give integer samples, or use 9/7",
+            )),
+        }
+    }
+
+    /// The samples for 9/7, as f32.
+    fn floats(&self) -> Vec<f32> {
+        match self {
+            Samples::Int(v) => v.iter().map(|&v| v as f32).collect(),
+            Samples::Float(v) => v.clone(),
+        }
+    }
+}
+
 fn extension(path: &Path) -> String {
     path.extension()
         .and_then(|e| e.to_str())
@@ -214,27 +235,16 @@ pub fn forward(
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
     let shape = [u64::from(p.planes), u64::from(p.height), u64::from(p.width)];
-    match (wavelet, &p.samples) {
-        (Wavelet::Reversible53, Samples::Int(x)) => {
+    let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
+    match wavelet {
+        Wavelet::Reversible53 => {
             let c = dwt
-                .forward_i32(ctx, x)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+                .forward_i32(ctx, p.samples.integers(input)?)
+                .map_err(usage)?;
             write_npy(output, shape, &c)?;
         }
-        (Wavelet::Reversible53, Samples::Float(_)) => {
-            return Err(bad(
-                input,
-                "5/3 is an integer transform: give integer samples, or use 9/7",
-            ));
-        }
-        (Wavelet::Irreversible97, s) => {
-            let x: Vec<f32> = match s {
-                Samples::Int(v) => v.iter().map(|&v| v as f32).collect(),
-                Samples::Float(v) => v.clone(),
-            };
-            let c = dwt
-                .forward_f32(ctx, &x)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
+        Wavelet::Irreversible97 => {
+            let c = dwt.forward_f32(ctx, &p.samples.floats()).map_err(usage)?;
             write_npy(output, shape, &c)?;
         }
     }
@@ -392,8 +402,9 @@ pub fn roundtrip(
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
     let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
-    let (worst, bound) = match (wavelet, &p.samples) {
-        (Wavelet::Reversible53, Samples::Int(x)) => {
+    let (worst, bound) = match wavelet {
+        Wavelet::Reversible53 => {
+            let x = p.samples.integers(input)?;
             let back = dwt
                 .inverse_i32(ctx, &dwt.forward_i32(ctx, x).map_err(usage)?)
                 .map_err(usage)?;
@@ -405,17 +416,8 @@ pub fn roundtrip(
                 .unwrap_or(0);
             (f64::from(worst), 0.0)
         }
-        (Wavelet::Reversible53, Samples::Float(_)) => {
-            return Err(bad(
-                input,
-                "5/3 is an integer transform: give integer samples, or use 9/7",
-            ));
-        }
-        (Wavelet::Irreversible97, s) => {
-            let x: Vec<f32> = match s {
-                Samples::Int(v) => v.iter().map(|&v| v as f32).collect(),
-                Samples::Float(v) => v.clone(),
-            };
+        Wavelet::Irreversible97 => {
+            let x = p.samples.floats();
             let back = dwt
                 .inverse_f32(ctx, &dwt.forward_f32(ctx, &x).map_err(usage)?)
                 .map_err(usage)?;
