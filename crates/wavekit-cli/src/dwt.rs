@@ -163,27 +163,9 @@ fn read_npy(path: &Path) -> Result<Planes, CliError> {
     };
     let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
     let samples = match dtype.as_str() {
-        "|u1" => Samples::Int(
-            npy.into_vec::<u8>()
-                .map_err(err)?
-                .into_iter()
-                .map(i32::from)
-                .collect(),
-        ),
-        "<u2" => Samples::Int(
-            npy.into_vec::<u16>()
-                .map_err(err)?
-                .into_iter()
-                .map(i32::from)
-                .collect(),
-        ),
-        "<i2" => Samples::Int(
-            npy.into_vec::<i16>()
-                .map_err(err)?
-                .into_iter()
-                .map(i32::from)
-                .collect(),
-        ),
+        "|u1" => widen(npy.into_vec::<u8>().map_err(err)?),
+        "<u2" => widen(npy.into_vec::<u16>().map_err(err)?),
+        "<i2" => widen(npy.into_vec::<i16>().map_err(err)?),
         "<i4" => Samples::Int(npy.into_vec::<i32>().map_err(err)?),
         "<f4" => Samples::Float(npy.into_vec::<f32>().map_err(err)?),
         _ => {
@@ -200,6 +182,11 @@ fn read_npy(path: &Path) -> Result<Planes, CliError> {
         samples,
         bits: None,
     })
+}
+
+/// Integer samples narrower than 32 bits, widened.
+fn widen<T: Into<i32>>(v: Vec<T>) -> Samples {
+    Samples::Int(v.into_iter().map(Into::into).collect())
 }
 
 fn plan(ctx: &GpuContext, p: &Planes, wavelet: Wavelet, levels: u32) -> Result<Dwt, CliError> {
@@ -276,20 +263,12 @@ pub fn inverse(
     let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
     if extension(output) != "npy" && bits == 8 {
         // The GPU's last pass writes the 8-bit samples itself (shift, rounding, clamping).
-        let bytes = match (wavelet, &p.samples) {
-            (Wavelet::Reversible53, Samples::Int(c)) => {
-                dwt.inverse_i32_to_u8(ctx, c).map_err(usage)?
-            }
-            (Wavelet::Irreversible97, Samples::Float(c)) => {
-                dwt.inverse_f32_to_u8(ctx, c).map_err(usage)?
-            }
-            _ => {
-                return Err(bad(
-                    coeffs,
-                    "5/3 coefficients are int32, 9/7 coefficients float32: this file has the other",
-                ));
-            }
-        };
+        // The plan checks that int32 coefficients go with 5/3 and float32 with 9/7.
+        let bytes = match &p.samples {
+            Samples::Int(c) => dwt.inverse_i32_to_u8(ctx, c),
+            Samples::Float(c) => dwt.inverse_f32_to_u8(ctx, c),
+        }
+        .map_err(usage)?;
         let shifted = Planes {
             samples: Samples::Int(bytes.iter().map(|&b| i32::from(b) - 128).collect()),
             ..p
@@ -304,21 +283,9 @@ pub fn inverse(
         );
         return Ok(());
     }
-    let samples = match (wavelet, &p.samples) {
-        (Wavelet::Reversible53, Samples::Int(c)) => Samples::Int(
-            dwt.inverse_i32(ctx, c)
-                .map_err(|e| CliError::Usage(e.to_string()))?,
-        ),
-        (Wavelet::Irreversible97, Samples::Float(c)) => Samples::Float(
-            dwt.inverse_f32(ctx, c)
-                .map_err(|e| CliError::Usage(e.to_string()))?,
-        ),
-        _ => {
-            return Err(bad(
-                coeffs,
-                "5/3 coefficients are int32, 9/7 coefficients float32: this file has the other",
-            ));
-        }
+    let samples = match &p.samples {
+        Samples::Int(c) => Samples::Int(dwt.inverse_i32(ctx, c).map_err(usage)?),
+        Samples::Float(c) => Samples::Float(dwt.inverse_f32(ctx, c).map_err(usage)?),
     };
     let out = Planes { samples, ..p };
     if extension(output) == "npy" {

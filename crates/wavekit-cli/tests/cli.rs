@@ -503,6 +503,27 @@ fn dwt_forward_inverse_and_round_trip() {
         "{}",
         text(&out.stderr)
     );
+    // int32 (5/3) coefficients given to the 9/7 inverse.
+    let out = wavekit(
+        &[
+            "dwt",
+            "inverse",
+            coeffs.to_str().unwrap(),
+            "-o",
+            back.to_str().unwrap(),
+            "--wavelet",
+            "9/7",
+            "--levels",
+            "1",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("5/3 takes i32 samples, 9/7 f32"),
+        "{}",
+        text(&out.stderr)
+    );
     let f = tmp("float.npy");
     npyz::to_file_1d(&f, [1.0f32]).unwrap();
     let out = wavekit(
