@@ -48,9 +48,11 @@ var<workgroup> sh_start: array<u32, 256>;
 // The tile sorted by digit.
 var<workgroup> sh_keys: array<u32, TILE * KEY_WORDS>;
 var<workgroup> sh_values: array<u32, VALUE_SLOTS>;
-// Single pass: this tile's count per digit, and the look-back's shared decisions.
-var<workgroup> sh_tile_count: array<u32, 256>;
-var<workgroup> sh_fallback_count: array<atomic<u32>, 256>;
+// Single pass: this tile's count per digit, and the look-back's shared decisions. One slot
+// each otherwise, so that the three-kernel mode does not pay for them in workgroup memory.
+const SP_DIGITS: u32 = select(1u, 256u, SINGLE_PASS);
+var<workgroup> sh_tile_count: array<u32, SP_DIGITS>;
+var<workgroup> sh_fallback_count: array<atomic<u32>, SP_DIGITS>;
 var<workgroup> sh_pending: atomic<u32>;
 var<workgroup> sh_stuck: atomic<u32>;
 var<workgroup> sh_decision: vec2<u32>;
@@ -156,8 +158,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         totals[2u * j] = run.x;
         totals[2u * j + 1u] = run.y;
         mine += run.x + run.y;
-        sh_tile_count[2u * w] = run.x;
-        sh_tile_count[2u * w + 1u] = run.y;
+        if (SINGLE_PASS) {
+            sh_tile_count[2u * w] = run.x;
+            sh_tile_count[2u * w + 1u] = run.y;
+        }
     }
     // Across digits: where each digit starts in the sorted tile.
     let sg_total = sg_reduce(mine, l.lane, l.size);
