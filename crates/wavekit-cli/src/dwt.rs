@@ -444,17 +444,29 @@ pub fn bench(
         return Ok(());
     }
     println!("adapter: {}", ctx.summary.label());
+    if let Some(r) = results.first() {
+        println!("tile: {} x {}", r.tile.0, r.tile.1);
+    }
     println!(
-        "{:<6} {:>6} {:>4} {:>8} {:>10} {:>11} {:>12} {:>7}",
-        "size", "planes", "wav", "dir", "median us", "G samples/s", "bound GB", "of bound"
+        "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10} {:>11} {:>12} {:>7}",
+        "size",
+        "planes",
+        "wav",
+        "dir",
+        "binding",
+        "median us",
+        "G samples/s",
+        "bound GB",
+        "of bound"
     );
     for r in &results {
         println!(
-            "{:<6} {:>6} {:>4} {:>8} {:>10.1} {:>11.2} {:>12.3} {:>6.1}%",
+            "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10.1} {:>11.2} {:>12.3} {:>6.1}%",
             r.size,
             r.planes,
             r.wavelet,
             r.direction,
+            r.binding,
             r.median_ns / 1e3,
             r.samples_per_s / 1e9,
             r.bound_bytes as f64 / 1e9,

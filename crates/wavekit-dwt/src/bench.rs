@@ -1,6 +1,7 @@
 //! `wavekit bench dwt`: the transform at video sizes, timed on the GPU (median of many runs,
 //! the input restored before each run outside the timed part), beside the copy kernel on the
-//! same bytes in the same run.
+//! same bytes in the same run. Both bindings: separate image and coefficient buffers (what the
+//! kernels do), and in place (one more copy of the planes each way).
 
 use wavekit::{GpuContext, GpuTimer};
 
@@ -31,6 +32,10 @@ pub struct DwtBench {
     pub wavelet: &'static str,
     /// "forward" or "inverse".
     pub direction: &'static str,
+    /// "separate" (image and coefficients in two buffers) or "in place".
+    pub binding: &'static str,
+    /// The tile the kernels work in.
+    pub tile: (u32, u32),
     /// Median GPU time.
     pub median_ns: f64,
     /// 10th percentile.
@@ -67,7 +72,7 @@ pub fn run(
 ) -> Result<Vec<DwtBench>> {
     let timer = GpuTimer::new(ctx, runs);
     let mut out = Vec::new();
-    let total = sizes.len() * planes.len() * 4;
+    let total = sizes.len() * planes.len() * 8;
     for &(name, width, height) in sizes {
         for &p in planes {
             let n = (width * height * p) as usize;
@@ -83,8 +88,19 @@ pub fn run(
                     Wavelet::Irreversible97 => ctx.storage_from("dwt input", &floats)?,
                 };
                 let data = ctx.storage_uninit("dwt data", bytes)?;
-                let bound = dwt.bind(ctx, &data)?;
-                for direction in ["forward", "inverse"] {
+                let in_place = dwt.bind(ctx, &data)?;
+                let separate = dwt.bind_separate(ctx, &pristine, &data)?;
+                for (binding, direction) in [
+                    ("separate", "forward"),
+                    ("separate", "inverse"),
+                    ("in place", "forward"),
+                    ("in place", "inverse"),
+                ] {
+                    let bound = if binding == "separate" {
+                        &separate
+                    } else {
+                        &in_place
+                    };
                     out.push(DwtBench {
                         size: name.to_string(),
                         width,
@@ -93,6 +109,8 @@ pub fn run(
                         levels,
                         wavelet: reference::name(wavelet),
                         direction,
+                        binding,
+                        tile: dwt.tile(),
                         median_ns: 0.0,
                         p10_ns: 0.0,
                         p90_ns: 0.0,
@@ -104,14 +122,20 @@ pub fn run(
                     let step = out.len();
                     let r = out.last_mut().expect("just pushed");
                     progress(format!(
-                        "[{step}/{total}] {} {name} x{p} {direction} ...",
+                        "[{step}/{total}] {} {name} x{p} {direction} {binding} ...",
                         r.wavelet
                     ));
                     let t = timer.measure_after(
                         ctx,
                         5,
                         runs,
-                        |e| e.copy_buffer_to_buffer(&pristine, 0, &data, 0, Some(bytes)),
+                        |e| {
+                            // In place, each run starts from the same planes (untimed);
+                            // separate leaves its source as it was.
+                            if binding == "in place" {
+                                e.copy_buffer_to_buffer(&pristine, 0, &data, 0, Some(bytes));
+                            }
+                        },
                         |e| {
                             if direction == "forward" {
                                 bound.record_forward(e);

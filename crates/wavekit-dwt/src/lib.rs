@@ -58,31 +58,61 @@ pub enum DwtError {
 /// Result with [`DwtError`].
 pub type Result<T> = std::result::Result<T, DwtError>;
 
-const LIFT_WGSL: &str = include_str!("lift.wgsl");
+const TILE_WGSL: &str = include_str!("tile.wgsl");
 const WORKGROUP: u32 = 256;
 
-/// The lifting kernel's WGSL for a wavelet, direction and longest line.
+/// Environment variable overriding the tile (`WxH`, both even, e.g. `64x32`), for tuning.
+pub const TILE_ENV: &str = "WAVEKIT_DWT_TILE";
+
+/// Tiles tried in order, the first whose region (with its apron) fits the adapter's
+/// workgroup memory is taken (ADR-019).
+pub const TILES: [(u32, u32); 4] = [(128, 32), (64, 32), (32, 32), (32, 16)];
+
+/// Samples of apron on each side of a tile: one per lifting step of a direction.
+pub fn apron(wavelet: Wavelet) -> u32 {
+    match wavelet {
+        Wavelet::Reversible53 => 2,
+        Wavelet::Irreversible97 => 4,
+    }
+}
+
+/// Workgroup memory of a tile with its apron, in bytes.
+pub fn tile_bytes(wavelet: Wavelet, tile: (u32, u32)) -> u32 {
+    let a = apron(wavelet);
+    (tile.0 + 2 * a) * (tile.1 + 2 * a) * 4
+}
+
+fn tile_from_env() -> Option<(u32, u32)> {
+    let v = std::env::var(TILE_ENV).ok()?;
+    let (w, h) = v.split_once('x')?;
+    let t = (w.parse().ok()?, h.parse().ok()?);
+    (t.0 >= 2 && t.1 >= 2 && t.0 % 2 == 0 && t.1 % 2 == 0).then_some(t)
+}
+
+/// The fused level kernel's WGSL for a wavelet, direction and tile.
 pub fn composed(
     wavelet: Wavelet,
     inverse: bool,
-    longest: u32,
+    tile: (u32, u32),
 ) -> std::result::Result<wavekit::shader::Composed, wavekit::Error> {
     let sample = match wavelet {
         Wavelet::Reversible53 => "alias S = i32;\n",
         Wavelet::Irreversible97 => "alias S = f32;\n",
     };
     compose(
-        "dwt/lift",
+        "dwt/tile",
         &[
             ("WG_SIZE", ConstValue::U32(WORKGROUP)),
-            ("MAX_LINE", ConstValue::U32(longest.max(2))),
+            ("TILE_W", ConstValue::U32(tile.0)),
+            ("TILE_H", ConstValue::U32(tile.1)),
+            ("APRON", ConstValue::U32(apron(wavelet))),
             (
                 "WAVELET",
                 ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
             ),
             ("INVERSE", ConstValue::Bool(inverse)),
         ],
-        &[("dwt/lift", LIFT_WGSL), ("dwt/sample", sample)],
+        &[("dwt/tile", TILE_WGSL), ("dwt/sample", sample)],
     )
 }
 
@@ -94,16 +124,56 @@ mod tests {
     fn every_variant_validates_with_naga() {
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
             for inverse in [false, true] {
-                let c = composed(wavelet, inverse, 7680).unwrap();
-                wavekit::shader::validate(&c, false).unwrap();
+                for tile in TILES {
+                    let c = composed(wavelet, inverse, tile).unwrap();
+                    wavekit::shader::validate(&c, false).unwrap();
+                }
             }
+        }
+    }
+
+    #[test]
+    fn the_preferred_tile_fits_webgpu_and_the_smallest_fits_16_kib() {
+        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+            assert!(tile_bytes(wavelet, TILES[0]) <= 32 * 1024);
+            assert!(tile_bytes(wavelet, *TILES.last().unwrap()) <= 16 * 1024);
         }
     }
 }
 
+/// Where a level reads or writes a region: buffer (see tile.wgsl), first element, row pitch,
+/// plane stride.
+#[derive(Clone, Copy, Debug)]
+struct Loc {
+    sel: u32,
+    offset: u32,
+    pitch: u32,
+    plane: u32,
+}
+
+const IMAGE_IN: u32 = 0;
+const COEFFS: u32 = 1;
+const SCRATCH: u32 = 2;
+const IMAGE_OUT: u32 = 3;
+const OUT8: u32 = 4;
+
+/// What a binding writes to: the same buffer (in place), separate image and coefficients,
+/// or in place with the inverse to 8-bit samples.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    InPlace,
+    Separate,
+    InPlaceU8,
+}
+
 /// A transform planned once for a size, level count, wavelet and number of planes; run it on
-/// the caller's buffers: [`Dwt::bind`], then [`BoundDwt::record_forward`] and
-/// [`BoundDwt::record_inverse`].
+/// the caller's buffers: [`Dwt::bind`] (in place) or [`Dwt::bind_separate`] (image and
+/// coefficients apart), then [`BoundDwt::record_forward`] and [`BoundDwt::record_inverse`].
+///
+/// Each level is one dispatch (ADR-019): a workgroup per tile and plane transforms its tile in
+/// both directions in workgroup memory and writes the three detail bands to their place in
+/// the coefficients and LL to scratch (or, at the last level, to its place); the next level
+/// reads it from there.
 #[derive(Debug)]
 pub struct Dwt {
     wavelet: Wavelet,
@@ -111,12 +181,9 @@ pub struct Dwt {
     height: u32,
     levels: u32,
     planes: u32,
+    tile: (u32, u32),
     forward: Kernel,
     inverse: Kernel,
-    /// Per level: the parameters of its column pass and its row pass.
-    passes: Vec<[wgpu::Buffer; 2]>,
-    /// The parameters of the last inverse pass when it writes 8-bit samples.
-    last8: wgpu::Buffer,
 }
 
 impl Dwt {
@@ -129,6 +196,28 @@ impl Dwt {
         levels: u32,
         planes: u32,
     ) -> Result<Self> {
+        let room = ctx.caps.limits.max_compute_workgroup_storage_size;
+        let tile = match tile_from_env() {
+            Some(t) => t,
+            None => *TILES
+                .iter()
+                .find(|&&t| tile_bytes(wavelet, t) <= room)
+                .unwrap_or(TILES.last().expect("tiles")),
+        };
+        Self::with_tile(ctx, wavelet, width, height, levels, planes, tile)
+    }
+
+    /// [`Dwt::new`] with a given tile (`width × height` samples, both even): for tests and
+    /// tuning; any tile gives the same coefficients.
+    pub fn with_tile(
+        ctx: &GpuContext,
+        wavelet: Wavelet,
+        width: u32,
+        height: u32,
+        levels: u32,
+        planes: u32,
+        tile: (u32, u32),
+    ) -> Result<Self> {
         if width == 0 || height == 0 || planes == 0 {
             return Err(DwtError::InvalidArgument(format!(
                 "a {width} × {height} image of {planes} planes: every size must be at least 1"
@@ -140,46 +229,38 @@ impl Dwt {
                 "{levels} levels on {width} × {height}: at most {most} (LL is 1 × 1 after that)"
             )));
         }
-        // The longest line sits in workgroup memory.
-        let room = ctx.caps.limits.max_compute_workgroup_storage_size / 4;
-        let longest = width.max(height);
-        if longest > room {
+        if tile.0 < 2 || tile.1 < 2 || tile.0 % 2 != 0 || tile.1 % 2 != 0 {
             return Err(DwtError::InvalidArgument(format!(
-                "lines of {longest} samples: this adapter holds at most {room} in workgroup memory"
+                "a tile of {} × {}: both sides must be even and at least 2",
+                tile.0, tile.1
             )));
         }
-        if planes > 65535 || longest > 65535 {
+        let room = ctx.caps.limits.max_compute_workgroup_storage_size;
+        if tile_bytes(wavelet, tile) > room {
             return Err(DwtError::InvalidArgument(format!(
-                "{planes} planes of {width} × {height}: at most 65535 planes and 65535 lines"
+                "a tile of {} × {} needs {} bytes of workgroup memory with its apron; this \
+                 adapter has {room}: choose a smaller tile",
+                tile.0,
+                tile.1,
+                tile_bytes(wavelet, tile)
             )));
         }
+        // The grid: tiles across in x, tiles down times planes in y.
+        let most_groups = ctx.caps.limits.max_compute_workgroups_per_dimension;
+        let (tx, ty) = (width.div_ceil(tile.0), height.div_ceil(tile.1));
+        if tx > most_groups || u64::from(ty) * u64::from(planes) > u64::from(most_groups) {
+            return Err(DwtError::InvalidArgument(format!(
+                "{planes} planes of {width} × {height}: {tx} × {} tiles of {} × {}, over this \
+                 adapter's {most_groups} workgroups per dimension (transform fewer planes at once)",
+                u64::from(ty) * u64::from(planes),
+                tile.0,
+                tile.1
+            )));
+        }
+        let samples = u64::from(width) * u64::from(height) * u64::from(planes);
+        ctx.check_binding("wavelet coefficients", samples * 4)?;
         let kernel = |inverse: bool| -> Result<Kernel> {
-            Ok(Kernel::new(ctx, &composed(wavelet, inverse, longest)?)?)
-        };
-        let stride = width * height;
-        // [pitch, plane stride, region width, height, axis, identity, out8, shift].
-        let params = |w: u32, h: u32, axis: u32, identity: u32, out8: u32| {
-            ctx.uniform_from(
-                "dwt params",
-                &[width, stride, w, h, axis, identity, out8, 128],
-            )
-        };
-        let regions = reference::regions(width as usize, height as usize, levels);
-        let passes = regions
-            .iter()
-            .map(|&(w, h)| -> Result<[wgpu::Buffer; 2]> {
-                Ok([
-                    params(w as u32, h as u32, 1, 0, 0)?,
-                    params(w as u32, h as u32, 0, 0, 0)?,
-                ])
-            })
-            .collect::<Result<Vec<_>>>()?;
-        // The last inverse pass with 8-bit output: level 0's columns, or with no levels a
-        // store-only pass over the rows.
-        let last8 = if levels == 0 {
-            params(width, height, 0, 1, 1)?
-        } else {
-            params(width, height, 1, 0, 1)?
+            Ok(Kernel::new(ctx, &composed(wavelet, inverse, tile)?)?)
         };
         Ok(Self {
             wavelet,
@@ -187,11 +268,15 @@ impl Dwt {
             height,
             levels,
             planes,
+            tile,
             forward: kernel(false)?,
             inverse: kernel(true)?,
-            passes,
-            last8,
         })
+    }
+
+    /// The tile this plan's kernels work in.
+    pub fn tile(&self) -> (u32, u32) {
+        self.tile
     }
 
     /// Samples per plane times planes: the length `data` must have.
@@ -204,11 +289,11 @@ impl Dwt {
         self.len() == 0
     }
 
-    fn check(&self, data: &wgpu::Buffer) -> Result<()> {
+    fn check(&self, what: &str, data: &wgpu::Buffer) -> Result<()> {
         let need = self.len() as u64 * 4;
         if data.size() < need {
             return Err(DwtError::InvalidArgument(format!(
-                "a buffer of {} bytes for {} planes of {} × {} samples: needs {need}",
+                "{what}: a buffer of {} bytes for {} planes of {} × {} samples: needs {need}",
                 data.size(),
                 self.planes,
                 self.width,
@@ -219,15 +304,37 @@ impl Dwt {
     }
 
     /// Bind to `data`: the planes one after another, each row-major, `len()` samples (i32 for
-    /// 5/3, f32 for 9/7). The transforms then run in place on it.
+    /// 5/3, f32 for 9/7). The transforms then run in place on it (each copies the whole of
+    /// it once to scratch: [`Dwt::bind_separate`] does without).
     pub fn bind(&self, ctx: &GpuContext, data: &wgpu::Buffer) -> Result<BoundDwt> {
-        self.bind_all(ctx, data, None)
+        self.check("data", data)?;
+        self.bind_all(ctx, data, data, None, Mode::InPlace)
+    }
+
+    /// Bind to an image and a coefficient buffer, both laid out as for [`Dwt::bind`]: the
+    /// forward transform reads `image` and writes `coeffs`, the inverse reads `coeffs` and
+    /// writes `image`; neither changes its source. They must be different buffers.
+    pub fn bind_separate(
+        &self,
+        ctx: &GpuContext,
+        image: &wgpu::Buffer,
+        coeffs: &wgpu::Buffer,
+    ) -> Result<BoundDwt> {
+        if image == coeffs {
+            return Err(DwtError::InvalidArgument(
+                "bind_separate takes two different buffers (use bind for one, in place)".into(),
+            ));
+        }
+        self.check("image", image)?;
+        self.check("coefficients", coeffs)?;
+        self.bind_all(ctx, image, coeffs, None, Mode::Separate)
     }
 
     /// Bind like [`Dwt::bind`], with the inverse's last pass writing 8-bit samples to `out`
     /// instead of `data`: rounded, plus 128 (the level shift of 8-bit samples), clamped to
     /// 0..=255, four to a `u32`, in the same order as the samples (`out` holds at least
-    /// `len()` bytes). The forward transform is as with [`Dwt::bind`].
+    /// `len()` bytes). The forward transform is as with [`Dwt::bind`]; the inverse leaves
+    /// `data` as it was.
     pub fn bind_u8_output(
         &self,
         ctx: &GpuContext,
@@ -242,48 +349,166 @@ impl Dwt {
                 self.len()
             )));
         }
-        self.bind_all(ctx, data, Some(out))
+        self.check("data", data)?;
+        self.bind_all(ctx, data, data, Some(out), Mode::InPlaceU8)
     }
 
     fn bind_all(
         &self,
         ctx: &GpuContext,
-        data: &wgpu::Buffer,
+        image: &wgpu::Buffer,
+        coeffs: &wgpu::Buffer,
         out8: Option<&wgpu::Buffer>,
+        mode: Mode,
     ) -> Result<BoundDwt> {
-        self.check(data)?;
-        let placeholder = ctx.storage_uninit("dwt no 8-bit output", 16)?;
-        let regions = reference::regions(self.width as usize, self.height as usize, self.levels);
-        let mut forward = Vec::new();
-        let mut inverse = Vec::new();
-        for (l, &(w, h)) in regions.iter().enumerate() {
-            // The columns (a workgroup per column) first, then the rows.
-            for (pass, lines) in [(0usize, w), (1, h)] {
-                let entries = [(0, &self.passes[l][pass]), (1, data), (2, &placeholder)];
-                forward.push((self.forward.bind(ctx, &entries)?, lines as u32));
-                inverse.push((self.inverse.bind(ctx, &entries)?, lines as u32));
-            }
-        }
-        // The inverse runs the forward's passes in exactly the reverse order: per level from
-        // the last, rows then columns.
-        inverse.reverse();
-        if let Some(out) = out8 {
-            let entries = [(0, &self.last8), (1, data), (2, out)];
-            let bind = self.inverse.bind(ctx, &entries)?;
-            if self.levels == 0 {
-                inverse.push((bind, self.height));
+        let (w, h, p) = (self.width, self.height, self.planes);
+        let n = w * h * p;
+        let regions: Vec<(u32, u32)> = reference::regions(w as usize, h as usize, self.levels + 1)
+            .into_iter()
+            .map(|(a, b)| (a as u32, b as u32))
+            .collect();
+        let levels = self.levels as usize;
+        // Scratch: the whole image (in place: the forward's source, the inverse's last
+        // destination), then LL of even levels (A) and of odd levels (B), each compact.
+        let full = if mode == Mode::Separate { 0 } else { n };
+        let size = |l: usize| regions[l].0 * regions[l].1 * p;
+        let a_off = full;
+        let b_off = a_off + if levels >= 2 { size(1) } else { 0 };
+        let scratch_len = b_off + if levels >= 3 { size(2) } else { 0 };
+        ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
+        let scratch = ctx.storage_uninit("dwt scratch", u64::from(scratch_len.max(1)) * 4)?;
+        // The LL of level l (l + 1's region), compact.
+        let ll = |l: usize| Loc {
+            sel: SCRATCH,
+            offset: if l % 2 == 0 { a_off } else { b_off },
+            pitch: regions[l + 1].0,
+            plane: regions[l + 1].0 * regions[l + 1].1,
+        };
+        let whole = |sel: u32| Loc {
+            sel,
+            offset: 0,
+            pitch: w,
+            plane: w * h,
+        };
+        let split = |l: usize| u32::from(regions[l].0 > 1) | (u32::from(regions[l].1 > 1) << 1);
+        let params = |l: usize, src: Loc, dst: Loc, split: u32| -> Result<LevelPass> {
+            let (rw, rh) = regions[l];
+            let (tx, ty) = (rw.div_ceil(self.tile.0), rh.div_ceil(self.tile.1));
+            let words: [u32; 16] = [
+                rw,
+                rh,
+                tx,
+                ty,
+                src.sel,
+                src.offset,
+                src.pitch,
+                src.plane,
+                dst.sel,
+                dst.offset,
+                dst.pitch,
+                dst.plane,
+                w,
+                w * h,
+                split,
+                128,
+            ];
+            Ok(LevelPass {
+                params: ctx.uniform_from("dwt level params", &words)?,
+                groups: (tx, ty * p),
+            })
+        };
+        let placeholder = [
+            ctx.storage_uninit("dwt no image in", 16)?,
+            ctx.storage_uninit("dwt no image out", 16)?,
+            ctx.storage_uninit("dwt no 8-bit output", 16)?,
+        ];
+        let bind = |kernel: &Kernel, pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
+            let image_in = if mode == Mode::Separate && !inverse {
+                image
             } else {
-                *inverse.last_mut().expect("a level has passes") = (bind, self.width);
-            }
+                &placeholder[0]
+            };
+            let image_out = if mode == Mode::Separate && inverse {
+                image
+            } else {
+                &placeholder[1]
+            };
+            let out = out8.unwrap_or(&placeholder[2]);
+            Ok(kernel.bind(
+                ctx,
+                &[
+                    (0, &pass.params),
+                    (1, image_in),
+                    (2, coeffs),
+                    (3, &scratch),
+                    (4, image_out),
+                    (5, out),
+                ],
+            )?)
+        };
+        let mut forward = Vec::new();
+        for l in 0..levels {
+            let src = if l == 0 {
+                match mode {
+                    Mode::Separate => whole(IMAGE_IN),
+                    _ => whole(SCRATCH),
+                }
+            } else {
+                ll(l - 1)
+            };
+            let dst = if l + 1 == levels {
+                whole(COEFFS)
+            } else {
+                ll(l)
+            };
+            let pass = params(l, src, dst, split(l))?;
+            forward.push((bind(&self.forward, &pass, false)?, pass));
         }
+        let mut inverse = Vec::new();
+        for l in (0..levels).rev() {
+            let src = if l + 1 == levels {
+                whole(COEFFS)
+            } else {
+                ll(l)
+            };
+            let dst = if l == 0 {
+                match mode {
+                    Mode::Separate => whole(IMAGE_OUT),
+                    Mode::InPlace => whole(SCRATCH),
+                    Mode::InPlaceU8 => whole(OUT8),
+                }
+            } else {
+                ll(l - 1)
+            };
+            let pass = params(l, src, dst, split(l))?;
+            inverse.push((bind(&self.inverse, &pass, true)?, pass));
+        }
+        if levels == 0 && mode == Mode::InPlaceU8 {
+            // No levels: a store-only pass to the 8-bit output.
+            let pass = params(0, whole(COEFFS), whole(OUT8), 0)?;
+            inverse.push((bind(&self.inverse, &pass, true)?, pass));
+        }
+        let bytes = u64::from(n) * 4;
+        let (forward_copy, inverse_copy) = match mode {
+            Mode::InPlace | Mode::InPlaceU8 if levels > 0 => (
+                Some((coeffs.clone(), scratch.clone(), bytes)),
+                (mode == Mode::InPlace).then(|| (scratch.clone(), coeffs.clone(), bytes)),
+            ),
+            Mode::Separate if levels == 0 => (
+                Some((image.clone(), coeffs.clone(), bytes)),
+                Some((coeffs.clone(), image.clone(), bytes)),
+            ),
+            _ => (None, None),
+        };
         Ok(BoundDwt {
             forward_kernel: self.forward.clone(),
             inverse_kernel: self.inverse.clone(),
             forward,
             inverse,
-            planes: self.planes,
+            forward_copy,
+            inverse_copy,
             out8: out8.cloned(),
-            _placeholder: placeholder,
+            _buffers: (scratch, placeholder),
         })
     }
 
@@ -375,18 +600,31 @@ impl Dwt {
     }
 }
 
-/// A transform bound to its buffer, ready to record any number of times.
+/// One level's dispatch: its parameters and workgroup grid.
+#[derive(Debug)]
+struct LevelPass {
+    params: wgpu::Buffer,
+    groups: (u32, u32),
+}
+
+/// A buffer copy recorded around the passes: from, to, bytes.
+type BufferCopy = (wgpu::Buffer, wgpu::Buffer, u64);
+
+/// A transform bound to its buffers, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundDwt {
     forward_kernel: Kernel,
     inverse_kernel: Kernel,
-    /// Per pass, in order: bind group and number of lines.
-    forward: Vec<(wgpu::BindGroup, u32)>,
-    inverse: Vec<(wgpu::BindGroup, u32)>,
-    planes: u32,
+    /// Per level, in order: bind group and dispatch.
+    forward: Vec<(wgpu::BindGroup, LevelPass)>,
+    inverse: Vec<(wgpu::BindGroup, LevelPass)>,
+    /// In place: the data to scratch before the forward, scratch back to the data after the
+    /// inverse. Separate with no levels: the copy that is the whole transform.
+    forward_copy: Option<BufferCopy>,
+    inverse_copy: Option<BufferCopy>,
     /// The 8-bit output, cleared before each inverse.
     out8: Option<wgpu::Buffer>,
-    _placeholder: wgpu::Buffer,
+    _buffers: (wgpu::Buffer, [wgpu::Buffer; 3]),
 }
 
 impl BoundDwt {
@@ -394,28 +632,36 @@ impl BoundDwt {
         &self,
         enc: &mut wgpu::CommandEncoder,
         kernel: &Kernel,
-        passes: &[(wgpu::BindGroup, u32)],
+        passes: &[(wgpu::BindGroup, LevelPass)],
     ) {
+        if passes.is_empty() {
+            return;
+        }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wavekit.dwt"),
             timestamp_writes: None,
         });
-        for (bind, lines) in passes {
-            kernel.dispatch_grid(&mut pass, bind, *lines, self.planes);
+        for (bind, level) in passes {
+            kernel.dispatch_grid(&mut pass, bind, level.groups.0, level.groups.1);
         }
     }
 
-    /// Record the forward transform, in place.
+    /// Record the forward transform.
     pub fn record_forward(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some((from, to, bytes)) = &self.forward_copy {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+        }
         self.record(enc, &self.forward_kernel, &self.forward);
     }
 
-    /// Record the inverse transform, in place (its last pass to the 8-bit output, if bound
-    /// with one).
+    /// Record the inverse transform (its last level to the 8-bit output, if bound with one).
     pub fn record_inverse(&self, enc: &mut wgpu::CommandEncoder) {
         if let Some(out) = &self.out8 {
             enc.clear_buffer(out, 0, None);
         }
         self.record(enc, &self.inverse_kernel, &self.inverse);
+        if let Some((from, to, bytes)) = &self.inverse_copy {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+        }
     }
 }

@@ -159,3 +159,107 @@ fn the_last_inverse_pass_writes_8_bit_samples() {
         [0, 0, 255, 255]
     );
 }
+
+/// Runs forward then inverse through `bind_separate` with the given tile, outputs poisoned
+/// before each run; checks that the sources are left as they were. Returns the coefficients
+/// and the rebuilt image.
+fn separate<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(
+    ctx: &GpuContext,
+    dwt: &Dwt,
+    x: &[T],
+    poison: T,
+) -> (Vec<T>, Vec<T>) {
+    let image = ctx.storage_from("test image", x).unwrap();
+    let coeffs = ctx
+        .storage_from("test coeffs", &vec![poison; x.len()])
+        .unwrap();
+    let bound = dwt.bind_separate(ctx, &image, &coeffs).unwrap();
+    ctx.submit(|e| bound.record_forward(e));
+    let c: Vec<T> = ctx.read_back("coeffs", &coeffs, x.len()).unwrap();
+    let kept: Vec<T> = ctx.read_back("image", &image, x.len()).unwrap();
+    assert_eq!(kept, x, "the forward changed its source");
+    ctx.queue
+        .write_buffer(&image, 0, bytemuck::cast_slice(&vec![poison; x.len()]));
+    ctx.submit(|e| bound.record_inverse(e));
+    let back: Vec<T> = ctx.read_back("image", &image, x.len()).unwrap();
+    let kept: Vec<T> = ctx.read_back("coeffs", &coeffs, x.len()).unwrap();
+    assert_eq!(kept, c, "the inverse changed its source");
+    (c, back)
+}
+
+/// Tiles from 2 × 2 (an apron wider than the tile: every tile reads several neighbours) to
+/// the planned one, on sizes around them, both wavelets, several planes; image and
+/// coefficients in separate buffers, poisoned outputs.
+#[test]
+fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(19);
+    for tile in [(2, 2), (4, 2), (2, 6), (8, 4), (16, 8)] {
+        for (w, h) in [
+            (1, 1),
+            (1, 9),
+            (9, 1),
+            (2, 2),
+            (3, 5),
+            (17, 13),
+            (tile.0 + 1, tile.1 - 1),
+        ] {
+            let planes = rng.u32(1..=3);
+            let most = max_levels(w as usize, h as usize);
+            for levels in [0, 1.min(most), most] {
+                let n = (w * h * planes) as usize;
+                let x: Vec<i32> = (0..n).map(|_| rng.i32(-32768..32768)).collect();
+                let d =
+                    Dwt::with_tile(ctx, Wavelet::Reversible53, w, h, levels, planes, tile).unwrap();
+                let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
+                let mut want = x.clone();
+                for p in want.chunks_mut((w * h) as usize) {
+                    reference::forward_2d_53(p, w as usize, h as usize, levels);
+                }
+                let case = format!("5/3 tile {tile:?} {w}x{h}x{planes} levels {levels}");
+                assert_eq!(c, want, "{case}");
+                assert_eq!(back, x, "{case} round trip");
+
+                let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
+                let d = Dwt::with_tile(ctx, Wavelet::Irreversible97, w, h, levels, planes, tile)
+                    .unwrap();
+                let (c, back) = separate(ctx, &d, &x, f32::NAN);
+                let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                for p in want.chunks_mut((w * h) as usize) {
+                    reference::forward_2d_97(p, w as usize, h as usize, levels);
+                }
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                for (i, (g, r)) in c.iter().zip(&want).enumerate() {
+                    // NaN (the poison) fails this comparison too.
+                    assert!(
+                        (f64::from(*g) - r).abs() <= 1e-5 * scale,
+                        "9/7 tile {tile:?} {w}x{h}x{planes} levels {levels} coefficient {i}: \
+                         {g} against {r}"
+                    );
+                }
+                for (i, (b, a)) in back.iter().zip(&x).enumerate() {
+                    assert!(
+                        (b - a).abs() <= 1e-4 * 128.0,
+                        "9/7 tile {tile:?} {w}x{h} round trip sample {i}: {b} against {a}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn separate_buffers_must_differ_and_tiles_must_be_even() {
+    let Some(ctx) = gpu() else { return };
+    let d = Dwt::new(ctx, Wavelet::Reversible53, 8, 8, 1, 1).unwrap();
+    let b = ctx.storage_from("b", &[0i32; 64]).unwrap();
+    let e = d.bind_separate(ctx, &b, &b).unwrap_err();
+    assert!(e.to_string().contains("two different buffers"), "{e}");
+    let small = ctx.storage_from("small", &[0i32; 63]).unwrap();
+    let e = d.bind_separate(ctx, &b, &small).unwrap_err();
+    assert!(e.to_string().contains("needs 256"), "{e}");
+    let e = Dwt::with_tile(ctx, Wavelet::Reversible53, 8, 8, 1, 1, (3, 4)).unwrap_err();
+    assert!(e.to_string().contains("even"), "{e}");
+    let e = Dwt::with_tile(ctx, Wavelet::Reversible53, 8, 8, 1, 1, (4096, 4096)).unwrap_err();
+    assert!(e.to_string().contains("workgroup memory"), "{e}");
+}
