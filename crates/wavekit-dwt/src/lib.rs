@@ -86,7 +86,7 @@ fn tile_from_env() -> Option<(u32, u32)> {
     let v = std::env::var(TILE_ENV).ok()?;
     let (w, h) = v.split_once('x')?;
     let t = (w.parse().ok()?, h.parse().ok()?);
-    (t.0 >= 2 && t.1 >= 2 && t.0 % 2 == 0 && t.1 % 2 == 0).then_some(t)
+    (t.0 >= 2 && t.1 >= 2 && t.0.is_multiple_of(2) && t.1.is_multiple_of(2)).then_some(t)
 }
 
 /// The fused level kernel's WGSL for a wavelet, direction and tile.
@@ -229,7 +229,7 @@ impl Dwt {
                 "{levels} levels on {width} × {height}: at most {most} (LL is 1 × 1 after that)"
             )));
         }
-        if tile.0 < 2 || tile.1 < 2 || tile.0 % 2 != 0 || tile.1 % 2 != 0 {
+        if tile.0 < 2 || tile.1 < 2 || !tile.0.is_multiple_of(2) || !tile.1.is_multiple_of(2) {
             return Err(DwtError::InvalidArgument(format!(
                 "a tile of {} × {}: both sides must be even and at least 2",
                 tile.0, tile.1
@@ -380,7 +380,7 @@ impl Dwt {
         // The LL of level l (l + 1's region), compact.
         let ll = |l: usize| Loc {
             sel: SCRATCH,
-            offset: if l % 2 == 0 { a_off } else { b_off },
+            offset: if l.is_multiple_of(2) { a_off } else { b_off },
             pitch: regions[l + 1].0,
             plane: regions[l + 1].0 * regions[l + 1].1,
         };
