@@ -85,7 +85,7 @@ pub fn tile_bytes(wavelet: Wavelet, tile: (u32, u32)) -> u32 {
 fn tile_from_env() -> Option<(u32, u32)> {
     let v = std::env::var(TILE_ENV).ok()?;
     let (w, h) = v.split_once('x')?;
-    let t = (w.parse().ok()?, h.parse().ok()?);
+    let t: (u32, u32) = (w.parse().ok()?, h.parse().ok()?);
     (t.0 >= 2 && t.1 >= 2 && t.0.is_multiple_of(2) && t.1.is_multiple_of(2)).then_some(t)
 }
 
