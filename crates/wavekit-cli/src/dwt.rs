@@ -445,7 +445,10 @@ pub fn bench(
     }
     println!("adapter: {}", ctx.summary.label());
     if let Some(r) = results.first() {
-        println!("tile: {} x {}", r.tile.0, r.tile.1);
+        println!(
+            "tile: {} x {} (shape {} columns, {} rows, {} segments)",
+            r.tile.0, r.tile.1, r.shape.columns, r.shape.rows, r.shape.segments
+        );
     }
     println!(
         "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10} {:>11} {:>12} {:>7}",

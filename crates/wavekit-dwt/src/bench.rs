@@ -34,7 +34,9 @@ pub struct DwtBench {
     pub direction: &'static str,
     /// "separate" (image and coefficients in two buffers) or "in place".
     pub binding: &'static str,
-    /// The tile the kernels work in.
+    /// The tile shape the kernels work in.
+    pub shape: crate::TileShape,
+    /// The samples one workgroup transforms (width, height).
     pub tile: (u32, u32),
     /// Median GPU time.
     pub median_ns: f64,
@@ -110,6 +112,7 @@ pub fn run(
                         wavelet: reference::name(wavelet),
                         direction,
                         binding,
+                        shape: dwt.shape(),
                         tile: dwt.tile(),
                         median_ns: 0.0,
                         p10_ns: 0.0,

@@ -59,14 +59,99 @@ pub enum DwtError {
 pub type Result<T> = std::result::Result<T, DwtError>;
 
 const TILE_WGSL: &str = include_str!("tile.wgsl");
-const WORKGROUP: u32 = 256;
 
-/// Environment variable overriding the tile (`WxH`, both even, e.g. `64x32`), for tuning.
+/// Environment variable overriding the tile shape (`COLUMNSxROWSxSEGMENTS`, e.g. `64x16x4`),
+/// for tuning.
 pub const TILE_ENV: &str = "WAVEKIT_DWT_TILE";
 
-/// Tiles tried in order, the first whose region (with its apron) fits the adapter's
-/// workgroup memory is taken (ADR-019).
-pub const TILES: [(u32, u32); 4] = [(128, 32), (64, 32), (32, 32), (32, 16)];
+/// How a level's kernel cuts the plane: a workgroup of `columns × segments` invocations, each
+/// holding one column of `rows` samples plus an apron in registers. The tile it transforms is
+/// `columns − 2·apron` wide and `rows · segments` high (ADR-019).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TileShape {
+    /// Columns per workgroup, the apron on both sides included (even).
+    pub columns: u32,
+    /// Rows per invocation (even).
+    pub rows: u32,
+    /// Invocations down a column.
+    pub segments: u32,
+}
+
+impl TileShape {
+    /// The samples transformed by one workgroup: width and height.
+    pub fn tile(self, wavelet: Wavelet) -> (u32, u32) {
+        (self.columns - 2 * apron(wavelet), self.rows * self.segments)
+    }
+
+    /// Invocations per workgroup.
+    pub fn invocations(self) -> u32 {
+        self.columns * self.segments
+    }
+
+    /// Workgroup memory, in bytes.
+    pub fn workgroup_bytes(self, wavelet: Wavelet) -> u32 {
+        self.segments * (self.rows + 2 * apron(wavelet)) * self.columns * 4
+    }
+
+    fn check(self, ctx: &GpuContext, wavelet: Wavelet) -> Result<()> {
+        let a = apron(wavelet);
+        let TileShape {
+            columns,
+            rows,
+            segments,
+        } = self;
+        if columns < 2 * a + 2
+            || !columns.is_multiple_of(2)
+            || rows < 2
+            || !rows.is_multiple_of(2)
+            || segments == 0
+        {
+            return Err(DwtError::InvalidArgument(format!(
+                "a tile of {columns} columns, {rows} rows, {segments} segments: columns and \
+                 rows must be even, columns at least {} (the apron of {a} on both sides and \
+                 two), rows at least 2, segments at least 1",
+                2 * a + 2
+            )));
+        }
+        let limits = &ctx.caps.limits;
+        if self.invocations() > limits.max_compute_invocations_per_workgroup {
+            return Err(DwtError::InvalidArgument(format!(
+                "a tile of {columns} columns by {segments} segments needs {} invocations; this \
+                 adapter allows {} per workgroup",
+                self.invocations(),
+                limits.max_compute_invocations_per_workgroup
+            )));
+        }
+        let room = limits.max_compute_workgroup_storage_size;
+        if self.workgroup_bytes(wavelet) > room {
+            return Err(DwtError::InvalidArgument(format!(
+                "a tile of {columns} columns, {rows} rows, {segments} segments needs {} bytes of \
+                 workgroup memory; this adapter has {room}: choose a smaller tile",
+                self.workgroup_bytes(wavelet)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Shapes tried in order; the first that fits the adapter is taken.
+pub const SHAPES: [TileShape; 3] = [
+    TileShape {
+        columns: 64,
+        rows: 16,
+        segments: 4,
+    },
+    TileShape {
+        columns: 64,
+        rows: 16,
+        segments: 2,
+    },
+    TileShape {
+        columns: 32,
+        rows: 8,
+        segments: 2,
+    },
+];
 
 /// Samples of apron on each side of a tile: one per lifting step of a direction.
 pub fn apron(wavelet: Wavelet) -> u32 {
@@ -76,36 +161,37 @@ pub fn apron(wavelet: Wavelet) -> u32 {
     }
 }
 
-/// Workgroup memory of a tile with its apron, in bytes.
-pub fn tile_bytes(wavelet: Wavelet, tile: (u32, u32)) -> u32 {
-    let a = apron(wavelet);
-    (tile.0 + 2 * a) * (tile.1 + 2 * a) * 4
-}
-
-fn tile_from_env() -> Option<(u32, u32)> {
+fn shape_from_env() -> Option<TileShape> {
     let v = std::env::var(TILE_ENV).ok()?;
-    let (w, h) = v.split_once('x')?;
-    let t: (u32, u32) = (w.parse().ok()?, h.parse().ok()?);
-    (t.0 >= 2 && t.1 >= 2 && t.0.is_multiple_of(2) && t.1.is_multiple_of(2)).then_some(t)
+    let mut it = v.split('x').map(|n| n.parse::<u32>().ok());
+    Some(TileShape {
+        columns: it.next()??,
+        rows: it.next()??,
+        segments: it.next()??,
+    })
 }
 
-/// The fused level kernel's WGSL for a wavelet, direction and tile.
+/// The fused level kernel's WGSL for a wavelet, direction and tile shape.
 pub fn composed(
     wavelet: Wavelet,
     inverse: bool,
-    tile: (u32, u32),
+    shape: TileShape,
 ) -> std::result::Result<wavekit::shader::Composed, wavekit::Error> {
     let sample = match wavelet {
         Wavelet::Reversible53 => "alias S = i32;\n",
         Wavelet::Irreversible97 => "alias S = f32;\n",
     };
+    let a = apron(wavelet);
     compose(
         "dwt/tile",
         &[
-            ("WG_SIZE", ConstValue::U32(WORKGROUP)),
-            ("TILE_W", ConstValue::U32(tile.0)),
-            ("TILE_H", ConstValue::U32(tile.1)),
-            ("APRON", ConstValue::U32(apron(wavelet))),
+            ("COLUMNS", ConstValue::U32(shape.columns)),
+            ("HALF", ConstValue::U32(shape.columns / 2)),
+            ("ROWS", ConstValue::U32(shape.rows)),
+            ("SEGMENTS", ConstValue::U32(shape.segments)),
+            ("APRON", ConstValue::U32(a)),
+            ("REGS", ConstValue::U32(shape.rows + 2 * a)),
+            ("WG_SIZE", ConstValue::U32(shape.invocations())),
             (
                 "WAVELET",
                 ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
@@ -124,8 +210,8 @@ mod tests {
     fn every_variant_validates_with_naga() {
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
             for inverse in [false, true] {
-                for tile in TILES {
-                    let c = composed(wavelet, inverse, tile).unwrap();
+                for shape in SHAPES {
+                    let c = composed(wavelet, inverse, shape).unwrap();
                     wavekit::shader::validate(&c, false).unwrap();
                 }
             }
@@ -133,10 +219,11 @@ mod tests {
     }
 
     #[test]
-    fn the_preferred_tile_fits_webgpu_and_the_smallest_fits_16_kib() {
+    fn the_smallest_shape_fits_webgpu_defaults() {
+        let last = *SHAPES.last().unwrap();
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-            assert!(tile_bytes(wavelet, TILES[0]) <= 32 * 1024);
-            assert!(tile_bytes(wavelet, *TILES.last().unwrap()) <= 16 * 1024);
+            assert!(last.workgroup_bytes(wavelet) <= 16 * 1024);
+            assert!(last.invocations() <= 256);
         }
     }
 }
@@ -181,7 +268,7 @@ pub struct Dwt {
     height: u32,
     levels: u32,
     planes: u32,
-    tile: (u32, u32),
+    shape: TileShape,
     forward: Kernel,
     inverse: Kernel,
 }
@@ -196,28 +283,78 @@ impl Dwt {
         levels: u32,
         planes: u32,
     ) -> Result<Self> {
-        let room = ctx.caps.limits.max_compute_workgroup_storage_size;
-        let tile = match tile_from_env() {
+        let limits = &ctx.caps.limits;
+        let shape = match shape_from_env() {
             Some(t) => t,
-            None => *TILES
+            None => *SHAPES
                 .iter()
-                .find(|&&t| tile_bytes(wavelet, t) <= room)
-                .unwrap_or(TILES.last().expect("tiles")),
+                .find(|t| {
+                    t.workgroup_bytes(wavelet) <= limits.max_compute_workgroup_storage_size
+                        && t.invocations() <= limits.max_compute_invocations_per_workgroup
+                })
+                .unwrap_or(SHAPES.last().expect("shapes")),
         };
-        Self::with_tile(ctx, wavelet, width, height, levels, planes, tile)
+        Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)
     }
 
-    /// [`Dwt::new`] with a given tile (`width × height` samples, both even): for tests and
-    /// tuning; any tile gives the same coefficients.
-    pub fn with_tile(
+    /// [`Dwt::new`] with a given tile shape: for tests and tuning; any shape gives the same
+    /// coefficients.
+    pub fn with_shape(
         ctx: &GpuContext,
         wavelet: Wavelet,
         width: u32,
         height: u32,
         levels: u32,
         planes: u32,
-        tile: (u32, u32),
+        shape: TileShape,
     ) -> Result<Self> {
+        Self::validate(ctx, wavelet, width, height, levels, planes, shape)?;
+        let kernel = |inverse: bool| -> Result<Kernel> {
+            Ok(Kernel::new(ctx, &composed(wavelet, inverse, shape)?)?)
+        };
+        Ok(Self {
+            wavelet,
+            width,
+            height,
+            levels,
+            planes,
+            shape,
+            forward: kernel(false)?,
+            inverse: kernel(true)?,
+        })
+    }
+
+    /// The same transform (wavelet, tile shape, compiled kernels) for another size, level
+    /// count or number of planes: nothing is compiled again.
+    pub fn resized(
+        &self,
+        ctx: &GpuContext,
+        width: u32,
+        height: u32,
+        levels: u32,
+        planes: u32,
+    ) -> Result<Self> {
+        Self::validate(ctx, self.wavelet, width, height, levels, planes, self.shape)?;
+        Ok(Self {
+            width,
+            height,
+            levels,
+            planes,
+            forward: self.forward.clone(),
+            inverse: self.inverse.clone(),
+            ..*self
+        })
+    }
+
+    fn validate(
+        ctx: &GpuContext,
+        wavelet: Wavelet,
+        width: u32,
+        height: u32,
+        levels: u32,
+        planes: u32,
+        shape: TileShape,
+    ) -> Result<()> {
         if width == 0 || height == 0 || planes == 0 {
             return Err(DwtError::InvalidArgument(format!(
                 "a {width} × {height} image of {planes} planes: every size must be at least 1"
@@ -229,22 +366,8 @@ impl Dwt {
                 "{levels} levels on {width} × {height}: at most {most} (LL is 1 × 1 after that)"
             )));
         }
-        if tile.0 < 2 || tile.1 < 2 || !tile.0.is_multiple_of(2) || !tile.1.is_multiple_of(2) {
-            return Err(DwtError::InvalidArgument(format!(
-                "a tile of {} × {}: both sides must be even and at least 2",
-                tile.0, tile.1
-            )));
-        }
-        let room = ctx.caps.limits.max_compute_workgroup_storage_size;
-        if tile_bytes(wavelet, tile) > room {
-            return Err(DwtError::InvalidArgument(format!(
-                "a tile of {} × {} needs {} bytes of workgroup memory with its apron; this \
-                 adapter has {room}: choose a smaller tile",
-                tile.0,
-                tile.1,
-                tile_bytes(wavelet, tile)
-            )));
-        }
+        shape.check(ctx, wavelet)?;
+        let tile = shape.tile(wavelet);
         // The grid: tiles across in x, tiles down times planes in y.
         let most_groups = ctx.caps.limits.max_compute_workgroups_per_dimension;
         let (tx, ty) = (width.div_ceil(tile.0), height.div_ceil(tile.1));
@@ -259,29 +382,22 @@ impl Dwt {
         }
         let samples = u64::from(width) * u64::from(height) * u64::from(planes);
         ctx.check_binding("wavelet coefficients", samples * 4)?;
-        let kernel = |inverse: bool| -> Result<Kernel> {
-            Ok(Kernel::new(ctx, &composed(wavelet, inverse, tile)?)?)
-        };
-        Ok(Self {
-            wavelet,
-            width,
-            height,
-            levels,
-            planes,
-            tile,
-            forward: kernel(false)?,
-            inverse: kernel(true)?,
-        })
+        Ok(())
     }
 
-    /// The tile this plan's kernels work in.
+    /// The tile shape this plan's kernels work in.
+    pub fn shape(&self) -> TileShape {
+        self.shape
+    }
+
+    /// The samples one workgroup transforms: width and height.
     pub fn tile(&self) -> (u32, u32) {
-        self.tile
+        self.shape.tile(self.wavelet)
     }
 
     /// Samples per plane times planes: the length `data` must have.
     pub fn len(&self) -> usize {
-        (self.width * self.height * self.planes) as usize
+        (u64::from(self.width) * u64::from(self.height) * u64::from(self.planes)) as usize
     }
 
     /// Whether the plan has no samples (never: every size is at least 1).
@@ -393,7 +509,8 @@ impl Dwt {
         let split = |l: usize| u32::from(regions[l].0 > 1) | (u32::from(regions[l].1 > 1) << 1);
         let params = |l: usize, src: Loc, dst: Loc, split: u32| -> Result<LevelPass> {
             let (rw, rh) = regions[l];
-            let (tx, ty) = (rw.div_ceil(self.tile.0), rh.div_ceil(self.tile.1));
+            let tile = self.tile();
+            let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
             let words: [u32; 16] = [
                 rw,
                 rh,

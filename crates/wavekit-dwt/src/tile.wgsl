@@ -1,21 +1,28 @@
 // One level of the 2D wavelet transform, both directions fused, in one dispatch: a workgroup
-// per tile of TILE_W × TILE_H samples and plane. The tile and an apron of APRON samples on
-// every side (the lifting steps of one direction: each step leaves one more sample at the edge
-// of the loaded region stale) sit interleaved in workgroup memory; every coordinate is
-// mirrored into the region on load (PSE keeps a coordinate's parity, and lifting keeps a
-// symmetric signal symmetric, so mirrored samples are exactly those of the extended signal).
+// per tile and plane, the lifting done in registers.
 //
-// Forward: load the region's samples, lift the columns (every loaded column, so that the rows
-// have their apron), lift the tile's rows, store each sample to its band (LL to `dst`, HL,
-// LH and HH to `coeffs`). Inverse: load each sample straight from the band that holds it
-// (LL from `src`, the rest from `coeffs`), lift the rows (every loaded row), then the tile's
-// columns, store the tile to `dst` (or as 8-bit samples to `out8`). A barrier between steps.
+// A tile is TILE_W = COLUMNS − 2·APRON columns by TILE_H = ROWS·SEGMENTS rows. Invocation
+// (c, s) owns one column of the tile and its apron (APRON columns each side) and a segment of
+// ROWS rows, and holds that column's REGS = ROWS + 2·APRON samples (its rows and an apron of
+// APRON rows each side) in registers: an apron as wide as the lifting steps of one direction,
+// since each step leaves one more sample at the edge stale. Every coordinate is mirrored into
+// the plane on load (PSE keeps a coordinate's parity, and lifting keeps a symmetric signal
+// symmetric, so mirrored samples are exactly those of the extended signal).
 //
-// Stores, band by band, go to consecutive addresses from consecutive invocations.
+// Vertical lifting runs in each invocation's registers (no barriers); horizontal lifting
+// exchanges neighbouring columns through workgroup memory, one barrier per step. Invocations
+// c < COLUMNS/2 take the even columns and the rest the odd ones, so that a subgroup's loads
+// and stores of one band are contiguous, and workgroup memory is laid out the same way (no
+// bank conflicts).
 //
-// Prepended constants: WG_SIZE, TILE_W, TILE_H, APRON (all even), WAVELET (0: 5/3 on i32,
-// 1: 9/7 on f32), INVERSE (bool). Imported by name: `dwt/sample` (alias S). The Rust port
-// of this kernel is `sim.rs`.
+// Forward: load the region's samples, lift the columns, lift the segment's rows, store each
+// sample to its band (LL to `dst`, HL, LH and HH to `coeffs`). Inverse: load each sample
+// straight from the band that holds it (LL from `src`, the rest from `coeffs`), lift every row
+// held, then the columns, store the segment to `dst` (or as 8-bit samples to `out8`).
+//
+// Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
+// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool). Imported by
+// name: `dwt/sample` (alias S). The Rust port of this kernel is `sim.rs`.
 #import dwt/sample
 
 struct Params {
@@ -55,9 +62,13 @@ struct Params {
 // Cleared by the host before the pass that writes it; each byte has one writer.
 @group(0) @binding(5) var<storage, read_write> out8: array<atomic<u32>>;
 
-const PW: u32 = TILE_W + 2u * APRON;
-const PH: u32 = TILE_H + 2u * APRON;
-var<workgroup> sh: array<S, PW * PH>;
+const TILE_W: u32 = COLUMNS - 2u * APRON;
+const TILE_H: u32 = ROWS * SEGMENTS;
+
+// Per segment, REGS rows of COLUMNS samples, a column at its invocation's slot.
+var<workgroup> sh: array<S, SEGMENTS * REGS * COLUMNS>;
+// The invocation's column (constant indices only: the driver keeps it in registers).
+var<private> v: array<S, REGS>;
 
 const ALPHA: f32 = -1.586134342059924;
 const BETA: f32 = -0.052980118572961;
@@ -71,8 +82,6 @@ const PREDICT_INV: u32 = 1u;
 const UPDATE_FWD: u32 = 2u;
 const UPDATE_INV: u32 = 3u;
 const LIFT: u32 = 4u;
-const SCALE_MUL: u32 = 5u;
-const SCALE_DIV: u32 = 6u;
 
 fn pse(i: i32, n: u32) -> u32 {
     if (n == 1u) {
@@ -100,19 +109,19 @@ fn load_from(sel: u32, i: u32) -> S {
     }
 }
 
-fn store_to(sel: u32, i: u32, v: S) {
+fn store_to(sel: u32, i: u32, x: S) {
     switch sel {
         case 1u: {
-            coeffs[i] = v;
+            coeffs[i] = x;
         }
         case 2u: {
-            scratch[i] = v;
+            scratch[i] = x;
         }
         case 3u: {
-            image_out[i] = v;
+            image_out[i] = x;
         }
         default: {
-            let b = clamp(i32(round(f32(v))) + params.shift, 0i, 255i);
+            let b = clamp(i32(round(f32(x))) + params.shift, 0i, 255i);
             atomicOr(&out8[i / 4u], u32(b) << (8u * (i % 4u)));
         }
     }
@@ -131,104 +140,77 @@ fn low_len(n: u32, split: bool) -> u32 {
     return select(n, (n + 1u) / 2u, split);
 }
 
-// One lifting step on the samples of parity `par` along the columns (vertical) or rows, on the
-// lines lo..hi across. Positions at the edge of the loaded region take their missing neighbour
-// from the other side: they go stale, which is what the apron is for. Called by every
-// invocation (a barrier at the end).
-fn step(vertical: bool, par: u32, lo: u32, hi: u32, kind: u32, c: f32, local: u32) {
-    let len = select(PW, PH, vertical);
-    let positions = (len - par + 1u) / 2u;
-    let lines = hi - lo;
-    let stride = select(1u, PW, vertical);
-    for (var t = local; t < positions * lines; t += WG_SIZE) {
-        // Vertical: consecutive invocations take consecutive columns (no bank conflicts).
-        var line: u32;
-        var k: u32;
-        if (vertical) {
-            line = lo + t % lines;
-            k = t / lines;
-        } else {
-            line = lo + t / positions;
-            k = t % positions;
+// One lifting step of sample x with neighbours l and r.
+fn lift1(x: S, l: S, r: S, kind: u32, c: f32) -> S {
+    switch kind {
+        case PREDICT_FWD: {
+            return S(i32(x) - ((i32(l) + i32(r)) >> 1u));
         }
-        let p = 2u * k + par;
-        let base = select(line * PW, line, vertical);
-        let i = base + p * stride;
-        let li = base + select(p + 1u, p - 1u, p > 0u) * stride;
-        let ri = base + select(p - 1u, p + 1u, p + 1u < len) * stride;
-        let x = sh[i];
-        switch kind {
-            case PREDICT_FWD: {
-                sh[i] = S(i32(x) - ((i32(sh[li]) + i32(sh[ri])) >> 1u));
-            }
-            case PREDICT_INV: {
-                sh[i] = S(i32(x) + ((i32(sh[li]) + i32(sh[ri])) >> 1u));
-            }
-            case UPDATE_FWD: {
-                sh[i] = S(i32(x) + ((i32(sh[li]) + i32(sh[ri]) + 2i) >> 2u));
-            }
-            case UPDATE_INV: {
-                sh[i] = S(i32(x) - ((i32(sh[li]) + i32(sh[ri]) + 2i) >> 2u));
-            }
-            case LIFT: {
-                sh[i] = S(f32(x) + c * (f32(sh[li]) + f32(sh[ri])));
-            }
-            case SCALE_MUL: {
-                sh[i] = S(f32(x) * c);
-            }
-            default: {
-                sh[i] = S(f32(x) / c);
-            }
+        case PREDICT_INV: {
+            return S(i32(x) + ((i32(l) + i32(r)) >> 1u));
         }
-    }
-    workgroupBarrier();
-}
-
-// The forward lifting of one direction (the lines lo..hi across).
-fn forward_1d(vertical: bool, lo: u32, hi: u32, local: u32) {
-    if (WAVELET == 0u) {
-        step(vertical, 1u, lo, hi, PREDICT_FWD, 0.0, local);
-        step(vertical, 0u, lo, hi, UPDATE_FWD, 0.0, local);
-    } else {
-        step(vertical, 1u, lo, hi, LIFT, ALPHA, local);
-        step(vertical, 0u, lo, hi, LIFT, BETA, local);
-        step(vertical, 1u, lo, hi, LIFT, GAMMA, local);
-        step(vertical, 0u, lo, hi, LIFT, DELTA, local);
-        // L = even / K, H = K · odd (disjoint samples: one barrier for both).
-        scale(vertical, lo, hi, false, local);
+        case UPDATE_FWD: {
+            return S(i32(x) + ((i32(l) + i32(r) + 2i) >> 2u));
+        }
+        case UPDATE_INV: {
+            return S(i32(x) - ((i32(l) + i32(r) + 2i) >> 2u));
+        }
+        default: {
+            return S(f32(x) + c * (f32(l) + f32(r)));
+        }
     }
 }
 
-fn inverse_1d(vertical: bool, lo: u32, hi: u32, local: u32) {
-    if (WAVELET == 0u) {
-        step(vertical, 0u, lo, hi, UPDATE_INV, 0.0, local);
-        step(vertical, 1u, lo, hi, PREDICT_INV, 0.0, local);
-    } else {
-        scale(vertical, lo, hi, true, local);
-        step(vertical, 0u, lo, hi, LIFT, -DELTA, local);
-        step(vertical, 1u, lo, hi, LIFT, -GAMMA, local);
-        step(vertical, 0u, lo, hi, LIFT, -BETA, local);
-        step(vertical, 1u, lo, hi, LIFT, -ALPHA, local);
+// A vertical step on the held rows of parity `par` (the first and last held rows have one
+// neighbour missing: they go stale).
+fn vstep(par: u32, kind: u32, c: f32) {
+#unroll j REGS
+    if ({j} % 2u == par && {j} >= 1u && {j} + 1u < REGS) {
+        // (Indices clamped: the compiler checks constant indices even where never taken.)
+        v[{j}] = lift1(v[{j}], v[max({j}, 1u) - 1u], v[min({j} + 1u, REGS - 1u)], kind, c);
     }
+#end
 }
 
-// 9/7 scaling of both parities: forward even / K, odd · K; inverse the other way.
-fn scale(vertical: bool, lo: u32, hi: u32, inverse: bool, local: u32) {
-    let len = select(PW, PH, vertical);
-    let lines = hi - lo;
-    for (var t = local; t < len * lines; t += WG_SIZE) {
-        var i: u32;
-        var p: u32;
-        if (vertical) {
-            p = t / lines;
-            i = p * PW + lo + t % lines;
-        } else {
-            p = t % len;
-            i = (lo + t / len) * PW + p;
+// 9/7 scaling of the held samples: forward even / K, odd · K; inverse the other way. Along the
+// columns (`by_row`: each row's parity) or along the rows (`even_col`: this column's parity).
+fn scale_rows(by_row: bool, even_col: bool, inverse: bool) {
+#unroll j REGS
+    {
+        let even = select(even_col, {j} % 2u == 0u, by_row);
+        let x = f32(v[{j}]);
+        v[{j}] = S(select(select(x * K, x / K, even), select(x / K, x * K, even), inverse));
+    }
+#end
+}
+
+// Workgroup memory slot of padded column p in segment s's row j.
+fn slot(s: u32, j: u32, p: u32) -> u32 {
+    return (s * REGS + j) * COLUMNS + (p & 1u) * HALF + p / 2u;
+}
+
+// Publish the held rows lo..hi to workgroup memory (no barrier).
+fn publish(s: u32, p: u32, lo: u32, hi: u32) {
+#unroll j REGS
+    if ({j} >= lo && {j} < hi) {
+        sh[slot(s, {j}, p)] = v[{j}];
+    }
+#end
+}
+
+// A horizontal step: the invocations of columns of parity `par` update their rows lo..hi from
+// their neighbours' (columns at the edge of the padded tile go stale), then publish them.
+// Called by every invocation (a barrier at the end).
+fn hstep(s: u32, p: u32, par: u32, lo: u32, hi: u32, kind: u32, c: f32) {
+    if ((p & 1u) == par) {
+        let pl = select(p + 1u, p - 1u, p > 0u);
+        let pr = select(p - 1u, p + 1u, p + 1u < COLUMNS);
+#unroll j REGS
+        if ({j} >= lo && {j} < hi) {
+            v[{j}] = lift1(v[{j}], sh[slot(s, {j}, pl)], sh[slot(s, {j}, pr)], kind, c);
+            sh[slot(s, {j}, p)] = v[{j}];
         }
-        let even = (p & 1u) == 0u;
-        let v = f32(sh[i]);
-        sh[i] = S(select(select(v * K, v / K, even), select(v / K, v * K, even), inverse));
+#end
     }
     workgroupBarrier();
 }
@@ -242,71 +224,131 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     let h = params.height;
     let split_x = (params.split & 1u) != 0u;
     let split_y = (params.split & 2u) != 0u;
-    let x0 = tx * TILE_W;
-    let y0 = ty * TILE_H;
     let wl = low_len(w, split_x);
     let hl = low_len(h, split_y);
 
-    // The region and its apron, mirrored into the plane.
-    for (var t = local; t < PW * PH; t += WG_SIZE) {
-        let x = pse(i32(x0 + t % PW) - i32(APRON), w);
-        let y = pse(i32(y0 + t / PW) - i32(APRON), h);
-        if (!INVERSE) {
-            sh[t] = load_from(params.src_sel, params.src_offset + plane * params.src_plane + y * params.src_pitch + x);
-        } else {
-            let bx = band(x, w, split_x);
-            let by = band(y, h, split_y);
-            if (bx < wl && by < hl) {
-                sh[t] = load_from(params.src_sel, params.src_offset + plane * params.src_plane + by * params.src_pitch + bx);
-            } else {
-                sh[t] = coeffs[plane * params.c_plane + by * params.c_pitch + bx];
-            }
-        }
-    }
-    workgroupBarrier();
+    // This invocation's padded column p (evens first) and segment s.
+    let c = local % COLUMNS;
+    let s = local / COLUMNS;
+    let p = select(2u * (c - HALF) + 1u, 2u * c, c < HALF);
+    let xs = i32(tx * TILE_W + p) - i32(APRON);
+    let x = pse(xs, w);
+    let bx = band(x, w, split_x);
+    let low_x = bx < wl;
+    // The first held row, and whether every held row lies inside the plane.
+    let y_first = i32(ty * TILE_H + s * ROWS) - i32(APRON);
+    let inside = y_first >= 0i && y_first + i32(REGS) <= i32(h);
 
     if (!INVERSE) {
-        // Columns first (all of them: the rows need their apron), then the tile's rows.
+        let base = params.src_offset + plane * params.src_plane + x;
+#unroll j REGS
+        {
+            let y = select(pse(y_first + i32({j}), h), u32(y_first + i32({j})), inside);
+            v[{j}] = load_from(params.src_sel, base + y * params.src_pitch);
+        }
+#end
+        // Columns (every held row), then the segment's rows.
         if (split_y) {
-            forward_1d(true, 0u, PW, local);
+            if (WAVELET == 0u) {
+                vstep(1u, PREDICT_FWD, 0.0);
+                vstep(0u, UPDATE_FWD, 0.0);
+            } else {
+                vstep(1u, LIFT, ALPHA);
+                vstep(0u, LIFT, BETA);
+                vstep(1u, LIFT, GAMMA);
+                vstep(0u, LIFT, DELTA);
+                scale_rows(true, false, false);
+            }
         }
         if (split_x) {
-            forward_1d(false, APRON, APRON + TILE_H, local);
+            let lo = APRON;
+            let hi = APRON + ROWS;
+            publish(s, p, lo, hi);
+            workgroupBarrier();
+            if (WAVELET == 0u) {
+                hstep(s, p, 1u, lo, hi, PREDICT_FWD, 0.0);
+                hstep(s, p, 0u, lo, hi, UPDATE_FWD, 0.0);
+            } else {
+                hstep(s, p, 1u, lo, hi, LIFT, ALPHA);
+                hstep(s, p, 0u, lo, hi, LIFT, BETA);
+                hstep(s, p, 1u, lo, hi, LIFT, GAMMA);
+                hstep(s, p, 0u, lo, hi, LIFT, DELTA);
+                scale_rows(false, (p & 1u) == 0u, false);
+            }
         }
-        // Band by band: consecutive invocations store consecutive samples of a band row.
-        let half = TILE_W / 2u;
-        for (var t = local; t < TILE_W * TILE_H; t += WG_SIZE) {
-            let r = t / TILE_W;
-            let c = t % TILE_W;
-            let xl = select(2u * (c - half) + 1u, 2u * c, c < half);
-            let x = x0 + xl;
-            let y = y0 + r;
-            if (x < w && y < h) {
-                let v = sh[(APRON + r) * PW + APRON + xl];
-                let bx = band(x, w, split_x);
-                let by = band(y, h, split_y);
-                if (bx < wl && by < hl) {
-                    store_to(params.dst_sel, params.dst_offset + plane * params.dst_plane + by * params.dst_pitch + bx, v);
-                } else {
-                    coeffs[plane * params.c_plane + by * params.c_pitch + bx] = v;
+        // The tile's samples to their bands: low rows of low columns are LL.
+        if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+            let ll_base = params.dst_offset + plane * params.dst_plane + bx;
+            let c_base = plane * params.c_plane + bx;
+#unroll r ROWS
+            {
+                let y = u32(y_first + i32(APRON + {r}));
+                if (y < h) {
+                    let by = band(y, h, split_y);
+                    let x_out = v[APRON + {r}];
+                    if (low_x && by < hl) {
+                        store_to(params.dst_sel, ll_base + by * params.dst_pitch, x_out);
+                    } else {
+                        coeffs[c_base + by * params.c_pitch] = x_out;
+                    }
                 }
             }
+#end
         }
     } else {
-        // Rows first (all of them: the columns need their apron), then the tile's columns.
+        // Each held sample from its band: LL from `src`, the others from `coeffs`.
+        let ll_base = params.src_offset + plane * params.src_plane + bx;
+        let c_base = plane * params.c_plane + bx;
+#unroll j REGS
+        {
+            let y = select(pse(y_first + i32({j}), h), u32(y_first + i32({j})), inside);
+            let by = band(y, h, split_y);
+            if (low_x && by < hl) {
+                v[{j}] = load_from(params.src_sel, ll_base + by * params.src_pitch);
+            } else {
+                v[{j}] = coeffs[c_base + by * params.c_pitch];
+            }
+        }
+#end
+        // Rows (every held row: the columns need their apron), then the columns.
         if (split_x) {
-            inverse_1d(false, 0u, PH, local);
+            if (WAVELET == 0u) {
+                publish(s, p, 0u, REGS);
+                workgroupBarrier();
+                hstep(s, p, 0u, 0u, REGS, UPDATE_INV, 0.0);
+                hstep(s, p, 1u, 0u, REGS, PREDICT_INV, 0.0);
+            } else {
+                scale_rows(false, (p & 1u) == 0u, true);
+                publish(s, p, 0u, REGS);
+                workgroupBarrier();
+                hstep(s, p, 0u, 0u, REGS, LIFT, -DELTA);
+                hstep(s, p, 1u, 0u, REGS, LIFT, -GAMMA);
+                hstep(s, p, 0u, 0u, REGS, LIFT, -BETA);
+                hstep(s, p, 1u, 0u, REGS, LIFT, -ALPHA);
+            }
         }
         if (split_y) {
-            inverse_1d(true, APRON, APRON + TILE_W, local);
-        }
-        for (var t = local; t < TILE_W * TILE_H; t += WG_SIZE) {
-            let x = x0 + t % TILE_W;
-            let y = y0 + t / TILE_W;
-            if (x < w && y < h) {
-                let v = sh[(APRON + t / TILE_W) * PW + APRON + t % TILE_W];
-                store_to(params.dst_sel, params.dst_offset + plane * params.dst_plane + y * params.dst_pitch + x, v);
+            if (WAVELET == 0u) {
+                vstep(0u, UPDATE_INV, 0.0);
+                vstep(1u, PREDICT_INV, 0.0);
+            } else {
+                scale_rows(true, false, true);
+                vstep(0u, LIFT, -DELTA);
+                vstep(1u, LIFT, -GAMMA);
+                vstep(0u, LIFT, -BETA);
+                vstep(1u, LIFT, -ALPHA);
             }
+        }
+        if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+            let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
+#unroll r ROWS
+            {
+                let y = u32(y_first + i32(APRON + {r}));
+                if (y < h) {
+                    store_to(params.dst_sel, out_base + y * params.dst_pitch, v[APRON + {r}]);
+                }
+            }
+#end
         }
     }
 }

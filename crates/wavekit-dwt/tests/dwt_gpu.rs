@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use wavekit::GpuContext;
-use wavekit_dwt::{Dwt, DwtError, Wavelet, max_levels, reference};
+use wavekit_dwt::{Dwt, DwtError, TileShape, Wavelet, max_levels, reference};
 
 static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
 
@@ -37,6 +37,8 @@ fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(53);
     let all = sizes();
+    // One plan compiled, resized for every case.
+    let base = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
     for (i, &w) in all.iter().enumerate() {
         // Every width against a few heights (and every height against a few widths).
         for &h in [
@@ -56,7 +58,7 @@ fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
                 let x: Vec<i32> = (0..n)
                     .map(|_| rng.i32(0..1 << bits) - (1 << (bits - 1)))
                     .collect();
-                let dwt = Dwt::new(ctx, Wavelet::Reversible53, w, h, levels, planes).unwrap();
+                let dwt = base.resized(ctx, w, h, levels, planes).unwrap();
                 let got = dwt.forward_i32(ctx, &x).unwrap();
                 let mut want = x.clone();
                 for p in want.chunks_mut((w * h) as usize) {
@@ -77,6 +79,7 @@ fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
 fn nine_seven_within_tolerance_of_the_f64_reference() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(97);
+    let base = Dwt::new(ctx, Wavelet::Irreversible97, 1, 1, 0, 1).unwrap();
     for (w, h) in [
         (1, 1),
         (1, 17),
@@ -91,7 +94,7 @@ fn nine_seven_within_tolerance_of_the_f64_reference() {
         let most = max_levels(w as usize, h as usize);
         for levels in [1.min(most), most] {
             let x: Vec<f32> = (0..w * h).map(|_| rng.f32() * 255.0 - 128.0).collect();
-            let dwt = Dwt::new(ctx, Wavelet::Irreversible97, w, h, levels, 1).unwrap();
+            let dwt = base.resized(ctx, w, h, levels, 1).unwrap();
             let got = dwt.forward_f32(ctx, &x).unwrap();
             let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
             reference::forward_2d_97(&mut want, w as usize, h as usize, levels);
@@ -131,11 +134,13 @@ fn bad_plans_are_errors() {
 fn the_last_inverse_pass_writes_8_bit_samples() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(8);
+    let base53 = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
+    let base97 = Dwt::new(ctx, Wavelet::Irreversible97, 1, 1, 0, 1).unwrap();
     for (w, h, planes) in [(1, 1, 1), (5, 1, 1), (1, 6, 3), (37, 21, 3), (64, 33, 1)] {
         for levels in 0..=max_levels(w as usize, h as usize).min(3) {
             let bytes: Vec<u8> = (0..w * h * planes).map(|_| rng.u8(..)).collect();
             let x: Vec<i32> = bytes.iter().map(|&b| i32::from(b) - 128).collect();
-            let d = Dwt::new(ctx, Wavelet::Reversible53, w, h, levels, planes).unwrap();
+            let d = base53.resized(ctx, w, h, levels, planes).unwrap();
             let c = d.forward_i32(ctx, &x).unwrap();
             assert_eq!(
                 d.inverse_i32_to_u8(ctx, &c).unwrap(),
@@ -143,7 +148,7 @@ fn the_last_inverse_pass_writes_8_bit_samples() {
                 "5/3 {w}x{h}x{planes} levels {levels}"
             );
             let f: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-            let d = Dwt::new(ctx, Wavelet::Irreversible97, w, h, levels, planes).unwrap();
+            let d = base97.resized(ctx, w, h, levels, planes).unwrap();
             let c = d.forward_f32(ctx, &f).unwrap();
             let got = d.inverse_f32_to_u8(ctx, &c).unwrap();
             for (i, (g, b)) in got.iter().zip(&bytes).enumerate() {
@@ -187,14 +192,28 @@ fn separate<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(
     (c, back)
 }
 
-/// Tiles from 2 × 2 (an apron wider than the tile: every tile reads several neighbours) to
-/// the planned one, on sizes around them, both wavelets, several planes; image and
-/// coefficients in separate buffers, poisoned outputs.
+/// Tile shapes from the smallest (9/7: tiles two samples wide and high, an apron wider than the
+/// tile, so every tile reads several neighbours) to the planned one, on sizes around them, both
+/// wavelets, several planes; image and coefficients in separate buffers, poisoned outputs.
 #[test]
 fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(19);
-    for tile in [(2, 2), (4, 2), (2, 6), (8, 4), (16, 8)] {
+    let shape = |columns, rows, segments| TileShape {
+        columns,
+        rows,
+        segments,
+    };
+    for tile in [
+        shape(10, 2, 1),
+        shape(10, 4, 3),
+        shape(12, 2, 2),
+        shape(16, 6, 2),
+        shape(32, 8, 4),
+    ] {
+        let (tw, th) = tile.tile(Wavelet::Reversible53);
+        let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
+        let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
         for (w, h) in [
             (1, 1),
             (1, 9),
@@ -202,15 +221,14 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
             (2, 2),
             (3, 5),
             (17, 13),
-            (tile.0 + 1, tile.1 - 1),
+            (tw + 1, th - 1),
         ] {
             let planes = rng.u32(1..=3);
             let most = max_levels(w as usize, h as usize);
             for levels in [0, 1.min(most), most] {
                 let n = (w * h * planes) as usize;
                 let x: Vec<i32> = (0..n).map(|_| rng.i32(-32768..32768)).collect();
-                let d =
-                    Dwt::with_tile(ctx, Wavelet::Reversible53, w, h, levels, planes, tile).unwrap();
+                let d = base53.resized(ctx, w, h, levels, planes).unwrap();
                 let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
                 let mut want = x.clone();
                 for p in want.chunks_mut((w * h) as usize) {
@@ -221,8 +239,7 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
                 assert_eq!(back, x, "{case} round trip");
 
                 let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
-                let d = Dwt::with_tile(ctx, Wavelet::Irreversible97, w, h, levels, planes, tile)
-                    .unwrap();
+                let d = base97.resized(ctx, w, h, levels, planes).unwrap();
                 let (c, back) = separate(ctx, &d, &x, f32::NAN);
                 let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
                 for p in want.chunks_mut((w * h) as usize) {
@@ -258,8 +275,22 @@ fn separate_buffers_must_differ_and_tiles_must_be_even() {
     let small = ctx.storage_from("small", &[0i32; 63]).unwrap();
     let e = d.bind_separate(ctx, &b, &small).unwrap_err();
     assert!(e.to_string().contains("needs 256"), "{e}");
-    let e = Dwt::with_tile(ctx, Wavelet::Reversible53, 8, 8, 1, 1, (3, 4)).unwrap_err();
-    assert!(e.to_string().contains("even"), "{e}");
-    let e = Dwt::with_tile(ctx, Wavelet::Reversible53, 8, 8, 1, 1, (4096, 4096)).unwrap_err();
+    let shape = |columns, rows, segments| TileShape {
+        columns,
+        rows,
+        segments,
+    };
+    for bad in [
+        shape(11, 4, 1),
+        shape(8, 4, 1),
+        shape(12, 3, 1),
+        shape(12, 4, 0),
+    ] {
+        let e = Dwt::with_shape(ctx, Wavelet::Irreversible97, 8, 8, 1, 1, bad).unwrap_err();
+        assert!(e.to_string().contains("must be even"), "{bad:?}: {e}");
+    }
+    let e = Dwt::with_shape(ctx, Wavelet::Reversible53, 8, 8, 1, 1, shape(64, 16, 64)).unwrap_err();
+    assert!(e.to_string().contains("invocations"), "{e}");
+    let e = Dwt::with_shape(ctx, Wavelet::Reversible53, 8, 8, 1, 1, shape(64, 512, 1)).unwrap_err();
     assert!(e.to_string().contains("workgroup memory"), "{e}");
 }
