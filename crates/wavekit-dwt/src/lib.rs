@@ -271,6 +271,7 @@ pub struct Dwt {
     shape: TileShape,
     forward: Kernel,
     inverse: Kernel,
+    copy: std::sync::Arc<wavekit::bench::CopyKernel>,
 }
 
 impl Dwt {
@@ -321,6 +322,7 @@ impl Dwt {
             shape,
             forward: kernel(false)?,
             inverse: kernel(true)?,
+            copy: std::sync::Arc::new(wavekit::bench::CopyKernel::new(ctx)?),
         })
     }
 
@@ -342,6 +344,7 @@ impl Dwt {
             planes,
             forward: self.forward.clone(),
             inverse: self.inverse.clone(),
+            copy: self.copy.clone(),
             ..*self
         })
     }
@@ -467,6 +470,24 @@ impl Dwt {
         }
         self.check("data", data)?;
         self.bind_all(ctx, data, data, Some(out), Mode::InPlaceU8)
+    }
+
+    fn plane_copy(
+        &self,
+        ctx: &GpuContext,
+        from: &wgpu::Buffer,
+        to: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<PlaneCopy> {
+        let whole = bytes / 16 * 16;
+        Ok(PlaneCopy {
+            kernel: if whole > 0 {
+                Some(self.copy.bind(ctx, from, to, whole)?)
+            } else {
+                None
+            },
+            tail: (bytes > whole).then(|| (from.clone(), to.clone(), whole, bytes - whole)),
+        })
     }
 
     fn bind_all(
@@ -606,15 +627,19 @@ impl Dwt {
             inverse.push((bind(&self.inverse, &pass, true)?, pass));
         }
         let bytes = u64::from(n) * 4;
+        let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.plane_copy(ctx, from, to, bytes);
         let (forward_copy, inverse_copy) = match mode {
             Mode::InPlace | Mode::InPlaceU8 if levels > 0 => (
-                Some((coeffs.clone(), scratch.clone(), bytes)),
-                (mode == Mode::InPlace).then(|| (scratch.clone(), coeffs.clone(), bytes)),
+                Some(copy(coeffs, &scratch)?),
+                if mode == Mode::InPlace {
+                    Some(copy(&scratch, coeffs)?)
+                } else {
+                    None
+                },
             ),
-            Mode::Separate if levels == 0 => (
-                Some((image.clone(), coeffs.clone(), bytes)),
-                Some((coeffs.clone(), image.clone(), bytes)),
-            ),
+            Mode::Separate if levels == 0 => {
+                (Some(copy(image, coeffs)?), Some(copy(coeffs, image)?))
+            }
             _ => (None, None),
         };
         Ok(BoundDwt {
@@ -725,7 +750,24 @@ struct LevelPass {
 }
 
 /// A buffer copy recorded around the passes: from, to, bytes.
-type BufferCopy = (wgpu::Buffer, wgpu::Buffer, u64);
+/// A copy of the planes between two buffers: the copy kernel for whole 16-byte words, the
+/// buffer copy for the rest.
+#[derive(Debug)]
+struct PlaneCopy {
+    kernel: Option<wavekit::bench::BoundCopy>,
+    tail: Option<(wgpu::Buffer, wgpu::Buffer, u64, u64)>,
+}
+
+impl PlaneCopy {
+    fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some(k) = &self.kernel {
+            k.record(enc);
+        }
+        if let Some((from, to, offset, bytes)) = &self.tail {
+            enc.copy_buffer_to_buffer(from, *offset, to, *offset, Some(*bytes));
+        }
+    }
+}
 
 /// A transform bound to its buffers, ready to record any number of times.
 #[derive(Debug)]
@@ -737,8 +779,8 @@ pub struct BoundDwt {
     inverse: Vec<(wgpu::BindGroup, LevelPass)>,
     /// In place: the data to scratch before the forward, scratch back to the data after the
     /// inverse. Separate with no levels: the copy that is the whole transform.
-    forward_copy: Option<BufferCopy>,
-    inverse_copy: Option<BufferCopy>,
+    forward_copy: Option<PlaneCopy>,
+    inverse_copy: Option<PlaneCopy>,
     /// The 8-bit output, cleared before each inverse.
     out8: Option<wgpu::Buffer>,
     _buffers: (wgpu::Buffer, [wgpu::Buffer; 3]),
@@ -765,8 +807,8 @@ impl BoundDwt {
 
     /// Record the forward transform.
     pub fn record_forward(&self, enc: &mut wgpu::CommandEncoder) {
-        if let Some((from, to, bytes)) = &self.forward_copy {
-            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+        if let Some(c) = &self.forward_copy {
+            c.record(enc);
         }
         self.record(enc, &self.forward_kernel, &self.forward);
     }
@@ -777,8 +819,8 @@ impl BoundDwt {
             enc.clear_buffer(out, 0, None);
         }
         self.record(enc, &self.inverse_kernel, &self.inverse);
-        if let Some((from, to, bytes)) = &self.inverse_copy {
-            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+        if let Some(c) = &self.inverse_copy {
+            c.record(enc);
         }
     }
 }

@@ -241,12 +241,17 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
 
     if (!INVERSE) {
         let base = params.src_offset + plane * params.src_plane + x;
+        // Rows mirrored only where a segment crosses the plane's edge (the modulo is dear).
+        if (inside) {
+            let first = base + u32(y_first) * params.src_pitch;
 #unroll j REGS
-        {
-            let y = select(pse(y_first + i32({j}), h), u32(y_first + i32({j})), inside);
-            v[{j}] = load_from(params.src_sel, base + y * params.src_pitch);
-        }
+            v[{j}] = load_from(params.src_sel, first + {j} * params.src_pitch);
 #end
+        } else {
+#unroll j REGS
+            v[{j}] = load_from(params.src_sel, base + pse(y_first + i32({j}), h) * params.src_pitch);
+#end
+        }
         // Columns (every held row), then the segment's rows.
         if (split_y) {
             if (WAVELET == 0u) {
@@ -301,7 +306,10 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         let c_base = plane * params.c_plane + bx;
 #unroll j REGS
         {
-            let y = select(pse(y_first + i32({j}), h), u32(y_first + i32({j})), inside);
+            var y = u32(y_first + i32({j}));
+            if (!inside) {
+                y = pse(y_first + i32({j}), h);
+            }
             let by = band(y, h, split_y);
             if (low_x && by < hl) {
                 v[{j}] = load_from(params.src_sel, ll_base + by * params.src_pitch);

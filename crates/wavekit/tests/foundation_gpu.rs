@@ -84,7 +84,7 @@ fn copy_rejects_bad_sizes_without_panicking() {
     let a = ctx.storage_poisoned("a", 64).unwrap();
     let b = ctx.storage_poisoned("b", 64).unwrap();
     for bytes in [15u64, 17, 512] {
-        let e = kernel.bind(ctx, &a, &b, bytes).err().expect("must fail");
+        let e = kernel.bind(ctx, &a, &b, bytes).expect_err("must fail");
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     }
 }
