@@ -24,6 +24,9 @@
 pub mod bench;
 pub mod reference;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use wavekit::GpuContext;
 use wavekit::kernel::Kernel;
 use wavekit::shader::{ConstValue, compose};
@@ -137,13 +140,13 @@ impl TileShape {
 /// Shapes tried in order; the first that fits the adapter is taken.
 pub const SHAPES: [TileShape; 3] = [
     TileShape {
-        columns: 64,
-        rows: 16,
-        segments: 4,
+        columns: 128,
+        rows: 8,
+        segments: 2,
     },
     TileShape {
         columns: 64,
-        rows: 16,
+        rows: 8,
         segments: 2,
     },
     TileShape {
@@ -171,10 +174,42 @@ fn shape_from_env() -> Option<TileShape> {
     })
 }
 
-/// The fused level kernel's WGSL for a wavelet, direction and tile shape.
+/// One of the level kernel's pipelines: its direction, and the buffers its source region and
+/// its result region are in (see tile.wgsl: `image` 0, `coeffs` 1, `scratch` 2, `image_out`
+/// 3, `out8` 4), compiled in so that no load or store branches on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// The inverse transform.
+    pub inverse: bool,
+    /// The source region's buffer.
+    pub src: u32,
+    /// The result region's buffer.
+    pub dst: u32,
+}
+
+const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
+    Variant { inverse, src, dst }
+}
+
+/// Every variant a plan may use: the forward from the image or scratch to the coefficients or
+/// scratch, the inverse from the coefficients or scratch to scratch, the image or 8-bit output.
+pub const VARIANTS: [Variant; 10] = [
+    variant(false, IMAGE_IN, COEFFS),
+    variant(false, IMAGE_IN, SCRATCH),
+    variant(false, SCRATCH, COEFFS),
+    variant(false, SCRATCH, SCRATCH),
+    variant(true, COEFFS, SCRATCH),
+    variant(true, COEFFS, IMAGE_OUT),
+    variant(true, COEFFS, OUT8),
+    variant(true, SCRATCH, SCRATCH),
+    variant(true, SCRATCH, IMAGE_OUT),
+    variant(true, SCRATCH, OUT8),
+];
+
+/// The fused level kernel's WGSL for a wavelet, variant and tile shape.
 pub fn composed(
     wavelet: Wavelet,
-    inverse: bool,
+    variant: Variant,
     shape: TileShape,
 ) -> std::result::Result<wavekit::shader::Composed, wavekit::Error> {
     let sample = match wavelet {
@@ -196,7 +231,9 @@ pub fn composed(
                 "WAVELET",
                 ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
             ),
-            ("INVERSE", ConstValue::Bool(inverse)),
+            ("INVERSE", ConstValue::Bool(variant.inverse)),
+            ("SRC_SEL", ConstValue::U32(variant.src)),
+            ("DST_SEL", ConstValue::U32(variant.dst)),
         ],
         &[("dwt/tile", TILE_WGSL), ("dwt/sample", sample)],
     )
@@ -209,9 +246,9 @@ mod tests {
     #[test]
     fn every_variant_validates_with_naga() {
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-            for inverse in [false, true] {
+            for variant in VARIANTS {
                 for shape in SHAPES {
-                    let c = composed(wavelet, inverse, shape).unwrap();
+                    let c = composed(wavelet, variant, shape).unwrap();
                     wavekit::shader::validate(&c, false).unwrap();
                 }
             }
@@ -269,9 +306,9 @@ pub struct Dwt {
     levels: u32,
     planes: u32,
     shape: TileShape,
-    forward: Kernel,
-    inverse: Kernel,
-    copy: std::sync::Arc<wavekit::bench::CopyKernel>,
+    /// The level kernel's variants, compiled when first bound (shared by resized plans).
+    kernels: Arc<Mutex<HashMap<Variant, Kernel>>>,
+    copy: Arc<wavekit::bench::CopyKernel>,
 }
 
 impl Dwt {
@@ -310,9 +347,6 @@ impl Dwt {
         shape: TileShape,
     ) -> Result<Self> {
         Self::validate(ctx, wavelet, width, height, levels, planes, shape)?;
-        let kernel = |inverse: bool| -> Result<Kernel> {
-            Ok(Kernel::new(ctx, &composed(wavelet, inverse, shape)?)?)
-        };
         Ok(Self {
             wavelet,
             width,
@@ -320,9 +354,8 @@ impl Dwt {
             levels,
             planes,
             shape,
-            forward: kernel(false)?,
-            inverse: kernel(true)?,
-            copy: std::sync::Arc::new(wavekit::bench::CopyKernel::new(ctx)?),
+            kernels: Arc::default(),
+            copy: Arc::new(wavekit::bench::CopyKernel::new(ctx)?),
         })
     }
 
@@ -342,8 +375,7 @@ impl Dwt {
             height,
             levels,
             planes,
-            forward: self.forward.clone(),
-            inverse: self.inverse.clone(),
+            kernels: self.kernels.clone(),
             copy: self.copy.clone(),
             ..*self
         })
@@ -472,6 +504,17 @@ impl Dwt {
         self.bind_all(ctx, data, data, Some(out), Mode::InPlaceU8)
     }
 
+    /// The kernel of `variant`, compiled on first use.
+    fn kernel(&self, ctx: &GpuContext, variant: Variant) -> Result<Kernel> {
+        let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = kernels.get(&variant) {
+            return Ok(k.clone());
+        }
+        let k = Kernel::new(ctx, &composed(self.wavelet, variant, self.shape)?)?;
+        kernels.insert(variant, k.clone());
+        Ok(k)
+    }
+
     fn plane_copy(
         &self,
         ctx: &GpuContext,
@@ -528,39 +571,46 @@ impl Dwt {
             plane: w * h,
         };
         let split = |l: usize| u32::from(regions[l].0 > 1) | (u32::from(regions[l].1 > 1) << 1);
-        let params = |l: usize, src: Loc, dst: Loc, split: u32| -> Result<LevelPass> {
-            let (rw, rh) = regions[l];
-            let tile = self.tile();
-            let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
-            let words: [u32; 16] = [
-                rw,
-                rh,
-                tx,
-                ty,
-                src.sel,
-                src.offset,
-                src.pitch,
-                src.plane,
-                dst.sel,
-                dst.offset,
-                dst.pitch,
-                dst.plane,
-                w,
-                w * h,
-                split,
-                128,
-            ];
-            Ok(LevelPass {
-                params: ctx.uniform_from("dwt level params", &words)?,
-                groups: (tx, ty * p),
-            })
-        };
+        let params =
+            |l: usize, src: Loc, dst: Loc, split: u32, inverse: bool| -> Result<LevelPass> {
+                let (rw, rh) = regions[l];
+                let tile = self.tile();
+                let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
+                let words: [u32; 16] = [
+                    rw,
+                    rh,
+                    tx,
+                    ty,
+                    src.offset,
+                    src.pitch,
+                    src.plane,
+                    dst.offset,
+                    dst.pitch,
+                    dst.plane,
+                    w,
+                    w * h,
+                    split,
+                    128,
+                    0,
+                    0,
+                ];
+                let variant = Variant {
+                    inverse,
+                    src: src.sel,
+                    dst: dst.sel,
+                };
+                Ok(LevelPass {
+                    kernel: self.kernel(ctx, variant)?,
+                    params: ctx.uniform_from("dwt level params", &words)?,
+                    groups: (tx, ty * p),
+                })
+            };
         let placeholder = [
             ctx.storage_uninit("dwt no image in", 16)?,
             ctx.storage_uninit("dwt no image out", 16)?,
             ctx.storage_uninit("dwt no 8-bit output", 16)?,
         ];
-        let bind = |kernel: &Kernel, pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
+        let bind = |pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
             let image_in = if mode == Mode::Separate && !inverse {
                 image
             } else {
@@ -572,7 +622,7 @@ impl Dwt {
                 &placeholder[1]
             };
             let out = out8.unwrap_or(&placeholder[2]);
-            Ok(kernel.bind(
+            Ok(pass.kernel.bind(
                 ctx,
                 &[
                     (0, &pass.params),
@@ -599,8 +649,8 @@ impl Dwt {
             } else {
                 ll(l)
             };
-            let pass = params(l, src, dst, split(l))?;
-            forward.push((bind(&self.forward, &pass, false)?, pass));
+            let pass = params(l, src, dst, split(l), false)?;
+            forward.push((bind(&pass, false)?, pass));
         }
         let mut inverse = Vec::new();
         for l in (0..levels).rev() {
@@ -618,13 +668,13 @@ impl Dwt {
             } else {
                 ll(l - 1)
             };
-            let pass = params(l, src, dst, split(l))?;
-            inverse.push((bind(&self.inverse, &pass, true)?, pass));
+            let pass = params(l, src, dst, split(l), true)?;
+            inverse.push((bind(&pass, true)?, pass));
         }
         if levels == 0 && mode == Mode::InPlaceU8 {
             // No levels: a store-only pass to the 8-bit output.
-            let pass = params(0, whole(COEFFS), whole(OUT8), 0)?;
-            inverse.push((bind(&self.inverse, &pass, true)?, pass));
+            let pass = params(0, whole(COEFFS), whole(OUT8), 0, true)?;
+            inverse.push((bind(&pass, true)?, pass));
         }
         let bytes = u64::from(n) * 4;
         let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.plane_copy(ctx, from, to, bytes);
@@ -643,8 +693,6 @@ impl Dwt {
             _ => (None, None),
         };
         Ok(BoundDwt {
-            forward_kernel: self.forward.clone(),
-            inverse_kernel: self.inverse.clone(),
             forward,
             inverse,
             forward_copy,
@@ -742,9 +790,10 @@ impl Dwt {
     }
 }
 
-/// One level's dispatch: its parameters and workgroup grid.
+/// One level's dispatch: its kernel, parameters and workgroup grid.
 #[derive(Debug)]
 struct LevelPass {
+    kernel: Kernel,
     params: wgpu::Buffer,
     groups: (u32, u32),
 }
@@ -772,8 +821,6 @@ impl PlaneCopy {
 /// A transform bound to its buffers, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundDwt {
-    forward_kernel: Kernel,
-    inverse_kernel: Kernel,
     /// Per level, in order: bind group and dispatch.
     forward: Vec<(wgpu::BindGroup, LevelPass)>,
     inverse: Vec<(wgpu::BindGroup, LevelPass)>,
@@ -787,12 +834,7 @@ pub struct BoundDwt {
 }
 
 impl BoundDwt {
-    fn record(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        kernel: &Kernel,
-        passes: &[(wgpu::BindGroup, LevelPass)],
-    ) {
+    fn record(&self, enc: &mut wgpu::CommandEncoder, passes: &[(wgpu::BindGroup, LevelPass)]) {
         if passes.is_empty() {
             return;
         }
@@ -801,7 +843,9 @@ impl BoundDwt {
             timestamp_writes: None,
         });
         for (bind, level) in passes {
-            kernel.dispatch_grid(&mut pass, bind, level.groups.0, level.groups.1);
+            level
+                .kernel
+                .dispatch_grid(&mut pass, bind, level.groups.0, level.groups.1);
         }
     }
 
@@ -810,7 +854,7 @@ impl BoundDwt {
         if let Some(c) = &self.forward_copy {
             c.record(enc);
         }
-        self.record(enc, &self.forward_kernel, &self.forward);
+        self.record(enc, &self.forward);
     }
 
     /// Record the inverse transform (its last level to the 8-bit output, if bound with one).
@@ -818,7 +862,7 @@ impl BoundDwt {
         if let Some(out) = &self.out8 {
             enc.clear_buffer(out, 0, None);
         }
-        self.record(enc, &self.inverse_kernel, &self.inverse);
+        self.record(enc, &self.inverse);
         if let Some(c) = &self.inverse_copy {
             c.record(enc);
         }

@@ -21,8 +21,11 @@
 // held, then the columns, store the segment to `dst` (or as 8-bit samples to `out8`).
 //
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
-// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool). Imported by
-// name: `dwt/sample` (alias S). The Rust port of this kernel is `sim.rs`.
+// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), SRC_SEL
+// (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`) and DST_SEL (where the
+// result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline per
+// source and destination, so that the loads and stores of a column carry no branch on them.
+// Imported by name: `dwt/sample` (alias S).
 #import dwt/sample
 
 struct Params {
@@ -32,15 +35,12 @@ struct Params {
     height: u32,
     tiles_x: u32,
     tiles_y: u32,
-    // Where the region's samples (forward) or its LL (inverse) are read: buffer (0 `image`,
-    // 1 `coeffs`, 2 `scratch`), first element, row pitch, plane stride.
-    src_sel: u32,
+    // Where the region's samples (forward) or its LL (inverse) are read (in buffer SRC_SEL):
+    // first element, row pitch, plane stride.
     src_offset: u32,
     src_pitch: u32,
     src_plane: u32,
-    // Where LL (forward) or the rebuilt region (inverse) go: 1 `coeffs`, 2 `scratch`,
-    // 3 `image_out`, 4 `out8`.
-    dst_sel: u32,
+    // Where LL (forward) or the rebuilt region (inverse) go (in buffer DST_SEL).
     dst_offset: u32,
     dst_pitch: u32,
     dst_plane: u32,
@@ -52,6 +52,8 @@ struct Params {
     split: u32,
     // Added to rounded samples stored to `out8` (then clamped to 0..=255).
     shift: i32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -245,11 +247,11 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         if (inside) {
             let first = base + u32(y_first) * params.src_pitch;
 #unroll j REGS
-            v[{j}] = load_from(params.src_sel, first + {j} * params.src_pitch);
+            v[{j}] = load_from(SRC_SEL, first + {j} * params.src_pitch);
 #end
         } else {
 #unroll j REGS
-            v[{j}] = load_from(params.src_sel, base + pse(y_first + i32({j}), h) * params.src_pitch);
+            v[{j}] = load_from(SRC_SEL, base + pse(y_first + i32({j}), h) * params.src_pitch);
 #end
         }
         // Columns (every held row), then the segment's rows.
@@ -292,7 +294,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                     let by = band(y, h, split_y);
                     let x_out = v[APRON + {r}];
                     if (low_x && by < hl) {
-                        store_to(params.dst_sel, ll_base + by * params.dst_pitch, x_out);
+                        store_to(DST_SEL, ll_base + by * params.dst_pitch, x_out);
                     } else {
                         coeffs[c_base + by * params.c_pitch] = x_out;
                     }
@@ -312,7 +314,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             }
             let by = band(y, h, split_y);
             if (low_x && by < hl) {
-                v[{j}] = load_from(params.src_sel, ll_base + by * params.src_pitch);
+                v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
             } else {
                 v[{j}] = coeffs[c_base + by * params.c_pitch];
             }
@@ -353,7 +355,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             {
                 let y = u32(y_first + i32(APRON + {r}));
                 if (y < h) {
-                    store_to(params.dst_sel, out_base + y * params.dst_pitch, v[APRON + {r}]);
+                    store_to(DST_SEL, out_base + y * params.dst_pitch, v[APRON + {r}]);
                 }
             }
 #end
