@@ -17,8 +17,9 @@
 //
 // Forward: load the region's samples, lift the columns, lift the segment's rows, store each
 // sample to its band (LL to `dst`, HL, LH and HH to `coeffs`). Inverse: load each sample
-// straight from the band that holds it (LL from `src`, the rest from `coeffs`), lift every row
-// held, then the columns, store the segment to `dst` (or as 8-bit samples to `out8`).
+// straight from the band that holds it (LL from `src`, the rest from `coeffs`); 5/3: lift every
+// row held, then the columns; 9/7 (linear, so the order changes only the rounding): the columns,
+// then the segment's rows; store the segment to `dst` (or as 8-bit samples to `out8`).
 //
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
 // (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), SRC_SEL
@@ -320,33 +321,40 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             }
         }
 #end
-        // Rows (every held row: the columns need their apron), then the columns.
-        if (split_x) {
-            if (WAVELET == 0u) {
+        if (WAVELET == 0u) {
+            // 5/3: rows (every held row: the columns need their apron), then the columns, in
+            // T.800's order (the rounding makes the order matter).
+            if (split_x) {
                 publish(s, p, 0u, REGS);
                 workgroupBarrier();
                 hstep(s, p, 0u, 0u, REGS, UPDATE_INV, 0.0);
                 hstep(s, p, 1u, 0u, REGS, PREDICT_INV, 0.0);
-            } else {
-                scale_rows(false, (p & 1u) == 0u, true);
-                publish(s, p, 0u, REGS);
-                workgroupBarrier();
-                hstep(s, p, 0u, 0u, REGS, LIFT, -DELTA);
-                hstep(s, p, 1u, 0u, REGS, LIFT, -GAMMA);
-                hstep(s, p, 0u, 0u, REGS, LIFT, -BETA);
-                hstep(s, p, 1u, 0u, REGS, LIFT, -ALPHA);
             }
-        }
-        if (split_y) {
-            if (WAVELET == 0u) {
+            if (split_y) {
                 vstep(0u, UPDATE_INV, 0.0);
                 vstep(1u, PREDICT_INV, 0.0);
-            } else {
+            }
+        } else {
+            // 9/7 is linear: the columns first (in registers, every held column), then only the
+            // segment's rows, as in the forward (ADR-019: the same result up to f32 rounding,
+            // with half the horizontal work and workgroup memory traffic).
+            if (split_y) {
                 scale_rows(true, false, true);
                 vstep(0u, LIFT, -DELTA);
                 vstep(1u, LIFT, -GAMMA);
                 vstep(0u, LIFT, -BETA);
                 vstep(1u, LIFT, -ALPHA);
+            }
+            if (split_x) {
+                let lo = APRON;
+                let hi = APRON + ROWS;
+                scale_rows(false, (p & 1u) == 0u, true);
+                publish(s, p, lo, hi);
+                workgroupBarrier();
+                hstep(s, p, 0u, lo, hi, LIFT, -DELTA);
+                hstep(s, p, 1u, lo, hi, LIFT, -GAMMA);
+                hstep(s, p, 0u, lo, hi, LIFT, -BETA);
+                hstep(s, p, 1u, lo, hi, LIFT, -ALPHA);
             }
         }
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
