@@ -23,6 +23,7 @@
 
 pub mod bench;
 pub mod reference;
+pub mod sim;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
