@@ -113,7 +113,7 @@ pub fn column_of(c: u32, columns: u32) -> u32 {
 fn band(c: usize, n: usize, split: bool) -> usize {
     if !split {
         c
-    } else if c % 2 == 0 {
+    } else if c.is_multiple_of(2) {
         c / 2
     } else {
         n.div_ceil(2) + c / 2
