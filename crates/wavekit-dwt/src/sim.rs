@@ -57,6 +57,7 @@ const BETA: f32 = -0.052_980_12;
 const GAMMA: f32 = 0.882_911_1;
 const DELTA: f32 = 0.443_506_87;
 const K: f32 = 1.230_174_1;
+const INV_K: f32 = 0.812_893_07;
 
 #[derive(Clone, Copy)]
 enum Step {
@@ -80,7 +81,7 @@ fn lift1<T: Sample>(x: T, l: T, r: T, step: Step) -> T {
 fn scale<T: Sample>(x: T, even: bool, inverse: bool) -> T {
     let v = x.float();
     let up = even == inverse;
-    T::from_float(if up { v * K } else { v / K })
+    T::from_float(v * if up { K } else { INV_K })
 }
 
 /// The steps of one direction, in order (the 9/7 scaling is separate).
