@@ -57,7 +57,7 @@ const BETA: f32 = -0.052_980_12;
 const GAMMA: f32 = 0.882_911_1;
 const DELTA: f32 = 0.443_506_87;
 const K: f32 = 1.230_174_1;
-const INV_K: f32 = 0.812_893_07;
+const INV_K: f32 = 1.0 / K;
 
 #[derive(Clone, Copy)]
 enum Step {
