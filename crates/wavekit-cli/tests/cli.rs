@@ -563,8 +563,13 @@ fn bench_dwt_json_has_every_case() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["results"].as_array().unwrap();
-    assert_eq!(rows.len(), 4, "two wavelets, two directions");
+    assert_eq!(rows.len(), 8, "two wavelets, two directions, two bindings");
+    for binding in ["separate", "in place"] {
+        let n = rows.iter().filter(|r| r["binding"] == binding).count();
+        assert_eq!(n, 4, "{binding}");
+    }
     for r in rows {
+        assert!(r["tile"][0].as_u64().unwrap() >= 2, "{r}");
         assert!(r["median_ns"].as_f64().unwrap() > 0.0);
         assert!(r["bound_fraction"].as_f64().unwrap() > 0.0);
         // Two levels of 1920 x 1080 x 1: (1920·1080 + 960·540) samples, read and written.
@@ -573,7 +578,7 @@ fn bench_dwt_json_has_every_case() {
             8 * (1920 * 1080 + 960 * 540)
         );
     }
-    assert!(text(&out.stderr).contains("[4/4]"), "progress lines");
+    assert!(text(&out.stderr).contains("[8/8]"), "progress lines");
     let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("unknown size '720p'"));
