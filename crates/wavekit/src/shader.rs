@@ -123,10 +123,13 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
                     ..SortConfig::keys(key)
                 };
                 // The narrowest subgroups wgpu reports (4) with lavapipe's 32 KiB, and the
-                // H200's 32 lanes with 48 KiB.
-                for (w, bytes) in [(4, 32768), (32, 49152)] {
+                // H200's 32 lanes with 48 KiB and 1024 invocations.
+                for (w, bytes, inv) in [(4, 32768, 256), (32, 49152, 1024)] {
                     for name in crate::sort::KERNELS {
-                        out.push((crate::sort::composed_kernel(name, &c, sg, w, bytes)?, sg));
+                        out.push((
+                            crate::sort::composed_kernel(name, &c, sg, w, bytes, inv)?,
+                            sg,
+                        ));
                     }
                 }
             }

@@ -81,6 +81,10 @@ pub const SORT_WORKGROUP: u32 = 256;
 /// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys).
 pub const SORT_ITEMS: u32 = 16;
 
+/// Keys per invocation of sorts with values, with 512 invocations where the adapter allows
+/// (measured on the H200: 0.45x CUB against 0.41x for 256 x 16).
+pub const SORT_PAIRS_ITEMS: u32 = 8;
+
 /// Invocations per workgroup of the histogram.
 pub const HISTOGRAM_WORKGROUP: u32 = 256;
 
