@@ -294,3 +294,21 @@ fn separate_buffers_must_differ_and_tiles_must_be_even() {
     let e = Dwt::with_shape(ctx, Wavelet::Reversible53, 8, 8, 1, 1, shape(64, 512, 1)).unwrap_err();
     assert!(e.to_string().contains("workgroup memory"), "{e}");
 }
+
+/// Lines far longer than workgroup memory holds (the first version refused them): wide and
+/// tall strips, several levels, against the reference.
+#[test]
+fn lines_longer_than_workgroup_memory() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(20001);
+    let base = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
+    for (w, h) in [(20001, 3), (3, 20001)] {
+        let x: Vec<i32> = (0..w * h).map(|_| rng.i32(-128..128)).collect();
+        let d = base.resized(ctx, w, h, 4, 1).unwrap();
+        let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
+        let mut want = x.clone();
+        reference::forward_2d_53(&mut want, w as usize, h as usize, 4);
+        assert_eq!(c, want, "{w}x{h}");
+        assert_eq!(back, x, "{w}x{h} round trip");
+    }
+}
