@@ -1,17 +1,17 @@
 //! Inputs larger than one storage binding: scan and reduce split them into chunks (the carry
-//! passed along on the GPU), the histogram counts chunk after chunk; select and partition
-//! refuse them with the limit. The binding
+//! passed along on the GPU), the histogram counts chunk after chunk, select and partition
+//! take their input in chunks and write across two output bindings. The binding
 //! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
 //! test function, since the switch is process-wide.
 
 mod common;
 
 use common::{gpu, on, run};
+use wavekit::POISON;
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
 use wavekit::select::{Keep, Select};
-use wavekit::{Error, POISON};
 
 #[test]
 fn inputs_larger_than_one_binding() {
@@ -98,14 +98,65 @@ fn inputs_larger_than_one_binding() {
             on(ctx)
         );
     }
-    // Select cannot split its output at positions only the GPU knows: a clear error.
+    // Select and partition: the input in chunks, the output across two windows, the carry
+    // of survivors passed from chunk to chunk on the GPU; predicates see global indices.
+    let tile = wavekit::select::tile_elements() as usize;
+    let sel_chunk = 16_384 / tile * tile;
+    let by_index = Keep::Predicate(
+        "fn keep(x: u32, i: u32) -> bool { return (i % 3u) == 0u || (x & 1u) == 1u; }".into(),
+    );
+    for (keep, partition) in [
+        (Keep::Flags, false),
+        (Keep::Flags, true),
+        (by_index.clone(), false),
+        (by_index.clone(), true),
+    ] {
+        let s = Select::new(ctx, Scalar::U32, &keep, partition).unwrap();
+        for n in [
+            sel_chunk - 1,
+            sel_chunk,
+            sel_chunk + 1,
+            sel_chunk + 4097,
+            2 * sel_chunk,
+        ] {
+            let mut r = fastrand::Rng::with_seed(n as u64 + 3);
+            let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+            let f: Vec<u32> = (0..n).map(|_| u32::from(r.u8(..) < 100)).collect();
+            let kept = |i: usize| match keep {
+                Keep::Flags => f[i] != 0,
+                Keep::Predicate(_) => i.is_multiple_of(3) || x[i] & 1 == 1,
+            };
+            let mut want: Vec<u32> = (0..n).filter(|&i| kept(i)).map(|i| x[i]).collect();
+            let survivors = want.len();
+            if partition {
+                want.extend((0..n).filter(|&i| !kept(i)).map(|i| x[i]));
+            }
+            let src = ctx.storage_from("src", &x).unwrap();
+            let flags = ctx.storage_from("flags", &f).unwrap();
+            let dst = ctx.storage_poisoned("dst", n + 1).unwrap();
+            let flag_buf = matches!(keep, Keep::Flags).then_some(&flags);
+            let b = s.bind(ctx, &src, flag_buf, &dst, n as u64).unwrap();
+            run(ctx, |e| b.record(e));
+            let what = format!("{}: {keep:?} partition={partition} n={n}", on(ctx));
+            let count = ctx.read_back::<u32>("count", b.count(), 1).unwrap()[0] as usize;
+            assert_eq!(count, survivors, "{what}");
+            let got: Vec<u32> = ctx.read_back("dst", &dst, n + 1).unwrap();
+            assert_eq!(&got[..want.len()], &want[..], "{what}");
+            assert_eq!(got[n], POISON, "{what}: wrote past the end");
+            if !partition {
+                assert!(got[survivors..n].iter().all(|&v| v == POISON), "{what}");
+            }
+        }
+    }
+    // Past two output windows: a clear error.
     let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
-    let n = 16_384 + 1;
+    let n = 2 * sel_chunk + 1;
     let big = ctx.storage_uninit("big", 4 * n as u64).unwrap();
     let flags = ctx.storage_uninit("flags", 4 * n as u64).unwrap();
-    let e = s.bind(ctx, &big, Some(&flags), &big, n as u64).unwrap_err();
+    let out = ctx.storage_uninit("out", 4 * n as u64).unwrap();
+    let e = s.bind(ctx, &big, Some(&flags), &out, n as u64).unwrap_err();
     assert!(
-        matches!(e, Error::BindingTooLarge { limit: 65536, .. }),
+        e.to_string().contains("more than two storage bindings"),
         "{e}"
     );
     // The histogram counts every chunk into the same counts.

@@ -1,6 +1,6 @@
-//! Inputs past the device's real storage-binding limit (2 GiB on the H200): a scan and a
-//! reduce of 2^29 + 5 u32. Only with WAVEKIT_LARGE_TESTS=1 (they need over 4 GiB of device
-//! memory and are far too slow for lavapipe).
+//! Inputs past the device's real storage-binding limit (2 GiB on the H200): a scan, a reduce,
+//! a select and a partition of 2^29 + 5 u32. Only with WAVEKIT_LARGE_TESTS=1 (they need over
+//! 6 GiB of device memory and are far too slow for lavapipe).
 
 mod common;
 
@@ -8,6 +8,7 @@ use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
+use wavekit::select::{Keep, Select};
 
 #[test]
 fn scan_and_reduce_past_the_binding_limit() {
@@ -52,4 +53,35 @@ fn scan_and_reduce_past_the_binding_limit() {
     );
     let m: Vec<u32> = ctx.read_back("max", rb.result(), 1).unwrap();
     assert_eq!(m[0], reference::reduce(&x, Op::Max), "{}", on(ctx));
+}
+
+#[test]
+fn select_and_partition_past_the_binding_limit() {
+    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 6 GiB of device memory)");
+        return;
+    }
+    let Some(ctx) = gpu() else { return };
+    let n = (1usize << 29) + 5;
+    let bytes = 4 * n as u64;
+    let mut r = fastrand::Rng::with_seed(31);
+    let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+    let f: Vec<u32> = (0..n).map(|_| u32::from(r.bool())).collect();
+    let src = ctx.storage_from("src", &x).unwrap();
+    let flags = ctx.storage_from("flags", &f).unwrap();
+    let dst = ctx.storage_uninit("dst", bytes).unwrap();
+    for partition in [false, true] {
+        let s = Select::new(ctx, Scalar::U32, &Keep::Flags, partition).unwrap();
+        let b = s.bind(ctx, &src, Some(&flags), &dst, n as u64).unwrap();
+        run(ctx, |e| b.record(e));
+        let mut want: Vec<u32> = (0..n).filter(|&i| f[i] != 0).map(|i| x[i]).collect();
+        let kept = want.len();
+        if partition {
+            want.extend((0..n).filter(|&i| f[i] == 0).map(|i| x[i]));
+        }
+        let count = ctx.read_back::<u32>("count", b.count(), 1).unwrap()[0] as usize;
+        assert_eq!(count, kept, "{}: partition={partition}", on(ctx));
+        let got: Vec<u32> = ctx.read_back("dst", &dst, want.len()).unwrap();
+        assert!(got == want, "{}: partition={partition} differs", on(ctx));
+    }
 }

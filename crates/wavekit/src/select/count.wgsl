@@ -9,6 +9,11 @@
 
 #import device/tile_range
 
+// The element index predicates see: from the start of the whole input.
+fn index_base() -> u32 {
+    return params.base;
+}
+
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 
 #import select/io

@@ -8,29 +8,15 @@ use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::primitive::{
-    SELECT_VEC, check_len, lookback_consts, params, params4, select_steps, select_tile,
+    SELECT_VEC, check_fits, chunk_elements, lookback_consts, params4, select_steps, select_tile,
     state_buffer, subgroup_api, with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
-/// Bytes of the counts buffer: survivors, the partition total, three indirect arguments.
-const COUNTS_BYTES: u64 = 20;
-
-/// A binding of the first `quad_bytes` of `b` (its whole quads), or of `placeholder` when
-/// there are none.
-fn quad_view<'a>(
-    binding: u32,
-    b: &'a wgpu::Buffer,
-    placeholder: &'a wgpu::Buffer,
-    quad_bytes: u64,
-) -> Range<'a> {
-    if quad_bytes == 0 {
-        (binding, placeholder, 0, None)
-    } else {
-        (binding, b, 0, Some(quad_bytes))
-    }
-}
+/// Bytes of the counts buffer: survivors, the partition total, three indirect arguments, two
+/// carry words for chunked inputs, one unused.
+const COUNTS_BYTES: u64 = 32;
 
 /// Which elements survive.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,10 +50,10 @@ fn io_piece(scalar: Scalar, keep: &Keep) -> String {
         ),
         Keep::Predicate(_) => s.push_str(
             "#import select/predicate\n\
-             fn keep_at(i: u32) -> bool {\n    return keep(src[i], i);\n}\n\
-             fn keep_value(x: D, i: u32) -> bool {\n    return keep(x, i);\n}\n\
+             fn keep_at(i: u32) -> bool {\n    return keep(src[i], index_base() + i);\n}\n\
+             fn keep_value(x: D, i: u32) -> bool {\n    return keep(x, index_base() + i);\n}\n\
              fn keep_quad(x: vec4<D>, q: u32) -> vec4<bool> {\n\
-             \x20   let i = q * 4u;\n\
+             \x20   let i = index_base() + q * 4u;\n\
              \x20   return vec4<bool>(keep(x.x, i), keep(x.y, i + 1u), keep(x.z, i + 2u), keep(x.w, i + 3u));\n}\n",
         ),
     }
@@ -193,7 +179,8 @@ impl Select {
     }
 
     /// Bind to `n` elements of `src` (and `flags`, one u32 each, with [`Keep::Flags`]),
-    /// writing to `dst`.
+    /// writing to `dst`. Inputs past one storage binding are dispatched in chunks, in order;
+    /// the output may span two bindings (on the H200: any buffer the adapter allows).
     pub fn bind(
         &self,
         ctx: &GpuContext,
@@ -202,11 +189,14 @@ impl Select {
         dst: &wgpu::Buffer,
         n: u64,
     ) -> Result<BoundSelect> {
-        let n = check_len(ctx, "select input", src, n, 1)?;
-        check_len(ctx, "select output", dst, u64::from(n), 1)?;
+        check_fits("select input", src, n, 1)?;
+        check_fits("select output", dst, n, 1)?;
+        let n = u32::try_from(n).map_err(|_| {
+            Error::InvalidArgument(format!("select of {n} elements: at most 2^32 - 1"))
+        })?;
         match (&self.keep, flags) {
             (Keep::Flags, Some(f)) => {
-                check_len(ctx, "select flags", f, u64::from(n), 1)?;
+                check_fits("select flags", f, u64::from(n), 1)?;
             }
             (Keep::Predicate(_), None) => {}
             (Keep::Flags, None) => {
@@ -220,8 +210,18 @@ impl Select {
                 ));
             }
         }
-        let t = n.div_ceil(select_tile());
-        let state = state_buffer(ctx, t)?;
+        let tile = select_tile();
+        // Elements per chunk: whole tiles, one storage binding, aligned for binding offsets.
+        // The output's first window is as long; the rest goes to a second window.
+        let chunk = chunk_elements(ctx, 1, tile).min(u64::from(u32::MAX)) as u32;
+        let window = chunk;
+        if u64::from(n) > 2 * u64::from(window) {
+            return Err(Error::InvalidArgument(format!(
+                "select of {n} elements: its output would need more than two storage bindings \
+                 of {window} elements; select at most {} at once",
+                2 * u64::from(window)
+            )));
+        }
         let counts = ctx.scoped("creating buffer 'select counts'", || {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wavekit.select.counts"),
@@ -233,88 +233,178 @@ impl Select {
                 mapped_at_creation: false,
             })
         })?;
-        let p = params4(ctx, n, t, self.indirect_items, 0)?;
-        // The vector views cover the whole quads; fewer than four elements have none.
-        let quad_bytes = u64::from(n) / 4 * 16;
         let placeholder = ctx.storage_uninit("select placeholder", 16)?;
-        let mut entries: Vec<Range> = vec![
-            (0, &p, 0, None),
-            (1, &state, 0, None),
-            (2, &counts, 0, None),
-            (3, src, 0, None),
-            (5, dst, 0, None),
-            quad_view(6, src, &placeholder, quad_bytes),
-        ];
-        if let Some(f) = flags {
-            entries.push((4, f, 0, None));
-            entries.push(quad_view(7, f, &placeholder, quad_bytes));
-        }
-        let bind = self.select.bind_ranges(ctx, &entries)?;
-        let count = match &self.count {
-            Some(k) => {
-                let groups = t.clamp(1, REDUCE_MAX_WORKGROUPS);
-                let per_group = t.div_ceil(groups).max(1);
-                let cp = params(ctx, n, t, per_group)?;
-                let mut entries: Vec<Range> = vec![
-                    (0, &cp, 0, None),
-                    (2, &counts, 0, None),
-                    (3, src, 0, None),
-                    quad_view(6, src, &placeholder, quad_bytes),
-                ];
-                if let Some(f) = flags {
-                    entries.push((4, f, 0, None));
-                    entries.push(quad_view(7, f, &placeholder, quad_bytes));
-                }
-                let b = k.bind_ranges(ctx, &entries)?;
-                Some((k.clone(), b, t.div_ceil(per_group), cp))
-            }
-            None => None,
+        // A second one: a buffer may not be read-only and read-write in one dispatch.
+        let no_hi = ctx.storage_uninit("select no second output window", 16)?;
+        let out_lo = (u64::from(n.min(window)) * 4).max(4);
+        let dst_lo: Range = (5, dst, 0, Some(out_lo));
+        let dst_hi: Range = if n > window {
+            (
+                8,
+                dst,
+                u64::from(window) * 4,
+                Some(u64::from(n - window) * 4),
+            )
+        } else {
+            (8, &no_hi, 0, None)
         };
+        let mut chunks = Vec::new();
+        let mut start = 0u32;
+        while start < n || (n == 0 && chunks.is_empty()) {
+            let len = (n - start).min(chunk);
+            let t = len.div_ceil(tile);
+            let state = state_buffer(ctx, t)?;
+            let p = ctx.uniform_from(
+                "select params",
+                &[
+                    len,
+                    t,
+                    self.indirect_items,
+                    start,
+                    (chunks.len() % 2) as u32,
+                    window,
+                    0,
+                    0,
+                ],
+            )?;
+            let offset = u64::from(start) * 4;
+            let bytes = (u64::from(len) * 4).max(4);
+            // The vector views cover the whole quads; fewer than four elements have none.
+            let quad_bytes = u64::from(len) / 4 * 16;
+            let view =
+                |binding, b| chunk_views(binding, b, &placeholder, offset, bytes, quad_bytes);
+            let (src_v, src_q) = view(3, src);
+            let mut entries: Vec<Range> = vec![
+                (0, &p, 0, None),
+                (1, &state, 0, None),
+                (2, &counts, 0, None),
+                src_v,
+                dst_lo,
+                src_q,
+                dst_hi,
+            ];
+            let flag_views = flags.map(|f| view(4, f));
+            if let Some((fv, fq)) = flag_views {
+                entries.push(fv);
+                entries.push(fq);
+            }
+            let bind = self.select.bind_ranges(ctx, &entries)?;
+            let count = match &self.count {
+                Some(k) => {
+                    let groups = t.clamp(1, REDUCE_MAX_WORKGROUPS);
+                    let per_group = t.div_ceil(groups).max(1);
+                    let cp = params4(ctx, len, t, per_group, start)?;
+                    let mut entries: Vec<Range> =
+                        vec![(0, &cp, 0, None), (2, &counts, 0, None), src_v, src_q];
+                    if let Some((fv, fq)) = flag_views {
+                        entries.push(fv);
+                        entries.push(fq);
+                    }
+                    let b = k.bind_ranges(ctx, &entries)?;
+                    Some((b, t.div_ceil(per_group), cp))
+                }
+                None => None,
+            };
+            chunks.push(SelectChunk {
+                bind,
+                count,
+                state,
+                _params: p,
+                tiles: t,
+            });
+            start += len;
+            if n == 0 {
+                break;
+            }
+        }
         Ok(BoundSelect {
             select: self.select.clone(),
-            bind,
-            count,
-            state,
+            count_kernel: self.count.clone(),
+            chunks,
             counts,
-            _params: p,
-            tiles: t,
+            _placeholders: [placeholder, no_hi],
         })
     }
+}
+
+/// A chunk's binding of buffer `b` at `binding` (`bytes` from `offset`) and of its whole
+/// quads at `binding + 3` (the placeholder when there are none).
+fn chunk_views<'a>(
+    binding: u32,
+    b: &'a wgpu::Buffer,
+    placeholder: &'a wgpu::Buffer,
+    offset: u64,
+    bytes: u64,
+    quad_bytes: u64,
+) -> (Range<'a>, Range<'a>) {
+    let whole = (binding, b, offset, Some(bytes));
+    let quads = if quad_bytes == 0 {
+        (binding + 3, placeholder, 0, None)
+    } else {
+        (binding + 3, b, offset, Some(quad_bytes))
+    };
+    (whole, quads)
+}
+
+/// One chunk of a select's input: its bind groups, look-back state and tiles.
+#[derive(Debug)]
+struct SelectChunk {
+    bind: wgpu::BindGroup,
+    /// Partition: the count kernel's bind group, workgroups and parameters.
+    count: Option<(wgpu::BindGroup, u32, wgpu::Buffer)>,
+    state: wgpu::Buffer,
+    _params: wgpu::Buffer,
+    tiles: u32,
 }
 
 /// A select bound to its buffers and scratch.
 #[derive(Debug)]
 pub struct BoundSelect {
     select: Kernel,
-    bind: wgpu::BindGroup,
-    count: Option<(Kernel, wgpu::BindGroup, u32, wgpu::Buffer)>,
-    state: wgpu::Buffer,
+    count_kernel: Option<Kernel>,
+    chunks: Vec<SelectChunk>,
     counts: wgpu::Buffer,
-    _params: wgpu::Buffer,
-    tiles: u32,
+    _placeholders: [wgpu::Buffer; 2],
 }
 
 impl BoundSelect {
-    /// What the look-back did in the last run (after the commands completed).
+    /// What the look-back did in the last run (after the commands completed), summed over
+    /// chunks.
     pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
-        crate::primitive::lookback_stats(ctx, &self.state)
+        let mut all = crate::primitive::LookbackStats::default();
+        for c in &self.chunks {
+            let s = crate::primitive::lookback_stats(ctx, &c.state)?;
+            all.waited_windows += s.waited_windows;
+            all.fallbacks += s.fallbacks;
+            all.windows += s.windows;
+        }
+        Ok(all)
     }
 
     /// Record the select (clears its scratch and count first).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         enc.clear_buffer(&self.counts, 0, None);
-        if self.tiles == 0 {
+        if self.chunks.iter().all(|c| c.tiles == 0) {
             return;
         }
-        enc.clear_buffer(&self.state, 0, None);
+        for c in &self.chunks {
+            enc.clear_buffer(&c.state, 0, None);
+        }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wavekit.select"),
             timestamp_writes: None,
         });
-        if let Some((k, b, groups, _)) = &self.count {
-            k.dispatch(&mut pass, b, *groups);
+        // Partition: every chunk's survivors are counted before any is placed.
+        if let Some(k) = &self.count_kernel {
+            for c in &self.chunks {
+                if let Some((b, groups, _)) = &c.count {
+                    k.dispatch(&mut pass, b, *groups);
+                }
+            }
         }
-        self.select.dispatch(&mut pass, &self.bind, self.tiles);
+        for c in &self.chunks {
+            self.select.dispatch(&mut pass, &c.bind, c.tiles);
+        }
     }
 
     /// The buffer whose first `u32` is the number of elements kept.

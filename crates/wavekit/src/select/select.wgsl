@@ -5,6 +5,11 @@
 // total + (rejected before it), so both sides keep their order (the total comes from a
 // count pass, select/count.wgsl).
 //
+// Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
+// chunk starts from the survivors of the chunks before it, a carry word in `counts` written
+// by the previous chunk's last tile (two words used in turn, so no tile of a chunk can read
+// the word its chunk's last tile writes). Outputs past one binding go to a second window.
+//
 // Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad).
@@ -15,23 +20,48 @@
 #import device/lookback
 
 struct Params {
+    // Elements and tiles of this chunk.
     n: u32,
     tiles: u32,
     // Items per workgroup of the caller's indirect dispatch over the survivors.
     indirect_items: u32,
-    _pad: u32,
+    // Index of the chunk's first element in the whole input.
+    chunk_start: u32,
+    // Which carry word (counts[5 + carry_in]) holds the survivors of earlier chunks; this
+    // chunk's last tile writes the other.
+    carry_in: u32,
+    // Output elements in the first window (`dst`); the rest go to `dst_hi`.
+    window: u32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> tile_state: array<atomic<u32>>;
 // [0]: survivors (written by the last tile), [1]: survivors counted beforehand (PARTITION),
-// [2..5): indirect dispatch arguments (ceil(survivors / indirect_items), 1, 1).
+// [2..5): indirect dispatch arguments (ceil(survivors / indirect_items), 1, 1), [5..7): the
+// carry words of chunked inputs.
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+// The output past the first window (a placeholder when it fits one binding).
+@group(0) @binding(8) var<storage, read_write> dst_hi: array<D>;
+
+fn index_base() -> u32 {
+    return params.chunk_start;
+}
+
+fn store_out(pos: u32, v: D) {
+    if (pos < params.window) {
+        store_data(pos, v);
+    } else {
+        dst_hi[pos - params.window] = v;
+    }
+}
 
 #import select/io
 
 var<workgroup> sh_tile: u32;
 var<workgroup> sh_total: u32;
+var<workgroup> sh_carry: u32;
 var<workgroup> sh_data: array<D, TILE_PADDED>;
 
 fn num_tiles() -> u32 {
@@ -133,8 +163,11 @@ fn main(inv: Invocation) {
     }
     // One invocation reads the survivors' total (PARTITION) and shares it after the barrier
     // below, rather than every invocation loading the same word.
-    if (PARTITION && l.local == 0u) {
-        sh_total = counts[1];
+    if (l.local == 0u) {
+        sh_carry = counts[5u + params.carry_in];
+        if (PARTITION) {
+            sh_total = counts[1];
+        }
     }
     var prefix = 0u;
     if (!EXPERIMENT_NO_LOOKBACK) {
@@ -144,23 +177,27 @@ fn main(inv: Invocation) {
         // The look-back has barriers, but not for tile 0.
         workgroupBarrier();
     }
+    // Read after the look-back's barriers (or the one above).
+    let carry = sh_carry;
     if (l.local == 0u && tile == params.tiles - 1u) {
-        counts[0] = prefix + kept;
-        counts[2] = (prefix + kept + params.indirect_items - 1u) / params.indirect_items;
+        let kept_all = carry + prefix + kept;
+        counts[0] = kept_all;
+        counts[5u + 1u - params.carry_in] = kept_all;
+        counts[2] = (kept_all + params.indirect_items - 1u) / params.indirect_items;
         counts[3] = 1u;
         counts[4] = 1u;
     }
     let in_tile = min(TILE, params.n - tile * TILE);
-    // Rejected elements of earlier tiles, for PARTITION.
-    let rejected_before = tile * TILE - prefix;
+    // Rejected elements of earlier chunks and tiles, for PARTITION.
+    let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
 #unroll v PER_LANE
     {
         let k = {v} * WG_SIZE + l.local;
         if (k < kept) {
-            store_data(prefix + k, sh_data[pad(k)]);
+            store_out(carry + prefix + k, sh_data[pad(k)]);
         } else if (PARTITION && k < in_tile) {
-            store_data(total + rejected_before + (k - kept), sh_data[pad(k)]);
+            store_out(total + rejected_before + (k - kept), sh_data[pad(k)]);
         }
     }
 #end

@@ -6,7 +6,9 @@ struct RangeParams {
     n: u32,
     tiles: u32,
     tiles_per_group: u32,
-    _pad: u32,
+    // The index of element 0 of this dispatch in the whole input (inputs past one binding are
+    // dispatched in chunks); 0 where unused.
+    base: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: RangeParams;
