@@ -216,20 +216,6 @@ pub fn check_fits(what: &str, buffer: &wgpu::Buffer, n: u64, words: u32) -> Resu
     Ok(())
 }
 
-/// Check that `n` elements of `words` 32-bit words fit `buffer` and one binding.
-pub fn check_len(
-    ctx: &GpuContext,
-    what: &str,
-    buffer: &wgpu::Buffer,
-    n: u64,
-    words: u32,
-) -> Result<u32> {
-    check_fits(what, buffer, n, words)?;
-    ctx.check_binding(what, n * u64::from(words) * 4)?;
-    u32::try_from(n)
-        .map_err(|_| Error::InvalidArgument(format!("{what}: {n} elements exceed 2^32 - 1")))
-}
-
 /// Words before the descriptor regions of the look-back state (prepended to the WGSL as
 /// `STATE_HEADER`): tile counters and statistics.
 const STATE_HEADER: u64 = 8;

@@ -1,6 +1,7 @@
 //! Inputs larger than one storage binding: scan and reduce split them into chunks (the carry
 //! passed along on the GPU), the histogram counts chunk after chunk, select and partition
-//! take their input in chunks and write across two output bindings. The binding
+//! take their input in chunks and write across two output bindings, the sort binds its
+//! buffers as two windows. The binding
 //! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
 //! test function, since the switch is process-wide.
 
@@ -146,6 +147,38 @@ fn inputs_larger_than_one_binding() {
             if !partition {
                 assert!(got[survivors..n].iter().all(|&v| v == POISON), "{what}");
             }
+        }
+    }
+    // The sort binds key and value buffers past one binding as two windows (u32 keys: 16384
+    // per 64 KiB window; u64: 8192), scratch too.
+    for n in [16_384 - 1, 16_384 + 1, 2 * 16_384] {
+        let mut r = fastrand::Rng::with_seed(n as u64 + 5);
+        let keys: Vec<u32> = (0..n).map(|_| r.u32(..1000)).collect();
+        let mut want = keys.clone();
+        want.sort();
+        let got = wavekit::sort::sort_slice(ctx, &keys, false, None).unwrap();
+        assert!(got == want, "{}: chunked sort of {n} u32 keys", on(ctx));
+        let (k, v) = wavekit::sort::sort_pairs_slice(ctx, &keys, None, false, None).unwrap();
+        let mut idx: Vec<u32> = (0..n as u32).collect();
+        idx.sort_by_key(|&i| keys[i as usize]);
+        assert!(
+            k == want && v == idx,
+            "{}: chunked stable pairs, n = {n}",
+            on(ctx)
+        );
+        let wide: Vec<u64> = (0..n).map(|_| r.u64(..)).collect();
+        if n <= 2 * 8192 {
+            let mut want = wide.clone();
+            want.sort();
+            let got = wavekit::sort::sort_slice(ctx, &wide, true, None).unwrap();
+            want.reverse();
+            assert!(got == want, "{}: chunked sort of {n} u64 keys", on(ctx));
+        } else {
+            let e = wavekit::sort::sort_slice(ctx, &wide, false, None).unwrap_err();
+            assert!(
+                e.to_string().contains("more than two storage bindings"),
+                "{e}"
+            );
         }
     }
     // Past two output windows: a clear error.

@@ -1,6 +1,7 @@
 //! Inputs past the device's real storage-binding limit (2 GiB on the H200): a scan, a reduce,
-//! a select and a partition of 2^29 + 5 u32. Only with WAVEKIT_LARGE_TESTS=1 (they need over
-//! 6 GiB of device memory and are far too slow for lavapipe).
+//! a select, a partition and a sort with indices of 2^29 + 5 u32. Only with
+//! WAVEKIT_LARGE_TESTS=1 (they need over 8 GiB of device memory and are far too slow for
+//! lavapipe).
 
 mod common;
 
@@ -83,5 +84,34 @@ fn select_and_partition_past_the_binding_limit() {
         assert_eq!(count, kept, "{}: partition={partition}", on(ctx));
         let got: Vec<u32> = ctx.read_back("dst", &dst, want.len()).unwrap();
         assert!(got == want, "{}: partition={partition} differs", on(ctx));
+    }
+}
+
+#[test]
+fn sort_past_the_binding_limit() {
+    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 8 GiB of device memory)");
+        return;
+    }
+    let Some(ctx) = gpu() else { return };
+    let n = (1usize << 29) + 5;
+    let mut r = fastrand::Rng::with_seed(37);
+    // Few distinct keys: long runs of equal keys, so stability is visible.
+    let x: Vec<u32> = (0..n).map(|_| r.u32(..1 << 20)).collect();
+    // With their indices: sorted keys, each the key at its index, indices increasing within a
+    // key (stable), and every index once. O(n) checks in place of a reference sort.
+    let (keys, idx) = wavekit::sort::sort_pairs_slice(ctx, &x, None, false, None).unwrap();
+    let mut seen = vec![false; n];
+    for i in 0..n {
+        let j = idx[i] as usize;
+        assert!(!seen[j], "{}: index {j} twice", on(ctx));
+        seen[j] = true;
+        assert_eq!(keys[i], x[j], "{}: key {i} is not its index's key", on(ctx));
+        if i > 0 {
+            assert!(keys[i - 1] <= keys[i], "{}: not sorted at {i}", on(ctx));
+            if keys[i - 1] == keys[i] {
+                assert!(idx[i - 1] < idx[i], "{}: not stable at {i}", on(ctx));
+            }
+        }
     }
 }

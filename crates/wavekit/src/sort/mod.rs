@@ -14,9 +14,9 @@ pub mod sim;
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::{check_len, subgroup_api};
+use crate::primitive::{check_fits, chunk_elements, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{LOOKBACK_SPINS, SORT_ITEMS, SORT_PAIRS_ITEMS, SORT_WORKGROUP};
@@ -215,12 +215,14 @@ pub fn tile_keys(ctx: &GpuContext, config: &SortConfig) -> u32 {
 
 /// The `sort/keys` piece: parameters, key buffers, and the digit of a key.
 fn keys_piece(key: KeyType) -> String {
+    // Buffers past one storage binding are bound as two windows of `params.window` words
+    // (keys) and `params.window / KEY_WORDS` (values); a window holds whole keys.
     let (load, store) = if key.words() == 1 {
-        ("vec2<u32>(keys_in[i], 0u)", "keys_out[i] = k.x;")
+        ("vec2<u32>(key_word(i), 0u)", "store_key_word(i, k.x);")
     } else {
         (
-            "vec2<u32>(keys_in[2u * i], keys_in[2u * i + 1u])",
-            "keys_out[2u * i] = k.x;\n    keys_out[2u * i + 1u] = k.y;",
+            "vec2<u32>(key_word(2u * i), key_word(2u * i + 1u))",
+            "store_key_word(2u * i, k.x);\n    store_key_word(2u * i + 1u, k.y);",
         )
     };
     let transform = match key {
@@ -232,11 +234,18 @@ fn keys_piece(key: KeyType) -> String {
     format!(
         "// Keys: {name}.\n\
          struct Params {{\n    n: u32,\n    tiles: u32,\n    shift: u32,\n    bits: u32,\n    \
-         descending: u32,\n    first_pass: u32,\n    pass_index: u32,\n    _pad: u32,\n}}\n\
+         descending: u32,\n    first_pass: u32,\n    pass_index: u32,\n    \
+         // Words of keys in the first window of each key buffer.\n    window: u32,\n}}\n\
          @group(0) @binding(0) var<uniform> params: Params;\n\
          @group(0) @binding(1) var<storage, read> keys_in: array<u32>;\n\
          @group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;\n\
+         @group(0) @binding(9) var<storage, read> keys_in_hi: array<u32>;\n\
+         @group(0) @binding(10) var<storage, read_write> keys_out_hi: array<u32>;\n\
          const KEY_WORDS: u32 = {words}u;\n\
+         fn key_word(w: u32) -> u32 {{\n    if (w < params.window) {{\n        return keys_in[w];\n    }}\n    \
+         return keys_in_hi[w - params.window];\n}}\n\
+         fn store_key_word(w: u32, v: u32) {{\n    if (w < params.window) {{\n        keys_out[w] = v;\n    \
+         }} else {{\n        keys_out_hi[w - params.window] = v;\n    }}\n}}\n\
          fn load_key(i: u32) -> vec2<u32> {{\n    return {load};\n}}\n\
          fn store_key(i: u32, k: vec2<u32>) {{\n    {store}\n}}\n\
          // Bits in the order of the keys (see sort::reference::sortable).\n\
@@ -379,6 +388,12 @@ impl RadixSort {
         })
     }
 
+    /// Keys per window of a key buffer: as many whole keys as one storage binding holds, a
+    /// multiple of 64 (buffers past one binding are bound as two windows).
+    fn window(&self, ctx: &GpuContext, words: u32) -> u32 {
+        chunk_elements(ctx, words, 64).min(u64::from(u32::MAX / 2)) as u32
+    }
+
     /// Bind to `n` keys in `keys` and, unless the configuration has no values, `values` (one
     /// u32 per key). The sort allocates scratch of the same sizes; the result ends in `keys`
     /// and `values`.
@@ -390,7 +405,19 @@ impl RadixSort {
         n: u64,
     ) -> Result<BoundSort> {
         let words = self.config.key.words();
-        let n = check_len(ctx, "sort keys", keys, n, words)?;
+        check_fits("sort keys", keys, n, words)?;
+        let n = u32::try_from(n)
+            .map_err(|_| Error::InvalidArgument(format!("sort of {n} keys: at most 2^32 - 1")))?;
+        // Key buffers past one storage binding are bound as two windows of `window` keys (a
+        // multiple of 64, so that the second window's offset is aligned for values too).
+        let window = self.window(ctx, words);
+        if u64::from(n) > 2 * u64::from(window) {
+            return Err(Error::InvalidArgument(format!(
+                "sort of {n} keys: they would need more than two storage bindings of {window} \
+                 keys; sort at most {} at once",
+                2 * u64::from(window)
+            )));
+        }
         match (self.config.values, values) {
             (Values::None, None) => {}
             (Values::None, Some(_)) => {
@@ -406,7 +433,7 @@ impl RadixSort {
                 ));
             }
             (_, Some(v)) => {
-                check_len(ctx, "sort values", v, u64::from(n), 1)?;
+                check_fits("sort values", v, u64::from(n), 1)?;
             }
         }
         let (begin, end) = self.config.bit_range()?;
@@ -445,7 +472,7 @@ impl RadixSort {
                     u32::from(self.config.descending),
                     0,
                     0,
-                    0,
+                    window * words,
                 ],
             )?;
             (table, state, None, n.div_ceil(per_group), Some(params))
@@ -467,8 +494,18 @@ impl RadixSort {
             ctx.storage_uninit("sort no values in", 4)?,
             ctx.storage_uninit("sort no values out", 4)?,
         ];
+        let key_bytes_all = u64::from(n) * u64::from(words) * 4;
+        let window_words = window * words;
+        let key_window = u64::from(window_words) * 4;
+        let [none_ro, none_rw] = &none;
         let first_bind = match &first_params {
-            Some(p) => Some(self.first.bind(ctx, &[(0, p), (1, keys), (3, &table)])?),
+            Some(p) => {
+                let [k, k_hi] = windows(1, keys, key_bytes_all, key_window, none_ro);
+                Some(
+                    self.first
+                        .bind_ranges(ctx, &[(0, p, 0, None), k, k_hi, (3, &table, 0, None)])?,
+                )
+            }
             None => None,
         };
         let mut pass_binds = Vec::new();
@@ -485,7 +522,7 @@ impl RadixSort {
                     u32::from(self.config.descending),
                     u32::from(p == 0),
                     p,
-                    0,
+                    window_words,
                 ],
             )?;
             let (src_k, dst_k) = if p % 2 == 0 {
@@ -498,23 +535,37 @@ impl RadixSort {
                 (Some(v), Some(a)) => (a, v),
                 _ => (&none[0], &none[1]),
             };
+            let [k_in, k_in_hi] = windows(1, src_k, key_bytes_all, key_window, none_ro);
+            let [k_out, k_out_hi] = windows(2, dst_k, key_bytes_all, key_window, none_rw);
+            let value_bytes = if values.is_some() {
+                u64::from(n) * 4
+            } else {
+                4
+            };
+            let value_window = u64::from(window) * 4;
+            let [v_in, v_in_hi] = windows(4, src_v, value_bytes, value_window, none_ro);
+            let [v_out, v_out_hi] = windows(5, dst_v, value_bytes, value_window, none_rw);
             let count = match &scan {
-                Some((_, counts)) => Some(
-                    self.first
-                        .bind(ctx, &[(0, &params), (1, src_k), (3, counts)])?,
-                ),
+                Some((_, counts)) => Some(self.first.bind_ranges(
+                    ctx,
+                    &[(0, &params, 0, None), k_in, k_in_hi, (3, counts, 0, None)],
+                )?),
                 None => None,
             };
-            let scatter = self.scatter.bind(
+            let scatter = self.scatter.bind_ranges(
                 ctx,
                 &[
-                    (0, &params),
-                    (1, src_k),
-                    (2, dst_k),
-                    (3, &table),
-                    (4, src_v),
-                    (5, dst_v),
-                    (6, &state),
+                    (0, &params, 0, None),
+                    k_in,
+                    k_out,
+                    (3, &table, 0, None),
+                    v_in,
+                    v_out,
+                    (6, &state, 0, None),
+                    k_in_hi,
+                    k_out_hi,
+                    v_in_hi,
+                    v_out_hi,
                 ],
             )?;
             pass_binds.push((count, scatter, params));
@@ -538,6 +589,30 @@ impl RadixSort {
             }),
             _scratch: (alt_keys, alt_values, table, first_params, none),
         })
+    }
+}
+
+/// A buffer of `total` bytes bound as two windows: `[0, window)` at binding `lo` and the rest
+/// at its second-window binding (keys in 1 → 9, keys out 2 → 10, values in 4 → 11, values out
+/// 5 → 12), which gets `placeholder` when the buffer fits one window.
+fn windows<'a>(
+    lo: u32,
+    b: &'a wgpu::Buffer,
+    total: u64,
+    window: u64,
+    placeholder: &'a wgpu::Buffer,
+) -> [Range<'a>; 2] {
+    let hi = match lo {
+        1 => 9,
+        2 => 10,
+        4 => 11,
+        _ => 12,
+    };
+    let first = (lo, b, 0, Some(total.min(window).max(4)));
+    if total > window {
+        [first, (hi, b, window, Some(total - window))]
+    } else {
+        [first, (hi, placeholder, 0, None)]
     }
 }
 

@@ -28,6 +28,26 @@
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> values_in: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
+// Values past the first window (params.window / KEY_WORDS values).
+@group(0) @binding(11) var<storage, read> values_in_hi: array<u32>;
+@group(0) @binding(12) var<storage, read_write> values_out_hi: array<u32>;
+
+fn load_value(i: u32) -> u32 {
+    let w = params.window / KEY_WORDS;
+    if (i < w) {
+        return values_in[i];
+    }
+    return values_in_hi[i - w];
+}
+
+fn store_value(i: u32, v: u32) {
+    let w = params.window / KEY_WORDS;
+    if (i < w) {
+        values_out[i] = v;
+    } else {
+        values_out_hi[i - w] = v;
+    }
+}
 
 const TILE: u32 = WG_SIZE * ITEMS;
 const COUNTER_SUBGROUPS: u32 = WG_SIZE / MIN_WIDTH;
@@ -109,7 +129,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         if (i < params.n) {
             keys[{k}] = load_key(i);
             if (load_values) {
-                vals[{k}] = values_in[i];
+                vals[{k}] = load_value(i);
             } else {
                 vals[{k}] = i;
             }
@@ -204,7 +224,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let dst = sh_base[d] + (j - sh_start[d]);
         store_key(dst, key);
         if (VALUES != 0u) {
-            values_out[dst] = sh_values[j];
+            store_value(dst, sh_values[j]);
         }
     }
 }
