@@ -55,7 +55,7 @@ pub fn per_lane(words: u32) -> u32 {
     (steps() * vec() / words.max(1)).max(1)
 }
 
-fn vec() -> u32 {
+pub fn vec() -> u32 {
     env_u32("WAVEKIT_TILE_VEC")
         .filter(|v| [1, 2, 4, 8].contains(v))
         .unwrap_or(PRIMITIVE_VEC)

@@ -8,7 +8,7 @@ use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op};
 use crate::primitive::{
-    check_fits, chunk_elements, params, subgroup_api, tile, tile_consts, tiles,
+    check_fits, chunk_elements, params, subgroup_api, tile, tile_consts, tiles, vec,
 };
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
@@ -22,10 +22,16 @@ fn max_groups() -> u32 {
         .unwrap_or(REDUCE_MAX_WORKGROUPS)
 }
 
+/// Whether one-word elements are loaded as 16-byte quads (four to a lane and step).
+fn quads(words: u32) -> bool {
+    words == 1 && vec() == 4
+}
+
 /// The reduce kernel's WGSL for `monoid`.
 pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
     let mut consts = tile_consts(subgroups);
     consts.push(("COMMUTATIVE", ConstValue::Bool(monoid.commutative())));
+    consts.push(("QUADS", ConstValue::Bool(quads(monoid.words()))));
     let m = monoid.wgsl(subgroups);
     compose(
         "reduce/reduce",
@@ -52,6 +58,7 @@ pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
 pub struct Reduce {
     kernel: Kernel,
     words: u32,
+    placeholder: wgpu::Buffer,
 }
 
 /// One level: `n` inputs to `groups` partials.
@@ -68,6 +75,7 @@ impl Reduce {
         Ok(Self {
             kernel: Kernel::new(ctx, &composed(monoid, ctx.caps.subgroups.supported)?)?,
             words: monoid.words(),
+            placeholder: ctx.storage_uninit("reduce no quads", 16)?,
         })
     }
 
@@ -125,12 +133,23 @@ impl Reduce {
             let out = ctx.storage_uninit("reduce partials", u64::from(groups) * bytes_per)?;
             let p = params(ctx, len, t, per_group)?;
             let from = match buffers.last() {
-                Some(b) => (1, b, 0, None),
+                Some(b) => (1, b, 0, Some(u64::from(len) * bytes_per)),
                 None => input,
+            };
+            // The quad view: the same range's whole quads (a placeholder without any).
+            let quad_bytes = if quads(self.words) {
+                u64::from(len) / 4 * 16
+            } else {
+                0
+            };
+            let quad = if quad_bytes == 0 {
+                (3, &self.placeholder, 0, None)
+            } else {
+                (3, from.1, from.2, Some(quad_bytes))
             };
             let bind = self
                 .kernel
-                .bind_ranges(ctx, &[(0, &p, 0, None), from, (2, &out, 0, None)])?;
+                .bind_ranges(ctx, &[(0, &p, 0, None), from, (2, &out, 0, None), quad])?;
             levels.push(Level {
                 bind,
                 groups,

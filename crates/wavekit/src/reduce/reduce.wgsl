@@ -3,7 +3,10 @@
 // the partials until one value is left. Commutative monoids accumulate per lane across all
 // their tiles and reduce across lanes once; others combine tile by tile in element order.
 //
-// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, COMMUTATIVE (bool).
+// One-word elements (QUADS) are loaded as 16-byte quads where a lane's VEC = 4 consecutive
+// elements are all there (binding 3 views the input's whole quads).
+//
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, COMMUTATIVE (bool), QUADS (bool).
 // Imported by name: `subgroup/api`, `monoid`.
 #import subgroup/api
 #import monoid
@@ -14,6 +17,7 @@
 
 @group(0) @binding(1) var<storage, read> src: array<T>;
 @group(0) @binding(2) var<storage, read_write> partials: array<T>;
+@group(0) @binding(3) var<storage, read> src4: array<vec4<u32>>;
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -22,14 +26,27 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     var acc = identity();
     for (var tile = range.first; tile < range.last; tile++) {
         var vals: array<T, PER_LANE>;
-#unroll v PER_LANE
+#unroll k STEPS
         {
-            let i = element(tile, l, {v});
-            var x = identity();
-            if (i < params.n) {
-                x = src[i];
+            let i0 = element(tile, l, {k} * VEC);
+            if (QUADS && i0 + 3u < params.n) {
+                let q = src4[i0 / 4u];
+                vals[{k} * VEC] = from_bits(vec4<u32>(q.x, 0u, 0u, 0u));
+                vals[{k} * VEC + 1u] = from_bits(vec4<u32>(q.y, 0u, 0u, 0u));
+                vals[{k} * VEC + 2u] = from_bits(vec4<u32>(q.z, 0u, 0u, 0u));
+                vals[{k} * VEC + 3u] = from_bits(vec4<u32>(q.w, 0u, 0u, 0u));
+            } else {
+#unroll j VEC
+                {
+                    let i = i0 + {j};
+                    var x = identity();
+                    if (i < params.n) {
+                        x = src[i];
+                    }
+                    vals[{k} * VEC + {j}] = x;
+                }
+#end
             }
-            vals[{v}] = x;
         }
 #end
         if (COMMUTATIVE) {
