@@ -22,12 +22,6 @@ fn max_groups() -> u32 {
         .unwrap_or(REDUCE_MAX_WORKGROUPS)
 }
 
-/// One dispatch, the last workgroup combining the partials (`WAVEKIT_REDUCE_FINALIZE=0`, a
-/// tuning knob, gives the levels of dispatches instead).
-fn finalize() -> bool {
-    std::env::var("WAVEKIT_REDUCE_FINALIZE").map_or(true, |v| v != "0")
-}
-
 /// Whether one-word elements are loaded as 16-byte quads (four to a lane and step).
 fn quads(words: u32) -> bool {
     words == 1 && vec() == 4
@@ -38,7 +32,6 @@ pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
     let mut consts = tile_consts(subgroups);
     consts.push(("COMMUTATIVE", ConstValue::Bool(monoid.commutative())));
     consts.push(("QUADS", ConstValue::Bool(quads(monoid.words()))));
-    consts.push(("FINALIZE", ConstValue::Bool(finalize())));
     let m = monoid.wgsl(subgroups);
     compose(
         "reduce/reduce",
@@ -66,7 +59,6 @@ pub struct Reduce {
     kernel: Kernel,
     words: u32,
     placeholder: wgpu::Buffer,
-    finalize: bool,
 }
 
 /// One level: `n` inputs to `groups` partials.
@@ -84,7 +76,6 @@ impl Reduce {
             kernel: Kernel::new(ctx, &composed(monoid, ctx.caps.subgroups.supported)?)?,
             words: monoid.words(),
             placeholder: ctx.storage_uninit("reduce no quads", 16)?,
-            finalize: finalize(),
         })
     }
 
@@ -128,14 +119,12 @@ impl Reduce {
         })
     }
 
-    /// The levels reducing `len` elements bound at `input` to one: one dispatch (its last
-    /// workgroup combines the partials), or without `finalize` levels of partials.
+    /// The levels reducing `len` elements bound at `input` to one.
     fn levels(&self, ctx: &GpuContext, input: Range<'_>, len: u32) -> Result<Levels> {
         let bytes_per = u64::from(self.words) * 4;
         let mut levels = Vec::new();
         let mut buffers: Vec<wgpu::Buffer> = Vec::new();
         let mut len = len;
-        let mut state = None;
         loop {
             let t = tiles(len, 1).max(1);
             let groups = t.min(max_groups());
@@ -158,42 +147,21 @@ impl Reduce {
             } else {
                 (3, from.1, from.2, Some(quad_bytes))
             };
-            // The published partials: a counter, then 8 words per workgroup dispatched (the
-            // grid may be 2-D and round up).
-            let st = ctx.storage_uninit(
-                "reduce partials state",
-                4 * (8 + 8 * u64::from(groups.div_ceil(65535) * groups.min(65535))),
-            )?;
-            let bind = self.kernel.bind_ranges(
-                ctx,
-                &[
-                    (0, &p, 0, None),
-                    from,
-                    (2, &out, 0, None),
-                    quad,
-                    (4, &st, 0, None),
-                ],
-            )?;
+            let bind = self
+                .kernel
+                .bind_ranges(ctx, &[(0, &p, 0, None), from, (2, &out, 0, None), quad])?;
             levels.push(Level {
                 bind,
                 groups,
                 _params: p,
             });
             buffers.push(out);
-            if self.finalize {
-                state = Some(st);
-                break;
-            }
             if groups == 1 {
                 break;
             }
             len = groups;
         }
-        Ok(Levels {
-            levels,
-            buffers,
-            state,
-        })
+        Ok(Levels { levels, buffers })
     }
 }
 
@@ -202,15 +170,10 @@ impl Reduce {
 struct Levels {
     levels: Vec<Level>,
     buffers: Vec<wgpu::Buffer>,
-    /// With one finalizing dispatch: its published partials, cleared before each run.
-    state: Option<wgpu::Buffer>,
 }
 
 impl Levels {
     fn record(&self, kernel: &Kernel, enc: &mut wgpu::CommandEncoder) {
-        if let Some(s) = &self.state {
-            enc.clear_buffer(s, 0, None);
-        }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wavekit.reduce"),
             timestamp_writes: None,

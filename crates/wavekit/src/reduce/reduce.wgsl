@@ -6,14 +6,7 @@
 // One-word elements (QUADS) are loaded as 16-byte quads where a lane's VEC = 4 consecutive
 // elements are all there (binding 3 views the input's whole quads).
 //
-// FINALIZE: one dispatch instead of levels: each workgroup publishes its partial to `state`
-// (every 32-bit word as two 16-bit halves tagged VALID, so a reader can tell a complete
-// value) and counts itself done; the workgroup that counts last combines every partial in
-// group order and writes the result to partials[0]. It waits only for values whose writers
-// have already stored them (they counted themselves done after), so it cannot hang.
-//
-// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, COMMUTATIVE (bool), QUADS (bool),
-// FINALIZE (bool).
+// Prepended constants: WG_SIZE, STEPS, VEC, MIN_WIDTH, COMMUTATIVE (bool), QUADS (bool).
 // Imported by name: `subgroup/api`, `monoid`.
 #import subgroup/api
 #import monoid
@@ -25,48 +18,6 @@
 @group(0) @binding(1) var<storage, read> src: array<T>;
 @group(0) @binding(2) var<storage, read_write> partials: array<T>;
 @group(0) @binding(3) var<storage, read> src4: array<vec4<u32>>;
-// FINALIZE: [0] groups done, then 8 words per group (its partial's halves).
-@group(0) @binding(4) var<storage, read_write> state: array<atomic<u32>>;
-
-const VALID: u32 = 0x10000u;
-var<workgroup> sh_last: u32;
-
-fn publish_partial(group: u32, v: T) {
-    let b = to_bits(v);
-    let base = 8u + 8u * group;
-#unroll j 4
-    if ({j} < T_WORDS) {
-        atomicStore(&state[base + 2u * {j}], VALID | (b[{j}] & 0xffffu));
-        atomicStore(&state[base + 2u * {j} + 1u], VALID | (b[{j}] >> 16u));
-    }
-#end
-}
-
-// The partial of `group`, waiting until all of it is there.
-fn read_partial(group: u32) -> T {
-    let base = 8u + 8u * group;
-    var b = vec4<u32>(0u);
-#unroll j 4
-    if ({j} < T_WORDS) {
-        var lo = atomicLoad(&state[base + 2u * {j}]);
-        loop {
-            if ((lo & VALID) != 0u) {
-                break;
-            }
-            lo = atomicLoad(&state[base + 2u * {j}]);
-        }
-        var hi = atomicLoad(&state[base + 2u * {j} + 1u]);
-        loop {
-            if ((hi & VALID) != 0u) {
-                break;
-            }
-            hi = atomicLoad(&state[base + 2u * {j} + 1u]);
-        }
-        b[{j}] = (lo & 0xffffu) | ((hi & 0xffffu) << 16u);
-    }
-#end
-    return from_bits(b);
-}
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -122,30 +73,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         _ = wg_exclusive_of_subgroups(sg_reduce(acc, l.lane, l.size), l);
         acc = sh_wg_total;
     }
-    if (!FINALIZE) {
-        if (l.local == 0u && range.first < params.tiles) {
-            partials[range.group] = acc;
-        }
-        return;
-    }
-    let groups = nwg.x * nwg.y;
-    if (l.local == 0u) {
-        publish_partial(range.group, acc);
-        sh_last = u32(atomicAdd(&state[0], 1u) == groups - 1u);
-    }
-    if (workgroupUniformLoad(&sh_last) == 0u) {
-        return;
-    }
-    // The last workgroup: every partial, in group order (invocation t takes a run of
-    // consecutive groups, then the runs are combined in invocation order).
-    let per = (groups + WG_SIZE - 1u) / WG_SIZE;
-    var run = identity();
-    for (var g = l.local * per; g < min((l.local + 1u) * per, groups); g++) {
-        run = combine(run, read_partial(g));
-    }
-    let sg_total = sg_last(sg_inclusive(run, l.lane, l.size), l.size);
-    _ = wg_exclusive_of_subgroups(sg_total, l);
-    if (l.local == 0u) {
-        partials[0] = sh_wg_total;
+    if (l.local == 0u && range.first < params.tiles) {
+        partials[range.group] = acc;
     }
 }
