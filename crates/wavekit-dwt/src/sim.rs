@@ -188,55 +188,7 @@ pub fn forward_level<T: Sample>(
     w: usize,
     h: usize,
 ) -> Vec<T> {
-    let a = apron(wavelet) as usize;
-    let regs = shape.rows as usize + 2 * a;
-    let cols = shape.columns as usize;
-    let tw = shape.tile(wavelet).0 as usize;
-    let (split_x, split_y) = (w > 1, h > 1);
-    let mut out = vec![T::default(); w * h];
-    for (tx, y_first) in segments(shape, wavelet, w, h) {
-        let mut seg = Segment {
-            regs: (0..cols)
-                .map(|p| {
-                    let xs = (tx * tw + p) as i64 - a as i64;
-                    let xi = pse(xs, w);
-                    (0..regs)
-                        .map(|j| x[pse(y_first + j as i64, h) * w + xi])
-                        .collect()
-                })
-                .collect(),
-        };
-        if split_y {
-            for (par, step) in steps(wavelet, false) {
-                seg.vstep(par, step);
-            }
-            if wavelet == Wavelet::Irreversible97 {
-                seg.scale_rows(true, false);
-            }
-        }
-        if split_x {
-            for (par, step) in steps(wavelet, false) {
-                seg.hstep(par, a, a + shape.rows as usize, step);
-            }
-            if wavelet == Wavelet::Irreversible97 {
-                seg.scale_rows(false, false);
-            }
-        }
-        for p in a..a + tw {
-            let xi = tx * tw + p - a;
-            if xi >= w {
-                continue;
-            }
-            for r in 0..shape.rows as usize {
-                let yi = y_first + (a + r) as i64;
-                if yi >= 0 && (yi as usize) < h {
-                    let (bx, by) = (band(xi, w, split_x), band(yi as usize, h, split_y));
-                    out[by * w + bx] = seg.regs[p][a + r];
-                }
-            }
-        }
-    }
-    out
+    level(wavelet, shape, false, x, w, h)
 }
 
 /// One inverse level: the bands of a `w × h` region (Mallat layout) back to samples.
@@ -247,65 +199,97 @@ pub fn inverse_level<T: Sample>(
     w: usize,
     h: usize,
 ) -> Vec<T> {
+    level(wavelet, shape, true, y, w, h)
+}
+
+/// One level, as tile.wgsl does it: per segment, load every held sample (mirrored; the
+/// inverse from the band that holds it), lift, store the segment's own samples (the forward
+/// to their bands).
+fn level<T: Sample>(
+    wavelet: Wavelet,
+    shape: TileShape,
+    inverse: bool,
+    src: &[T],
+    w: usize,
+    h: usize,
+) -> Vec<T> {
     let a = apron(wavelet) as usize;
-    let regs = shape.rows as usize + 2 * a;
-    let cols = shape.columns as usize;
+    let rows = shape.rows as usize;
+    let regs = rows + 2 * a;
     let tw = shape.tile(wavelet).0 as usize;
     let (split_x, split_y) = (w > 1, h > 1);
-    let (lo, hi) = (a, a + shape.rows as usize);
+    // Where sample (x, y) of the region lies in `src` (inverse) or goes in the output
+    // (forward): its place in the bands.
+    let banded = |x: usize, y: usize| band(y, h, split_y) * w + band(x, w, split_x);
     let mut out = vec![T::default(); w * h];
     for (tx, y_first) in segments(shape, wavelet, w, h) {
         let mut seg = Segment {
-            regs: (0..cols)
+            regs: (0..shape.columns as usize)
                 .map(|p| {
-                    let xs = (tx * tw + p) as i64 - a as i64;
-                    let bx = band(pse(xs, w), w, split_x);
+                    let xi = pse((tx * tw + p) as i64 - a as i64, w);
                     (0..regs)
                         .map(|j| {
-                            let by = band(pse(y_first + j as i64, h), h, split_y);
-                            y[by * w + bx]
+                            let yi = pse(y_first + j as i64, h);
+                            src[if inverse { banded(xi, yi) } else { yi * w + xi }]
                         })
                         .collect()
                 })
                 .collect(),
         };
-        match wavelet {
-            Wavelet::Reversible53 => {
-                if split_x {
-                    for (par, step) in steps(wavelet, true) {
-                        seg.hstep(par, 0, regs, step);
-                    }
-                }
-                if split_y {
-                    for (par, step) in steps(wavelet, true) {
-                        seg.vstep(par, step);
-                    }
-                }
+        let scaled = wavelet == Wavelet::Irreversible97;
+        let vertical = |seg: &mut Segment<T>| {
+            if scaled && inverse {
+                seg.scale_rows(true, true);
             }
-            Wavelet::Irreversible97 => {
-                if split_y {
-                    seg.scale_rows(true, true);
-                    for (par, step) in steps(wavelet, true) {
-                        seg.vstep(par, step);
-                    }
-                }
-                if split_x {
-                    seg.scale_rows(false, true);
-                    for (par, step) in steps(wavelet, true) {
-                        seg.hstep(par, lo, hi, step);
-                    }
-                }
+            for (par, step) in steps(wavelet, inverse) {
+                seg.vstep(par, step);
+            }
+            if scaled && !inverse {
+                seg.scale_rows(true, false);
+            }
+        };
+        // 5/3's inverse lifts every held row; otherwise only the segment's own.
+        let (lo, hi) = if inverse && !scaled {
+            (0, regs)
+        } else {
+            (a, a + rows)
+        };
+        let horizontal = |seg: &mut Segment<T>| {
+            if scaled && inverse {
+                seg.scale_rows(false, true);
+            }
+            for (par, step) in steps(wavelet, inverse) {
+                seg.hstep(par, lo, hi, step);
+            }
+            if scaled && !inverse {
+                seg.scale_rows(false, false);
+            }
+        };
+        // Forward: columns, then rows. Inverse: 5/3 rows then columns (T.800's order);
+        // 9/7 columns then rows (linear).
+        if inverse && !scaled {
+            if split_x {
+                horizontal(&mut seg);
+            }
+            if split_y {
+                vertical(&mut seg);
+            }
+        } else {
+            if split_y {
+                vertical(&mut seg);
+            }
+            if split_x {
+                horizontal(&mut seg);
             }
         }
         for p in a..a + tw {
             let xi = tx * tw + p - a;
-            if xi >= w {
-                continue;
-            }
-            for r in 0..shape.rows as usize {
+            for r in 0..rows {
                 let yi = y_first + (a + r) as i64;
-                if yi >= 0 && (yi as usize) < h {
-                    out[yi as usize * w + xi] = seg.regs[p][a + r];
+                if xi < w && yi >= 0 && (yi as usize) < h {
+                    let yi = yi as usize;
+                    let at = if inverse { yi * w + xi } else { banded(xi, yi) };
+                    out[at] = seg.regs[p][a + r];
                 }
             }
         }

@@ -75,6 +75,25 @@ fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
     }
 }
 
+/// 9/7: coefficients within 1e-5 of the f64 reference relative to its largest coefficient
+/// (f32 lifting over several levels; NaN, the poison, fails too), and the round trip within
+/// 1e-4 of the input's range (±128).
+fn check_97(got: &[f32], want: &[f64], back: &[f32], x: &[f32], case: &str) {
+    let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for (i, (g, r)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(*g) - r).abs() <= 1e-5 * scale,
+            "{case}: coefficient {i}: {g} against {r}"
+        );
+    }
+    for (i, (b, a)) in back.iter().zip(x).enumerate() {
+        assert!(
+            (b - a).abs() <= 1e-4 * 128.0,
+            "{case}: round trip sample {i}: {b} against {a}"
+        );
+    }
+}
+
 #[test]
 fn nine_seven_within_tolerance_of_the_f64_reference() {
     let Some(ctx) = gpu() else { return };
@@ -98,22 +117,8 @@ fn nine_seven_within_tolerance_of_the_f64_reference() {
             let got = dwt.forward_f32(ctx, &x).unwrap();
             let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
             reference::forward_2d_97(&mut want, w as usize, h as usize, levels);
-            // Relative to the largest coefficient: f32 lifting over several levels.
-            let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-            for (i, (g, r)) in got.iter().zip(&want).enumerate() {
-                assert!(
-                    (f64::from(*g) - r).abs() <= 1e-5 * scale,
-                    "{w}x{h} levels {levels} coefficient {i}: {g} against {r}"
-                );
-            }
             let back = dwt.inverse_f32(ctx, &got).unwrap();
-            // Round trip: within 1e-4 of the input's range.
-            for (i, (b, a)) in back.iter().zip(&x).enumerate() {
-                assert!(
-                    (b - a).abs() <= 1e-4 * 128.0,
-                    "{w}x{h} round trip sample {i}: {b} against {a}"
-                );
-            }
+            check_97(&got, &want, &back, &x, &format!("{w}x{h} levels {levels}"));
         }
     }
 }
@@ -165,6 +170,14 @@ fn the_last_inverse_pass_writes_8_bit_samples() {
     );
 }
 
+fn shape(columns: u32, rows: u32, segments: u32) -> TileShape {
+    TileShape {
+        columns,
+        rows,
+        segments,
+    }
+}
+
 /// Runs forward then inverse through `bind_separate` with the given tile, outputs poisoned
 /// before each run; checks that the sources are left as they were. Returns the coefficients
 /// and the rebuilt image.
@@ -199,11 +212,6 @@ fn separate<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(
 fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(19);
-    let shape = |columns, rows, segments| TileShape {
-        columns,
-        rows,
-        segments,
-    };
     for tile in [
         shape(10, 2, 1),
         shape(10, 4, 3),
@@ -245,21 +253,8 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
                 for p in want.chunks_mut((w * h) as usize) {
                     reference::forward_2d_97(p, w as usize, h as usize, levels);
                 }
-                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-                for (i, (g, r)) in c.iter().zip(&want).enumerate() {
-                    // NaN (the poison) fails this comparison too.
-                    assert!(
-                        (f64::from(*g) - r).abs() <= 1e-5 * scale,
-                        "9/7 tile {tile:?} {w}x{h}x{planes} levels {levels} coefficient {i}: \
-                         {g} against {r}"
-                    );
-                }
-                for (i, (b, a)) in back.iter().zip(&x).enumerate() {
-                    assert!(
-                        (b - a).abs() <= 1e-4 * 128.0,
-                        "9/7 tile {tile:?} {w}x{h} round trip sample {i}: {b} against {a}"
-                    );
-                }
+                let case = format!("9/7 tile {tile:?} {w}x{h}x{planes} levels {levels}");
+                check_97(&c, &want, &back, &x, &case);
             }
         }
     }
@@ -275,11 +270,6 @@ fn separate_buffers_must_differ_and_tiles_must_be_even() {
     let small = ctx.storage_from("small", &[0i32; 63]).unwrap();
     let e = d.bind_separate(ctx, &b, &small).unwrap_err();
     assert!(e.to_string().contains("needs 256"), "{e}");
-    let shape = |columns, rows, segments| TileShape {
-        columns,
-        rows,
-        segments,
-    };
     for bad in [
         shape(11, 4, 1),
         shape(8, 4, 1),

@@ -11,13 +11,18 @@ use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
 use wavekit::select::{Keep, Select};
 
+/// The context, when WAVEKIT_LARGE_TESTS=1 (these need over 8 GiB of device memory).
+fn large() -> Option<&'static wavekit::GpuContext> {
+    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs over 8 GiB of device memory)");
+        return None;
+    }
+    gpu()
+}
+
 #[test]
 fn scan_and_reduce_past_the_binding_limit() {
-    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
-        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 4 GiB of device memory)");
-        return;
-    }
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = large() else { return };
     let n = (1usize << 29) + 5;
     let bytes = 4 * n as u64;
     assert!(
@@ -58,11 +63,7 @@ fn scan_and_reduce_past_the_binding_limit() {
 
 #[test]
 fn select_and_partition_past_the_binding_limit() {
-    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
-        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 6 GiB of device memory)");
-        return;
-    }
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = large() else { return };
     let n = (1usize << 29) + 5;
     let bytes = 4 * n as u64;
     let mut r = fastrand::Rng::with_seed(31);
@@ -89,11 +90,7 @@ fn select_and_partition_past_the_binding_limit() {
 
 #[test]
 fn sort_past_the_binding_limit() {
-    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
-        eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs > 8 GiB of device memory)");
-        return;
-    }
-    let Some(ctx) = gpu() else { return };
+    let Some(ctx) = large() else { return };
     let n = (1usize << 29) + 5;
     let mut r = fastrand::Rng::with_seed(37);
     // Few distinct keys: long runs of equal keys, so stability is visible.
