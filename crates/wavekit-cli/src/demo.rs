@@ -111,9 +111,8 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         })
         .collect();
     let dwt = |wavelet| wavekit_dwt::Dwt::new(ctx, wavelet, w, h, 4, 3);
-    let to_cli = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
-    let d53 = dwt(wavekit_dwt::Wavelet::Reversible53).map_err(to_cli)?;
-    let coeffs = d53.forward_i32(ctx, &image).map_err(to_cli)?;
+    let d53 = dwt(wavekit_dwt::Wavelet::Reversible53)?;
+    let coeffs = d53.forward_i32(ctx, &image)?;
     let mut want = image.clone();
     for p in want.chunks_mut((w * h) as usize) {
         wavekit_dwt::reference::forward_2d_53(p, w as usize, h as usize, 4);
@@ -125,14 +124,12 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
     );
     check(
         "dwt 5/3 round trip exact",
-        d53.inverse_i32(ctx, &coeffs).map_err(to_cli)? == image,
+        d53.inverse_i32(ctx, &coeffs)? == image,
         &mut failures,
     );
-    let d97 = dwt(wavekit_dwt::Wavelet::Irreversible97).map_err(to_cli)?;
+    let d97 = dwt(wavekit_dwt::Wavelet::Irreversible97)?;
     let f: Vec<f32> = image.iter().map(|&v| v as f32).collect();
-    let back = d97
-        .inverse_f32(ctx, &d97.forward_f32(ctx, &f).map_err(to_cli)?)
-        .map_err(to_cli)?;
+    let back = d97.inverse_f32(ctx, &d97.forward_f32(ctx, &f)?)?;
     let worst = f
         .iter()
         .zip(&back)

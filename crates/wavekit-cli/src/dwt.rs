@@ -190,8 +190,7 @@ fn widen<T: Into<i32>>(v: Vec<T>) -> Samples {
 }
 
 fn plan(ctx: &GpuContext, p: &Planes, wavelet: Wavelet, levels: u32) -> Result<Dwt, CliError> {
-    Dwt::new(ctx, wavelet, p.width, p.height, levels, p.planes)
-        .map_err(|e| CliError::Usage(e.to_string()))
+    Ok(Dwt::new(ctx, wavelet, p.width, p.height, levels, p.planes)?)
 }
 
 fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
@@ -222,16 +221,13 @@ pub fn forward(
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
     let shape = [u64::from(p.planes), u64::from(p.height), u64::from(p.width)];
-    let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
     match wavelet {
         Wavelet::Reversible53 => {
-            let c = dwt
-                .forward_i32(ctx, p.samples.integers(input)?)
-                .map_err(usage)?;
+            let c = dwt.forward_i32(ctx, p.samples.integers(input)?)?;
             write_npy(output, shape, &c)?;
         }
         Wavelet::Irreversible97 => {
-            let c = dwt.forward_f32(ctx, &p.samples.floats()).map_err(usage)?;
+            let c = dwt.forward_f32(ctx, &p.samples.floats())?;
             write_npy(output, shape, &c)?;
         }
     }
@@ -260,15 +256,13 @@ pub fn inverse(
     let p = read_npy(coeffs)?;
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
-    let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
     if extension(output) != "npy" && bits == 8 {
         // The GPU's last pass writes the 8-bit samples itself (shift, rounding, clamping).
         // The plan checks that int32 coefficients go with 5/3 and float32 with 9/7.
         let bytes = match &p.samples {
             Samples::Int(c) => dwt.inverse_i32_to_u8(ctx, c),
             Samples::Float(c) => dwt.inverse_f32_to_u8(ctx, c),
-        }
-        .map_err(usage)?;
+        }?;
         let shifted = Planes {
             samples: Samples::Int(bytes.iter().map(|&b| i32::from(b) - 128).collect()),
             ..p
@@ -284,8 +278,8 @@ pub fn inverse(
         return Ok(());
     }
     let samples = match &p.samples {
-        Samples::Int(c) => Samples::Int(dwt.inverse_i32(ctx, c).map_err(usage)?),
-        Samples::Float(c) => Samples::Float(dwt.inverse_f32(ctx, c).map_err(usage)?),
+        Samples::Int(c) => Samples::Int(dwt.inverse_i32(ctx, c)?),
+        Samples::Float(c) => Samples::Float(dwt.inverse_f32(ctx, c)?),
     };
     let out = Planes { samples, ..p };
     if extension(output) == "npy" {
@@ -368,13 +362,10 @@ pub fn roundtrip(
     let p = read(input)?;
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
-    let usage = |e: wavekit_dwt::DwtError| CliError::Usage(e.to_string());
     let (worst, bound) = match wavelet {
         Wavelet::Reversible53 => {
             let x = p.samples.integers(input)?;
-            let back = dwt
-                .inverse_i32(ctx, &dwt.forward_i32(ctx, x).map_err(usage)?)
-                .map_err(usage)?;
+            let back = dwt.inverse_i32(ctx, &dwt.forward_i32(ctx, x)?)?;
             let worst = x
                 .iter()
                 .zip(&back)
@@ -385,9 +376,7 @@ pub fn roundtrip(
         }
         Wavelet::Irreversible97 => {
             let x = p.samples.floats();
-            let back = dwt
-                .inverse_f32(ctx, &dwt.forward_f32(ctx, &x).map_err(usage)?)
-                .map_err(usage)?;
+            let back = dwt.inverse_f32(ctx, &dwt.forward_f32(ctx, &x)?)?;
             let worst = x
                 .iter()
                 .zip(&back)
@@ -432,8 +421,7 @@ pub fn bench(
         .collect::<Result<Vec<_>, _>>()?;
     let results = wavekit_dwt::bench::run(ctx, &chosen, planes, levels, runs, &mut |l| {
         eprintln!("{l}")
-    })
-    .map_err(|e| CliError::Usage(e.to_string()))?;
+    })?;
     if json {
         println!(
             "{}",

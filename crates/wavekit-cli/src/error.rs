@@ -42,6 +42,17 @@ pub enum CliError {
     },
 }
 
+/// The wavelet library's errors: its GPU errors as the core library's, a plan it cannot make
+/// (size, levels, samples of the other wavelet) as a usage error. Both exit with 2.
+impl From<wavekit_dwt::DwtError> for CliError {
+    fn from(e: wavekit_dwt::DwtError) -> Self {
+        match e {
+            wavekit_dwt::DwtError::Gpu(e) => CliError::Wavekit(e),
+            wavekit_dwt::DwtError::InvalidArgument(m) => CliError::Usage(m),
+        }
+    }
+}
+
 impl CliError {
     /// Process exit code: 1 for a failed check, 2 for anything that stopped the command.
     pub fn exit_code(&self) -> i32 {
