@@ -52,11 +52,12 @@ impl Sample for f32 {
     }
 }
 
-const ALPHA: f32 = -1.586_134_3;
-const BETA: f32 = -0.052_980_12;
-const GAMMA: f32 = 0.882_911_1;
-const DELTA: f32 = 0.443_506_87;
-const K: f32 = 1.230_174_1;
+// T.800's constants (the reference's), rounded to f32 as tile.wgsl's literals are.
+const ALPHA: f32 = reference::ALPHA as f32;
+const BETA: f32 = reference::BETA as f32;
+const GAMMA: f32 = reference::GAMMA as f32;
+const DELTA: f32 = reference::DELTA as f32;
+const K: f32 = reference::K as f32;
 const INV_K: f32 = 1.0 / K;
 
 #[derive(Clone, Copy)]
