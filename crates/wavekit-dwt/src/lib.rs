@@ -322,15 +322,11 @@ impl Dwt {
         levels: u32,
         planes: u32,
     ) -> Result<Self> {
-        let limits = &ctx.caps.limits;
         let shape = match shape_from_env() {
             Some(t) => t,
             None => *SHAPES
                 .iter()
-                .find(|t| {
-                    t.workgroup_bytes(wavelet) <= limits.max_compute_workgroup_storage_size
-                        && t.invocations() <= limits.max_compute_invocations_per_workgroup
-                })
+                .find(|t| t.check(ctx, wavelet).is_ok())
                 .unwrap_or(SHAPES.last().expect("shapes")),
         };
         Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)
