@@ -249,23 +249,15 @@ impl Select {
             (8, &no_hi, 0, None)
         };
         let mut chunks = Vec::new();
-        let mut start = 0u32;
-        while start < n || (n == 0 && chunks.is_empty()) {
+        // One chunk at least: an empty input still clears the count.
+        for c in 0..n.div_ceil(chunk).max(1) {
+            let start = c * chunk;
             let len = (n - start).min(chunk);
             let t = len.div_ceil(tile);
             let state = state_buffer(ctx, t)?;
             let p = ctx.uniform_from(
                 "select params",
-                &[
-                    len,
-                    t,
-                    self.indirect_items,
-                    start,
-                    (chunks.len() % 2) as u32,
-                    window,
-                    0,
-                    0,
-                ],
+                &[len, t, self.indirect_items, start, c % 2, window, 0, 0],
             )?;
             let offset = u64::from(start) * 4;
             let bytes = (u64::from(len) * 4).max(4);
@@ -312,10 +304,6 @@ impl Select {
                 _params: p,
                 tiles: t,
             });
-            start += len;
-            if n == 0 {
-                break;
-            }
         }
         Ok(BoundSelect {
             select: self.select.clone(),
