@@ -538,12 +538,11 @@ impl RadixSort {
         let [none_ro, none_rw] = &none;
         let two = n > window;
         let (first_k, scatter_k) = self.kernels(ctx, two)?;
-        // Both variants declare the second-window bindings (placeholders when unused).
         let first_bind = match &first_params {
             Some(p) => {
-                let [k, k_hi] = windows(1, keys, key_bytes_all, key_window, none_ro);
-                let e = vec![(0, p, 0, None), k, (3, &table, 0, None)];
-                Some(first_k.bind_ranges(ctx, &with_windows(e, &[k_hi]))?)
+                let [k, k_hi] = windows((1, 9), keys, key_bytes_all, key_window, none_ro);
+                let e = [(0, p, 0, None), k, (3, &table, 0, None), k_hi];
+                Some(first_k.bind_ranges(ctx, &e)?)
             }
             None => None,
         };
@@ -574,35 +573,38 @@ impl RadixSort {
                 (Some(v), Some(a)) => (a, v),
                 _ => (&none[0], &none[1]),
             };
-            let [k_in, k_in_hi] = windows(1, src_k, key_bytes_all, key_window, none_ro);
-            let [k_out, k_out_hi] = windows(2, dst_k, key_bytes_all, key_window, none_rw);
+            let [k_in, k_in_hi] = windows((1, 9), src_k, key_bytes_all, key_window, none_ro);
+            let [k_out, k_out_hi] = windows((2, 10), dst_k, key_bytes_all, key_window, none_rw);
             let value_bytes = if values.is_some() {
                 u64::from(n) * 4
             } else {
                 4
             };
             let value_window = u64::from(window) * 4;
-            let [v_in, v_in_hi] = windows(4, src_v, value_bytes, value_window, none_ro);
-            let [v_out, v_out_hi] = windows(5, dst_v, value_bytes, value_window, none_rw);
+            let [v_in, v_in_hi] = windows((4, 11), src_v, value_bytes, value_window, none_ro);
+            let [v_out, v_out_hi] = windows((5, 12), dst_v, value_bytes, value_window, none_rw);
             let count = match &scan {
                 Some((_, counts)) => {
-                    let e = vec![(0, &params, 0, None), k_in, (3, counts, 0, None)];
-                    Some(first_k.bind_ranges(ctx, &with_windows(e, &[k_in_hi]))?)
+                    let e = [(0, &params, 0, None), k_in, (3, counts, 0, None), k_in_hi];
+                    Some(first_k.bind_ranges(ctx, &e)?)
                 }
                 None => None,
             };
-            let e = vec![
-                (0, &params, 0, None),
-                k_in,
-                k_out,
-                (3, &table, 0, None),
-                v_in,
-                v_out,
-                (6, &state, 0, None),
-            ];
             let scatter = scatter_k.bind_ranges(
                 ctx,
-                &with_windows(e, &[k_in_hi, k_out_hi, v_in_hi, v_out_hi]),
+                &[
+                    (0, &params, 0, None),
+                    k_in,
+                    k_out,
+                    (3, &table, 0, None),
+                    v_in,
+                    v_out,
+                    (6, &state, 0, None),
+                    k_in_hi,
+                    k_out_hi,
+                    v_in_hi,
+                    v_out_hi,
+                ],
             )?;
             pass_binds.push((count, scatter, params));
         }
@@ -628,28 +630,16 @@ impl RadixSort {
     }
 }
 
-/// `e` and the second-window bindings `hi`.
-fn with_windows<'a>(mut e: Vec<Range<'a>>, hi: &[Range<'a>]) -> Vec<Range<'a>> {
-    e.extend_from_slice(hi);
-    e
-}
-
 /// A buffer of `total` bytes bound as two windows: `[0, window)` at binding `lo` and the rest
-/// at its second-window binding (keys in 1 → 9, keys out 2 → 10, values in 4 → 11, values out
-/// 5 → 12), which gets `placeholder` when the buffer fits one window.
+/// at binding `hi`, which gets `placeholder` when the buffer fits one window. (Both kernel
+/// variants declare the second-window bindings.)
 fn windows<'a>(
-    lo: u32,
+    (lo, hi): (u32, u32),
     b: &'a wgpu::Buffer,
     total: u64,
     window: u64,
     placeholder: &'a wgpu::Buffer,
 ) -> [Range<'a>; 2] {
-    let hi = match lo {
-        1 => 9,
-        2 => 10,
-        4 => 11,
-        _ => 12,
-    };
     let first = (lo, b, 0, Some(total.min(window).max(4)));
     if total > window {
         [first, (hi, b, window, Some(total - window))]
