@@ -125,18 +125,29 @@ fn load_quad_checked(q: u32) -> array<T, 4> {
     return x;
 }
 
-// Scans the tile into dvals/doffs; returns nothing, leaves the tile's aggregate in sh_wg_total
-// and the prefix of this subgroup within the tile in the result.
+// Issues the loads of the lane's quads into dvals.
+fn load_tile_direct(tile: u32, l: Lane) {
+#unroll k QUADS
+    {
+        let x = load_quad_checked(quad_of(tile, l, {k}));
+#unroll j 4
+        dvals[{k} * 4u + {j}] = x[{j}];
+#end
+    }
+#end
+}
+
+// Scans the loaded tile in dvals/doffs; leaves the tile's aggregate in sh_wg_total and returns
+// the prefix of this subgroup within the tile.
 fn scan_tile_direct(tile: u32, l: Lane) -> T {
     var totals: array<T, QUADS>;
 #unroll k QUADS
     {
-        let x = load_quad_checked(quad_of(tile, l, {k}));
         var run = identity();
 #unroll j 4
         {
             let before = run;
-            run = combine(run, x[{j}]);
+            run = combine(run, dvals[{k} * 4u + {j}]);
             dvals[{k} * 4u + {j}] = select(before, run, INCLUSIVE);
         }
 #end
@@ -188,6 +199,7 @@ fn main(inv: Invocation) {
     }
     var sg_prefix = identity();
     if (DIRECT) {
+        load_tile_direct(tile, l);
         sg_prefix = scan_tile_direct(tile, l);
     } else {
         scan_tile(tile, l);

@@ -79,29 +79,44 @@ var<private> slots: array<u32, PER_LANE>;
 // sh_wg_total holds the tile's survivors afterwards.
 fn count_tile(tile: u32, l: Lane) -> u32 {
     // VEC is 4: in each step a lane loads one quad, with one 16-byte load where it is whole.
+    // Every load is issued before any predicate looks at a value (a predicate between them
+    // kept the next step's load from starting: measured on the scan, ADR-021).
 #unroll k STEPS
     {
         let i0 = element(tile, l, {k} * 4u);
         var x: vec4<D>;
-        var keep = vec4<bool>(false);
         if (i0 + 3u < params.n) {
             x = load_quad(i0 / 4u);
-            keep = keep_quad(x, i0 / 4u);
         } else {
             // Constant indices only (unrolled): a vector indexed by a variable would be kept
             // in memory rather than in registers, on the fast path too.
 #unroll j 4
             if (i0 + {j} < params.n) {
                 x[{j}] = load_data(i0 + {j});
+            }
+#end
+        }
+#unroll j 4
+        vals[{k} * 4u + {j}] = x[{j}];
+#end
+    }
+#end
+#unroll k STEPS
+    {
+        let i0 = element(tile, l, {k} * 4u);
+        let x = vec4<D>(vals[{k} * 4u], vals[{k} * 4u + 1u], vals[{k} * 4u + 2u], vals[{k} * 4u + 3u]);
+        var keep = vec4<bool>(false);
+        if (i0 + 3u < params.n) {
+            keep = keep_quad(x, i0 / 4u);
+        } else {
+#unroll j 4
+            if (i0 + {j} < params.n) {
                 keep[{j}] = keep_value(x[{j}], i0 + {j});
             }
 #end
         }
 #unroll j 4
-        {
-            vals[{k} * 4u + {j}] = x[{j}];
-            keeps[{k} * 4u + {j}] = keep[{j}];
-        }
+        keeps[{k} * 4u + {j}] = keep[{j}];
 #end
     }
 #end
