@@ -26,14 +26,15 @@ pub const COPY_MAX_WORKGROUPS: u32 = 8192;
 pub const PRIMITIVE_WORKGROUP: u32 = 256;
 
 /// Steps per tile; in each step an invocation holds PRIMITIVE_VEC consecutive elements (one
-/// 16-byte load in the scan's direct layout), so a tile is 256 × 6 × 4 = 6144 elements.
+/// 16-byte load in the scan's direct layout), so a tile is 256 × 7 × 4 = 7168 elements.
 ///
-/// Measured on the H200 (2026-11-29, 2^28 u32 inclusive scan, direct layout, % of the copy
-/// kernel in the same run): 4 steps 55.9–56.3 %, 6 steps 60.8 % and 60.9 % (two runs), 8 steps
-/// 59.4–59.5 % (one run at 43 %), 2 steps 44.6 %. Fewer, larger tiles mean fewer look-backs;
-/// past 6 the registers per invocation start to cost occupancy. Earlier (blocked layout): one
-/// element per lane per step with a subgroup scan each ran at 40 % and was shuffle-bound.
-pub const PRIMITIVE_STEPS: u32 = 6;
+/// Measured on the H200 (2026-11-29, 2^28 u32 inclusive scan, direct layout with every load
+/// issued first, % of the copy kernel in the same run): 5 steps 58.4 %, 6 steps 63.6–64.5 %,
+/// 7 steps 66.8–67.6 % (three runs), 8 steps 62.0 %; workgroups of 512 × 3–5 steps 61.0–63.1 %,
+/// 1024 × 2–3 49.4–59.9 %, 128 × 12–14 56.6–59.4 %. Fewer, larger tiles mean fewer
+/// look-backs; past 7 the registers per invocation cost occupancy. Earlier (blocked layout):
+/// one element per lane per step with a subgroup scan each ran at 40 % and was shuffle-bound.
+pub const PRIMITIVE_STEPS: u32 = 7;
 
 /// Steps per tile of select and partition (tiles of 256 × 2 × 4 = 2048 elements). Measured on
 /// the H200 (2026-11-29, compaction in workgroup memory before the look-back): 28.0 % / 27.1 %

@@ -61,15 +61,29 @@ struct Seen {
     value: T,
 }
 
-fn read_region(tile: u32, inclusive: bool) -> Seen {
+// The raw words of a tile's descriptor in one region (lo/hi halves of each word of T). The
+// loads are unconditional, so a caller that loads several descriptors before decoding any has
+// all of them in flight at once.
+fn load_region(tile: u32, inclusive: bool) -> array<u32, 8> {
     let base = region_base(inclusive) + tile * DESC_STRIDE;
+    var w = array<u32, 8>();
+#unroll j 4
+    if ({j} < T_WORDS) {
+        w[2u * {j}] = atomicLoad(&tile_state[base + 2u * {j}]);
+        w[2u * {j} + 1u] = atomicLoad(&tile_state[base + 2u * {j} + 1u]);
+    }
+#end
+    return w;
+}
+
+fn decode_region(w: array<u32, 8>) -> Seen {
     var b = vec4<u32>(0u);
     var all = 0xffffffffu;
     var any = 0u;
 #unroll j 4
     if ({j} < T_WORDS) {
-        let lo = atomicLoad(&tile_state[base + 2u * {j}]);
-        let hi = atomicLoad(&tile_state[base + 2u * {j} + 1u]);
+        let lo = w[2u * {j}];
+        let hi = w[2u * {j} + 1u];
         all &= lo & hi;
         any |= lo | hi;
         b[{j}] = (lo & 0xffffu) | ((hi & 0xffffu) << 16u);
@@ -84,17 +98,29 @@ fn read_region(tile: u32, inclusive: bool) -> Seen {
     return Seen(kind, from_bits(b));
 }
 
-fn read_descriptor(tile: u32) -> Seen {
+// Both regions' words of a descriptor (the inclusive region's only with SPLIT_REGIONS).
+struct RawDescriptor {
+    agg: array<u32, 8>,
+    incl: array<u32, 8>,
+}
+
+fn load_descriptor(tile: u32) -> RawDescriptor {
+    var r: RawDescriptor;
+    r.agg = load_region(tile, false);
     if (SPLIT_REGIONS) {
-        // Both regions read before either is looked at: one round trip.
-        let incl = read_region(tile, true);
-        let agg = read_region(tile, false);
+        r.incl = load_region(tile, true);
+    }
+    return r;
+}
+
+fn decode_descriptor(r: RawDescriptor) -> Seen {
+    if (SPLIT_REGIONS) {
+        let incl = decode_region(r.incl);
         if (incl.kind != 0u) {
             return Seen(2u, incl.value);
         }
-        return agg;
     }
-    return read_region(tile, false);
+    return decode_region(r.agg);
 }
 
 const LOOK_DONE: u32 = 0u;
@@ -131,6 +157,14 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
             break;
         }
         windows += 1u;
+        // Every chunk's loads first (tiles before 0 read tile 0, unused), then the decoding.
+        var raw: array<RawDescriptor, LOOKBACK_PER_LANE>;
+#unroll c LOOKBACK_PER_LANE
+        {
+            let back = ({c} + 1u) * l.size - l.lane;
+            raw[{c}] = load_descriptor(select(0u, look - back, back <= look));
+        }
+#end
         var seen: array<Seen, LOOKBACK_PER_LANE>;
 #unroll c LOOKBACK_PER_LANE
         {
@@ -139,7 +173,7 @@ fn walk(l: Lane, tile: u32, aggregate: T, start: u32, start_prefix: T, may_wait:
             seen[{c}] = Seen(0u, identity());
             if (back <= width) {
                 if (back <= look) {
-                    seen[{c}] = read_descriptor(look - back);
+                    seen[{c}] = decode_descriptor(raw[{c}]);
                 } else {
                     seen[{c}] = Seen(2u, identity());
                 }
@@ -249,3 +283,4 @@ fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
     // Read after the barrier of the last workgroupUniformLoad; nothing writes it again.
     return sh_look_prefix;
 }
+
