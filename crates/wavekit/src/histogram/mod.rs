@@ -20,6 +20,11 @@ pub use reference::{Counts, Sample};
 /// Most bins.
 pub const MAX_BINS: u32 = 4096;
 
+/// Per bin, how far from a whole number the integer kernel's f32 estimate of a bin must be
+/// for the kernel to take it without the exact check: 2^-21, above the estimate's worst error
+/// of 2.5 · 2^-23 per bin (histogram/sample_int.wgsl).
+const FAST_MARGIN_PER_BIN: f32 = 4.768_371_6e-7;
+
 /// The histogram kernel's WGSL for `scalar` samples.
 pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
     let sample = match scalar {
@@ -33,6 +38,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
             ("MAX_BINS", ConstValue::U32(HISTOGRAM_COUNTERS)),
             ("QUADS", ConstValue::U32(HISTOGRAM_QUADS)),
             ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
+            ("FAST_MARGIN_PER_BIN", ConstValue::F32(FAST_MARGIN_PER_BIN)),
         ],
         &[
             ("subgroup/api", subgroup_api(subgroups)),
@@ -268,4 +274,86 @@ pub fn histogram_slice<T: Sample>(
     let bound = h.bind(ctx, &buf, samples.len() as u64)?;
     ctx.submit(|enc| bound.record(enc));
     bound.read(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FAST_MARGIN_PER_BIN, ratio};
+
+    /// `x` moved by `ulps` units in the last place (the rounding WGSL allows either way).
+    fn nudge(x: f32, ulps: i32) -> f32 {
+        match ulps {
+            0 => x,
+            u if u > 0 => x.next_up(),
+            _ => x.next_down(),
+        }
+    }
+
+    /// The integer kernel's fast path (histogram/sample_int.wgsl) on the CPU, with the
+    /// conversion and the product each rounded `conv` and `prod` ulps away from nearest:
+    /// the bin, or None where it defers to the exact path.
+    fn fast_bin(off: u32, bins: u32, ratio_bits: u32, conv: i32, prod: i32) -> Option<u32> {
+        let e = nudge(nudge(off as f32, conv) * f32::from_bits(ratio_bits), prod);
+        let whole = e.floor();
+        let frac = e - whole;
+        let margin = bins as f32 * FAST_MARGIN_PER_BIN;
+        (frac > margin && frac < 1.0 - margin && whole < bins as f32).then_some(whole as u32)
+    }
+
+    #[test]
+    fn fast_integer_bins_are_exact_wherever_taken() {
+        // Random levels and bin counts; samples at random and at and beside bin edges.
+        // Wherever the fast path answers, under any rounding WGSL allows, it must be the exact
+        // bin; and it must answer for nearly all random samples (or it would not be a fast
+        // path).
+        let mut rng = fastrand::Rng::with_seed(0x5eed_2026);
+        let (mut taken, mut total) = (0u64, 0u64);
+        for trial in 0..400 {
+            let bins = match trial % 4 {
+                0 => 4096,
+                1 => 256,
+                _ => rng.u32(1..=4096),
+            };
+            let lower = rng.u32(..);
+            let range = match trial % 3 {
+                0 => u32::MAX - lower,
+                _ => rng.u32(1..=u32::MAX - lower),
+            }
+            .max(1);
+            let r = ratio(bins, range);
+            let mut offs: Vec<u32> = (0..64).map(|_| rng.u32(0..range)).collect();
+            for _ in 0..64 {
+                let k = u64::from(rng.u32(1..bins.max(2)));
+                let edge = (k * u64::from(range)).div_ceil(u64::from(bins));
+                for d in [-1i64, 0, 1] {
+                    let o = edge as i64 + d;
+                    if (0..i64::from(range)).contains(&o) {
+                        offs.push(o as u32);
+                    }
+                }
+            }
+            for (i, off) in offs.into_iter().enumerate() {
+                let exact = (u64::from(off) * u64::from(bins) / u64::from(range)) as u32;
+                let random = i < 64;
+                total += u64::from(random);
+                let mut all = true;
+                for conv in -1..=1 {
+                    for prod in -1..=1 {
+                        match fast_bin(off, bins, r, conv, prod) {
+                            Some(q) => assert_eq!(
+                                q, exact,
+                                "off {off}, {bins} bins, range {range}, rounding {conv}/{prod}"
+                            ),
+                            None => all = false,
+                        }
+                    }
+                }
+                taken += u64::from(all && random);
+            }
+        }
+        assert!(
+            taken * 100 > total * 99,
+            "fast path taken for {taken} of {total} random samples"
+        );
+    }
 }
