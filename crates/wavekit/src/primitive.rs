@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{
     LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS,
-    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SELECT_STEPS,
+    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_STEPS, SELECT_STEPS,
 };
 
 /// The `subgroup/api` piece for this device.
@@ -59,6 +59,18 @@ pub fn vec() -> u32 {
     env_u32("WAVEKIT_TILE_VEC")
         .filter(|v| [1, 2, 4, 8].contains(v))
         .unwrap_or(PRIMITIVE_VEC)
+}
+
+/// Steps per tile of reduce: [`REDUCE_STEPS`] unless `WAVEKIT_TILE_STEPS` says otherwise.
+pub fn reduce_steps() -> u32 {
+    env_u32(STEPS_ENV)
+        .filter(|s| (1..=64).contains(s))
+        .unwrap_or(REDUCE_STEPS)
+}
+
+/// Elements per tile of reduce.
+pub fn reduce_tile() -> u32 {
+    workgroup() * reduce_steps() * vec()
 }
 
 /// Steps per tile of select and partition: [`SELECT_STEPS`] unless `WAVEKIT_TILE_STEPS` says

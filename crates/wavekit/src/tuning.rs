@@ -36,6 +36,11 @@ pub const PRIMITIVE_WORKGROUP: u32 = 256;
 /// one element per lane per step with a subgroup scan each ran at 40 % and was shuffle-bound.
 pub const PRIMITIVE_STEPS: u32 = 7;
 
+/// Steps per tile of reduce (tiles of 256 × 6 × 4 = 6144 elements). Measured on the H200
+/// (2026-11-29, 2^28 u32 sum, CUB in the same call): 0.98× CUB with 6 steps, 0.96× with the
+/// scan's 7 (twice); shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
+pub const REDUCE_STEPS: u32 = 6;
+
 /// Steps per tile of select and partition (tiles of 256 × 2 × 4 = 2048 elements). Measured on
 /// the H200 (2026-11-29, compaction in workgroup memory before the look-back): 28.0 % / 27.1 %
 /// of copy bandwidth at 2^24 / 2^28 with 2 steps against 21.7 % at 2^24 with 4.

@@ -8,7 +8,8 @@ use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op};
 use crate::primitive::{
-    check_fits, chunk_elements, params, subgroup_api, tile, tile_consts, tiles, vec,
+    check_fits, chunk_elements, params, reduce_steps, reduce_tile, subgroup_api, tile_consts, vec,
+    with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::REDUCE_MAX_WORKGROUPS;
@@ -27,9 +28,14 @@ fn quads(words: u32) -> bool {
     words == 1 && vec() == 4
 }
 
+/// Elements per tile of reduce (its tile boundaries are worth testing).
+pub fn tile_elements() -> u32 {
+    reduce_tile()
+}
+
 /// The reduce kernel's WGSL for `monoid`.
 pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
-    let mut consts = tile_consts(subgroups);
+    let mut consts = with_steps(tile_consts(subgroups), reduce_steps(), vec());
     consts.push(("COMMUTATIVE", ConstValue::Bool(monoid.commutative())));
     consts.push(("QUADS", ConstValue::Bool(quads(monoid.words()))));
     let m = monoid.wgsl(subgroups);
@@ -84,7 +90,7 @@ impl Reduce {
     pub fn bind(&self, ctx: &GpuContext, src: &wgpu::Buffer, n: u64) -> Result<BoundReduce> {
         check_fits("reduce input", src, n, self.words)?;
         let bytes = u64::from(self.words) * 4;
-        let per_chunk = chunk_elements(ctx, self.words, tile());
+        let per_chunk = chunk_elements(ctx, self.words, reduce_tile());
         if n <= per_chunk {
             let last = self.levels(ctx, (1, src, 0, None), n as u32)?;
             return Ok(BoundReduce {
@@ -126,7 +132,7 @@ impl Reduce {
         let mut buffers: Vec<wgpu::Buffer> = Vec::new();
         let mut len = len;
         loop {
-            let t = tiles(len, 1).max(1);
+            let t = len.div_ceil(reduce_tile()).max(1);
             let groups = t.min(max_groups());
             let per_group = t.div_ceil(groups);
             let groups = t.div_ceil(per_group);
