@@ -309,7 +309,7 @@ pub struct Dwt {
     shape: TileShape,
     /// The level kernel's variants, compiled when first bound (shared by resized plans).
     kernels: Arc<Mutex<HashMap<Variant, Kernel>>>,
-    copy: Arc<wavekit::bench::CopyKernel>,
+    copy: Arc<wavekit::copy::CopyKernel>,
 }
 
 impl Dwt {
@@ -352,7 +352,7 @@ impl Dwt {
             planes,
             shape,
             kernels: Arc::default(),
-            copy: Arc::new(wavekit::bench::CopyKernel::new(ctx)?),
+            copy: Arc::new(wavekit::copy::CopyKernel::new(ctx)?),
         })
     }
 
@@ -512,24 +512,6 @@ impl Dwt {
         Ok(k)
     }
 
-    fn plane_copy(
-        &self,
-        ctx: &GpuContext,
-        from: &wgpu::Buffer,
-        to: &wgpu::Buffer,
-        bytes: u64,
-    ) -> Result<PlaneCopy> {
-        let whole = bytes / 16 * 16;
-        Ok(PlaneCopy {
-            kernel: if whole > 0 {
-                Some(self.copy.bind(ctx, from, to, whole)?)
-            } else {
-                None
-            },
-            tail: (bytes > whole).then(|| (from.clone(), to.clone(), whole, bytes - whole)),
-        })
-    }
-
     fn bind_all(
         &self,
         ctx: &GpuContext,
@@ -674,7 +656,7 @@ impl Dwt {
             inverse.push((bind(&pass, true)?, pass));
         }
         let bytes = u64::from(n) * 4;
-        let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.plane_copy(ctx, from, to, bytes);
+        let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.copy.bind(ctx, from, to, bytes);
         let (forward_copy, inverse_copy) = match mode {
             Mode::InPlace | Mode::InPlaceU8 if levels > 0 => (
                 Some(copy(coeffs, &scratch)?),
@@ -795,26 +777,6 @@ struct LevelPass {
     groups: (u32, u32),
 }
 
-/// A buffer copy recorded around the passes: from, to, bytes.
-/// A copy of the planes between two buffers: the copy kernel for whole 16-byte words, the
-/// buffer copy for the rest.
-#[derive(Debug)]
-struct PlaneCopy {
-    kernel: Option<wavekit::bench::BoundCopy>,
-    tail: Option<(wgpu::Buffer, wgpu::Buffer, u64, u64)>,
-}
-
-impl PlaneCopy {
-    fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        if let Some(k) = &self.kernel {
-            k.record(enc);
-        }
-        if let Some((from, to, offset, bytes)) = &self.tail {
-            enc.copy_buffer_to_buffer(from, *offset, to, *offset, Some(*bytes));
-        }
-    }
-}
-
 /// A transform bound to its buffers, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundDwt {
@@ -823,8 +785,8 @@ pub struct BoundDwt {
     inverse: Vec<(wgpu::BindGroup, LevelPass)>,
     /// In place: the data to scratch before the forward, scratch back to the data after the
     /// inverse. Separate with no levels: the copy that is the whole transform.
-    forward_copy: Option<PlaneCopy>,
-    inverse_copy: Option<PlaneCopy>,
+    forward_copy: Option<wavekit::copy::BoundCopy>,
+    inverse_copy: Option<wavekit::copy::BoundCopy>,
     /// The 8-bit output, cleared before each inverse.
     out8: Option<wgpu::Buffer>,
     _buffers: (wgpu::Buffer, [wgpu::Buffer; 3]),

@@ -21,6 +21,7 @@
 pub mod bench;
 mod buffers;
 pub mod context;
+pub mod copy;
 pub mod error;
 pub mod histogram;
 pub mod kernel;

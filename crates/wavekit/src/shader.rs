@@ -38,7 +38,7 @@ macro_rules! wgsl {
 pub static SOURCES: &[WgslSource] = &[
     wgsl!("shared/ballot", "shaders/shared/ballot.wgsl"),
     wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
-    wgsl!("bench/copy", "bench/copy.wgsl"),
+    wgsl!("copy/copy", "copy/copy.wgsl"),
     wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
     wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
     wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
@@ -73,7 +73,7 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
     for shape in crate::tuning::WORKGROUP_SHAPES {
         out.push((crate::selftest::composed(shape[0])?, true));
     }
-    out.push((crate::bench::CopyKernel::composed()?, false));
+    out.push((crate::copy::CopyKernel::composed()?, false));
     let custom = Monoid::custom(
         "argmin",
         "vec2<u32>",

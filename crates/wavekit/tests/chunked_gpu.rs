@@ -1,7 +1,7 @@
 //! Inputs larger than one storage binding: scan and reduce split them into chunks (the carry
 //! passed along on the GPU), the histogram counts chunk after chunk, select and partition
 //! take their input in chunks and write across two output bindings, the sort binds its
-//! buffers as two windows. The binding
+//! buffers as two windows, the copy kernel binds one chunk at a time. The binding
 //! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
 //! test function, since the switch is process-wide.
 
@@ -206,6 +206,25 @@ fn inputs_larger_than_one_binding() {
             "{}: histogram of {n} samples in chunks",
             on(ctx)
         );
+    }
+    // The copy kernel binds one chunk of whole 16-byte words at a time, the remainder after.
+    let kernel = wavekit::copy::CopyKernel::new(ctx).unwrap();
+    for bytes in [65_536u64, 65_536 + 16, 3 * 65_536 + 12, 5 * 65_536 + 260] {
+        let words = (bytes / 4) as usize;
+        let mut r = fastrand::Rng::with_seed(bytes);
+        let data: Vec<u32> = (0..words).map(|_| r.u32(..)).collect();
+        let src = ctx.storage_from("src", &data).unwrap();
+        let dst = ctx.storage_poisoned("dst", words + 4).unwrap();
+        let b = kernel.bind(ctx, &src, &dst, bytes).unwrap();
+        assert_eq!(b.chunks() as u64, (bytes / 16 * 16).div_ceil(65_536));
+        run(ctx, |e| b.record(e));
+        let got: Vec<u32> = ctx.read_back("dst", &dst, words + 4).unwrap();
+        assert!(
+            got[..words] == data[..],
+            "{}: copy of {bytes} bytes in chunks",
+            on(ctx)
+        );
+        assert_eq!(&got[words..], &[POISON; 4], "{}: past the end", on(ctx));
     }
     unsafe { std::env::remove_var("WAVEKIT_MAX_BINDING_BYTES") };
 }

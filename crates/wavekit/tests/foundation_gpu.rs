@@ -3,7 +3,7 @@
 mod common;
 
 use common::{gpu, on, run};
-use wavekit::bench::CopyKernel;
+use wavekit::copy::CopyKernel;
 use wavekit::selftest::{self, reference};
 use wavekit::{ContextOptions, Error, GpuContext, GpuTimer, POISON, TimingMethod};
 
@@ -45,33 +45,48 @@ fn a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane() {
     }
 }
 
-/// Copy sizes in 16-byte elements: one, around a workgroup (256), primes, and past the
-/// grid-stride limit of one pass.
-const COPY_SIZES: [u64; 8] = [1, 255, 256, 257, 8191, 65_537, 1 << 20, (1 << 21) + 13];
+/// Copy sizes in bytes: whole 16-byte words (one, around a workgroup of 256, primes, past the
+/// grid-stride limit of one pass) and the same with a 4-, 8- or 12-byte remainder.
+const COPY_SIZES: [u64; 14] = [
+    4,
+    8,
+    12,
+    16,
+    20,
+    255 * 16,
+    256 * 16 + 4,
+    257 * 16 + 8,
+    8191 * 16 + 12,
+    65_537 * 16,
+    (1 << 20) * 16,
+    (1 << 20) * 16 + 12,
+    ((1 << 21) + 13) * 16,
+    ((1 << 21) + 13) * 16 + 4,
+];
 
 #[test]
-fn the_copy_kernel_copies_every_element_and_nothing_more() {
+fn the_copy_kernel_copies_every_byte_and_nothing_more() {
     let Some(ctx) = gpu() else { return };
     let kernel = CopyKernel::new(ctx).unwrap();
     let mut rng = fastrand::Rng::with_seed(42);
-    for elems in COPY_SIZES {
-        let words = (elems * 4) as usize;
+    for bytes in COPY_SIZES {
+        let words = (bytes / 4) as usize;
         let data: Vec<u32> = (0..words).map(|_| rng.u32(..)).collect();
         let src = ctx.storage_from("src", &data).unwrap();
-        // One spare element after the end must stay poisoned.
+        // Four spare words after the end must stay poisoned.
         let dst = ctx.storage_poisoned("dst", words + 4).unwrap();
-        let bound = kernel.bind(ctx, &src, &dst, elems * 16).unwrap();
+        let bound = kernel.bind(ctx, &src, &dst, bytes).unwrap();
         run(ctx, |e| bound.record(e));
         let got: Vec<u32> = ctx.read_back("dst", &dst, words + 4).unwrap();
         assert!(
             got[..words] == data[..],
-            "{}: copy of {elems} elements differs",
+            "{}: copy of {bytes} bytes differs",
             on(ctx)
         );
         assert_eq!(
             &got[words..],
             &[POISON; 4],
-            "{}: wrote past the end",
+            "{}: copy of {bytes} bytes wrote past the end",
             on(ctx)
         );
     }
@@ -83,10 +98,26 @@ fn copy_rejects_bad_sizes_without_panicking() {
     let kernel = CopyKernel::new(ctx).unwrap();
     let a = ctx.storage_poisoned("a", 64).unwrap();
     let b = ctx.storage_poisoned("b", 64).unwrap();
-    for bytes in [15u64, 17, 512] {
+    // Not a multiple of 4, or past the end of the buffers.
+    for bytes in [2u64, 15, 17, 260] {
         let e = kernel.bind(ctx, &a, &b, bytes).expect_err("must fail");
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     }
+    // A remainder past whole 16-byte words needs a buffer copy, which needs COPY_DST.
+    let storage_only = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("storage only"),
+        size: 256,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let e = kernel
+        .bind(ctx, &a, &storage_only, 20)
+        .expect_err("must fail");
+    assert!(e.to_string().contains("COPY_DST"), "{e}");
+    // Whole words need nothing but storage.
+    kernel.bind(ctx, &a, &storage_only, 32).unwrap();
+    // Nothing to copy is not an error, and records nothing.
+    assert_eq!(kernel.bind(ctx, &a, &b, 0).unwrap().chunks(), 0);
 }
 
 #[test]

@@ -1,4 +1,5 @@
-// The bandwidth yardstick: a grid-stride copy of vec4<u32>, read once and written once.
+// Device layer: a grid-stride copy of vec4<u32>, read once and written once (also the
+// benchmarks' bandwidth yardstick).
 // Prepended constants: WG_SIZE.
 
 struct Params {
