@@ -11,6 +11,31 @@ fn wavekit(args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("the wavekit binary runs")
 }
 
+/// `wavekit dwt DIRECTION IN [-o OUT] --wavelet W --levels L [EXTRA…]`.
+fn dwt(
+    direction: &str,
+    input: &std::path::Path,
+    out: Option<&std::path::Path>,
+    wavelet: &str,
+    levels: &str,
+    extra: &[&str],
+) -> Output {
+    let mut args = vec!["dwt", direction, input.to_str().unwrap()];
+    if let Some(o) = out {
+        args.extend(["-o", o.to_str().unwrap()]);
+    }
+    args.extend(["--wavelet", wavelet, "--levels", levels]);
+    args.extend(extra);
+    wavekit(&args, &[])
+}
+
+/// A usage error (exit code 2) whose message contains `needle`.
+fn assert_usage_error(out: &Output, needle: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(needle), "{stderr}");
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -102,14 +127,10 @@ fn bad_use_gets_a_clear_error_and_exit_code_2() {
     );
 
     let out = wavekit(&["selftest"], &[("WAVEKIT_NO_SUBGROUPS", "1")]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(err.contains("subgroup operations"), "{err}");
+    assert_usage_error(&out, "subgroup operations");
 
     let out = wavekit(&["bench", "copy", "--bytes", "99999999999999"], &[]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(err.contains("over this device's max_buffer_size"), "{err}");
+    assert_usage_error(&out, "over this device's max_buffer_size");
 }
 
 #[test]
@@ -207,12 +228,7 @@ fn reduce_scan_and_select_on_npy_files() {
     let d = tmp("d.npy");
     npyz::to_file_1d(&d, [1.0f64]).unwrap();
     let out = wavekit(&["reduce", d.to_str().unwrap()], &[]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("dtype '<f8' is not supported"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_usage_error(&out, "dtype '<f8' is not supported");
     npyz::to_file_1d(&f, [true]).unwrap();
     let out = wavekit(
         &[
@@ -225,12 +241,7 @@ fn reduce_scan_and_select_on_npy_files() {
         ],
         &[],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("1 flags for 5 elements"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_usage_error(&out, "1 flags for 5 elements");
 }
 
 fn read_u32(path: &std::path::Path) -> Vec<u32> {
@@ -406,37 +417,16 @@ fn dwt_forward_inverse_and_round_trip() {
     let coeffs = tmp("coeffs.npy");
     let back = tmp("back.png");
     for (input, levels) in [(&rgb, "3"), (&gray16, "5")] {
-        let out = wavekit(
-            &[
-                "dwt",
-                "forward",
-                input.to_str().unwrap(),
-                "-o",
-                coeffs.to_str().unwrap(),
-                "--wavelet",
-                "5/3",
-                "--levels",
-                levels,
-            ],
-            &[],
-        );
+        let out = dwt("forward", input, Some(&coeffs), "5/3", levels, &[]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let bits = if input == &rgb { "8" } else { "16" };
-        let out = wavekit(
-            &[
-                "dwt",
-                "inverse",
-                coeffs.to_str().unwrap(),
-                "-o",
-                back.to_str().unwrap(),
-                "--wavelet",
-                "5/3",
-                "--levels",
-                levels,
-                "--bits",
-                bits,
-            ],
-            &[],
+        let out = dwt(
+            "inverse",
+            &coeffs,
+            Some(&back),
+            "5/3",
+            levels,
+            &["--bits", bits],
         );
         assert!(out.status.success(), "{}", text(&out.stderr));
         let a = image::open(input).unwrap();
@@ -448,104 +438,26 @@ fn dwt_forward_inverse_and_round_trip() {
             input.display()
         );
         for wavelet in ["5/3", "9/7"] {
-            let out = wavekit(
-                &[
-                    "dwt",
-                    "roundtrip",
-                    input.to_str().unwrap(),
-                    "--wavelet",
-                    wavelet,
-                    "--levels",
-                    levels,
-                ],
-                &[],
-            );
+            let out = dwt("roundtrip", input, None, wavelet, levels, &[]);
             assert!(out.status.success(), "{}", text(&out.stderr));
             assert!(text(&out.stdout).contains("largest difference"));
         }
     }
     // The coefficients' shape and type: (planes, H, W) int32.
-    let out = wavekit(
-        &[
-            "dwt",
-            "forward",
-            rgb.to_str().unwrap(),
-            "-o",
-            coeffs.to_str().unwrap(),
-            "--wavelet",
-            "5/3",
-            "--levels",
-            "1",
-        ],
-        &[],
-    );
+    let out = dwt("forward", &rgb, Some(&coeffs), "5/3", "1", &[]);
     assert!(out.status.success());
     let npy = npyz::NpyFile::new(std::fs::File::open(&coeffs).unwrap()).unwrap();
     assert_eq!(npy.shape(), &[3, 21, 37]);
-    // Clear errors: too many levels, float samples for 5/3, a wrong coefficient type.
-    let out = wavekit(
-        &[
-            "dwt",
-            "forward",
-            rgb.to_str().unwrap(),
-            "-o",
-            coeffs.to_str().unwrap(),
-            "--wavelet",
-            "5/3",
-            "--levels",
-            "9",
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("at most 6"),
-        "{}",
-        text(&out.stderr)
-    );
+    // Clear errors: too many levels, a wrong coefficient type, float samples for 5/3.
+    let out = dwt("forward", &rgb, Some(&coeffs), "5/3", "9", &[]);
+    assert_usage_error(&out, "at most 6");
     // int32 (5/3) coefficients given to the 9/7 inverse.
-    let out = wavekit(
-        &[
-            "dwt",
-            "inverse",
-            coeffs.to_str().unwrap(),
-            "-o",
-            back.to_str().unwrap(),
-            "--wavelet",
-            "9/7",
-            "--levels",
-            "1",
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("5/3 takes i32 samples, 9/7 f32"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = dwt("inverse", &coeffs, Some(&back), "9/7", "1", &[]);
+    assert_usage_error(&out, "5/3 takes i32 samples, 9/7 f32");
     let f = tmp("float.npy");
     npyz::to_file_1d(&f, [1.0f32]).unwrap();
-    let out = wavekit(
-        &[
-            "dwt",
-            "forward",
-            f.to_str().unwrap(),
-            "-o",
-            coeffs.to_str().unwrap(),
-            "--wavelet",
-            "5/3",
-            "--levels",
-            "1",
-        ],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("expected (H, W)"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = dwt("forward", &f, Some(&coeffs), "5/3", "1", &[]);
+    assert_usage_error(&out, "expected (H, W)");
 }
 
 #[test]
@@ -580,6 +492,5 @@ fn bench_dwt_json_has_every_case() {
     }
     assert!(text(&out.stderr).contains("[8/8]"), "progress lines");
     let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("unknown size '720p'"));
+    assert_usage_error(&out, "unknown size '720p'");
 }
