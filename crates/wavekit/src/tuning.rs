@@ -57,7 +57,9 @@ pub const LOOKBACK_SPINS: u32 = 256;
 /// look - (c + 1) × width + j of chunk c; all loads issued before any is used). Measured on the
 /// H200 (2026-11-29, 2^28 u32 inclusive scan, direct layout): 1 chunk 55.9 %, 2 chunks 52.8 %,
 /// 4 chunks 27.6–39.5 % of copy bandwidth, although the windows per tile fell from 3.9 to 2.5:
-/// every extra descriptor read costs more than the round trip it saves.
+/// every extra descriptor read costs more than the round trip it saves. Again with every
+/// chunk's loads issued before any is decoded, 7-step tiles (fourth session): 1 chunk 67.7 %,
+/// 2: 58.6 %, 4: 55.2 %, 8: 52.1 % (ADR-021).
 pub const LOOKBACK_PER_LANE: u32 = 1;
 
 /// Nearest predecessors the look-back reads first; the window doubles after each step that
