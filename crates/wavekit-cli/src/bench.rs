@@ -1,4 +1,4 @@
-//! `wavekit bench primitives`.
+//! `wavekit bench primitives` and `wavekit bench probe`.
 
 use std::path::PathBuf;
 
@@ -102,6 +102,53 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         let svg = crate::plot::throughput_svg(&results, peer.as_deref());
         std::fs::write(path, svg).map_err(|e| file_err(path, e))?;
         eprintln!("plot written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `wavekit bench probe`: the look-back's basic step, case by case.
+pub fn probe(
+    ctx: &GpuContext,
+    rounds: u32,
+    workgroups: u32,
+    background_bytes: u64,
+    runs: u32,
+    json: bool,
+) -> Result<(), CliError> {
+    let results =
+        wavekit::bench::probe::probe(ctx, rounds, workgroups, background_bytes, runs, |i, n| {
+            eprintln!("[{}/{n}] probe case {} ...", i + 1, i + 1)
+        })?;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            adapter: &'a wavekit::AdapterSummary,
+            results: &'a [wavekit::bench::probe::ProbeResult],
+        }
+        let out = Out {
+            adapter: &ctx.summary,
+            results: &results,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("adapter: {}", ctx.summary.label());
+    println!(
+        "{:>5} {:>6} {:>7} {:>10} {:>12} {:>12} {:>14}",
+        "loads", "kind", "lines", "background", "median us", "ns/round", "background GB/s"
+    );
+    for r in &results {
+        let c = r.case;
+        println!(
+            "{:>5} {:>6} {:>7} {:>10} {:>12.1} {:>12.1} {:>14.0}",
+            c.loads,
+            if c.plain { "plain" } else { "atomic" },
+            if c.shared { "shared" } else { "own" },
+            if c.background { "copying" } else { "idle" },
+            r.median_ns / 1e3,
+            r.ns_per_round,
+            r.background_gbps
+        );
     }
     Ok(())
 }

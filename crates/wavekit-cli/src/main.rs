@@ -211,6 +211,26 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The look-back's basic step, measured apart: one dependent window read per round, with
+    /// 1, 2, 4 or 8 loads per lane, atomic or plain, on shared or private lines, with the GPU
+    /// idle or streaming memory in the same workgroups (measurement only).
+    Probe {
+        /// Dependent rounds per workgroup.
+        #[arg(long, default_value_t = 2000)]
+        rounds: u32,
+        /// Workgroups (256 invocations each).
+        #[arg(long, default_value_t = 1056)]
+        workgroups: u32,
+        /// Bytes of each background-copy buffer.
+        #[arg(long, default_value_t = 1 << 28)]
+        background_bytes: u64,
+        /// Measured runs per case (after 3 warm-up runs).
+        #[arg(long, default_value_t = 10)]
+        runs: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Reduce, scan, select and partition on u32 at sizes 2^16..2^28, each beside the copy
     /// kernel on the same bytes in the same run (and a peer's times, with --peer).
     Primitives {
@@ -342,6 +362,20 @@ fn run(cli: Cli) -> Result<(), CliError> {
             runs,
             json,
         }) => dwt::bench(&context(cli.adapter)?, &sizes, &planes, levels, runs, json),
+        Command::Bench(BenchCommand::Probe {
+            rounds,
+            workgroups,
+            background_bytes,
+            runs,
+            json,
+        }) => bench::probe(
+            &context(cli.adapter)?,
+            rounds,
+            workgroups,
+            background_bytes,
+            runs,
+            json,
+        ),
         Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
             let ctx = context(cli.adapter)?;
             let mut results = Vec::new();

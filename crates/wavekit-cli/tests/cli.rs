@@ -494,3 +494,40 @@ fn bench_dwt_json_has_every_case() {
     let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);
     assert_usage_error(&out, "unknown size '720p'");
 }
+
+#[test]
+fn bench_probe_json_has_every_case() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(
+        &[
+            "bench",
+            "probe",
+            "--rounds",
+            "4",
+            "--workgroups",
+            "2",
+            "--background-bytes",
+            "65536",
+            "--runs",
+            "1",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["results"].as_array().unwrap();
+    assert_eq!(rows.len(), wavekit::bench::probe::cases().len());
+    for r in rows {
+        // Not a speed assertion: a missing timestamp reads as 0 or garbage.
+        let ns = r["ns_per_round"].as_f64().unwrap();
+        assert!(ns.is_finite() && ns > 0.0, "{r}");
+    }
+    let n = rows.len();
+    assert!(
+        text(&out.stderr).contains(&format!("[{n}/{n}]")),
+        "progress lines"
+    );
+}

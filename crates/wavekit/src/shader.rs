@@ -39,6 +39,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("shared/ballot", "shaders/shared/ballot.wgsl"),
     wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
     wgsl!("copy/copy", "copy/copy.wgsl"),
+    wgsl!("bench/probe", "bench/probe.wgsl"),
     wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
     wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
     wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
@@ -136,6 +137,9 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
         }
         for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
             out.push((crate::histogram::composed(scalar, sg)?, sg));
+        }
+        for case in crate::bench::probe::cases() {
+            out.push((crate::bench::probe::composed(case, 4, sg)?, sg));
         }
     }
     Ok(out)

@@ -2,6 +2,7 @@
 //! benchmark's 100 % line, and the primitives' benchmark.
 
 pub mod primitives;
+pub mod probe;
 
 use serde::Serialize;
 
