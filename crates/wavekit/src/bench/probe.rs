@@ -96,7 +96,8 @@ pub fn composed(case: ProbeCase, rounds: u32, subgroups: bool) -> Result<Compose
 }
 
 /// Run every case of [`cases`]: `rounds` dependent rounds in each of `workgroups` workgroups,
-/// a background copy over two buffers of `background_bytes` each (where the case has one),
+/// a background copy over two buffers of up to `background_bytes` each (the largest power of
+/// two of 16-byte quads that fits, where the case has one),
 /// `runs` measured runs after 3 warm-up runs. `progress(i, n)` is called before case i of n.
 pub fn probe(
     ctx: &GpuContext,
@@ -110,9 +111,10 @@ pub fn probe(
     let rounds = rounds.max(1);
     let workgroups = workgroups.max(1);
     // Room for every workgroup's widest window (128 lanes × 8 loads × 8 words).
-    let words = workgroups * 128 * 8 * 8;
+    let words = (workgroups * 128 * 8 * 8).next_power_of_two();
     let region = ctx.storage_from("probe region", &vec![0u32; words as usize])?;
-    let bg_quads = (background_bytes / 16).max(1);
+    // A power of two at most background_bytes / 16 (at least one quad).
+    let bg_quads = 1u64 << (63 - (background_bytes / 16).max(1).leading_zeros());
     let bg_src = ctx.storage_uninit("probe background source", bg_quads * 16)?;
     let bg_dst = ctx.storage_uninit("probe background destination", bg_quads * 16)?;
     let out = ctx.storage_from("probe out", &[0u32; 4])?;

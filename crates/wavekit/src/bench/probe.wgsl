@@ -14,9 +14,9 @@
 #import monoid
 
 struct Params {
-    // Words of the probed region (zeros).
+    // Words of the probed region (zeros; a power of two, so that wrapping is a mask).
     words: u32,
-    // vec4 elements of each background buffer.
+    // vec4 elements of each background buffer (a power of two).
     bg_quads: u32,
     bg_iters: u32,
     _pad: u32,
@@ -42,13 +42,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     workgroupBarrier();
     if (l.sg == 0u) {
         let window = l.size * LOADS * 8u;
-        var at = select(wg.x * window, 0u, SHARED) % params.words;
+        var at = select(wg.x * window, 0u, SHARED) & (params.words - 1u);
         var acc = 0u;
         for (var r = 0u; r < ROUNDS; r++) {
             var v = 0u;
 #unroll a LOADS
             {
-                let i = (at + ({a} * l.size + l.lane) * 8u) % params.words;
+                let i = (at + ({a} * l.size + l.lane) * 8u) & (params.words - 1u);
                 if (PLAIN) {
                     v += region_plain[i];
                 } else {
@@ -58,7 +58,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
 #end
             // Zero, but the next round cannot start before it is known.
             let s = sg_reduce(v, l.lane, l.size);
-            at = (at + window + s) % params.words;
+            at = (at + window + s) & (params.words - 1u);
             acc += s;
         }
         if (l.lane == 0u) {
@@ -74,7 +74,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         var copied = 0u;
         for (var it = 0u; it < params.bg_iters; it++) {
             for (var k = 0u; k < 16u; k++) {
-                let j = q % params.bg_quads;
+                let j = q & (params.bg_quads - 1u);
                 bg_dst[j] = bg_src[j];
                 q += stride;
             }
