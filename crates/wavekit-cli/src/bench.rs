@@ -109,16 +109,19 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
 /// `wavekit bench probe`: the look-back's basic step, case by case.
 pub fn probe(
     ctx: &GpuContext,
-    rounds: u32,
-    workgroups: u32,
-    background_bytes: u64,
-    runs: u32,
+    config: &wavekit::bench::probe::ProbeConfig,
     json: bool,
 ) -> Result<(), CliError> {
-    let results =
-        wavekit::bench::probe::probe(ctx, rounds, workgroups, background_bytes, runs, |i, n| {
-            eprintln!("[{}/{n}] probe case {} ...", i + 1, i + 1)
-        })?;
+    let results = wavekit::bench::probe::probe(ctx, config, |i, n, c| {
+        eprintln!(
+            "[{}/{n}] probe: {} {} loads per lane, {} lines, GPU {} ...",
+            i + 1,
+            c.loads,
+            if c.plain { "plain" } else { "atomic" },
+            if c.shared { "shared" } else { "own" },
+            if c.background { "copying" } else { "idle" }
+        )
+    })?;
     if json {
         #[derive(serde::Serialize)]
         struct Out<'a> {

@@ -370,10 +370,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             json,
         }) => bench::probe(
             &context(cli.adapter)?,
-            rounds,
-            workgroups,
-            background_bytes,
-            runs,
+            &wavekit::bench::probe::ProbeConfig {
+                rounds,
+                workgroups,
+                background_bytes,
+                runs,
+            },
             json,
         ),
         Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {

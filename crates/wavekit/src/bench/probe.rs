@@ -95,18 +95,33 @@ pub fn composed(case: ProbeCase, rounds: u32, subgroups: bool) -> Result<Compose
     )
 }
 
-/// Run every case of [`cases`]: `rounds` dependent rounds in each of `workgroups` workgroups,
-/// a background copy over two buffers of up to `background_bytes` each (the largest power of
-/// two of 16-byte quads that fits, where the case has one),
-/// `runs` measured runs after 3 warm-up runs. `progress(i, n)` is called before case i of n.
+/// How much the probe does.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeConfig {
+    /// Dependent rounds per workgroup.
+    pub rounds: u32,
+    /// Workgroups in the dispatch.
+    pub workgroups: u32,
+    /// Bytes of each background-copy buffer at most (the largest power of two of 16-byte
+    /// quads that fits is used).
+    pub background_bytes: u64,
+    /// Measured runs per case, after 3 warm-up runs.
+    pub runs: u32,
+}
+
+/// Run every case of [`cases`] as `config` says; `progress(i, n, case)` is called before case
+/// i of n.
 pub fn probe(
     ctx: &GpuContext,
-    rounds: u32,
-    workgroups: u32,
-    background_bytes: u64,
-    runs: u32,
-    mut progress: impl FnMut(usize, usize),
+    config: &ProbeConfig,
+    mut progress: impl FnMut(usize, usize, &ProbeCase),
 ) -> Result<Vec<ProbeResult>> {
+    let ProbeConfig {
+        rounds,
+        workgroups,
+        background_bytes,
+        runs,
+    } = *config;
     let sg = ctx.caps.subgroups.supported;
     let rounds = rounds.max(1);
     let workgroups = workgroups.max(1);
@@ -126,7 +141,7 @@ pub fn probe(
     let all = cases();
     let mut results = Vec::new();
     for (i, case) in all.iter().enumerate() {
-        progress(i, all.len());
+        progress(i, all.len(), case);
         let kernel = Kernel::new(ctx, &composed(*case, rounds, sg)?)?;
         let bind = kernel.bind(
             ctx,
