@@ -427,16 +427,20 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Fails with [`Error::BindingTooLarge`] if `bytes` cannot be bound as one storage buffer.
-    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
-        let mut limit = self.caps.limits.max_storage_buffer_binding_size;
-        // Tests lower it to exercise the multi-chunk paths (primitive::CHUNK_ENV).
-        if let Some(l) = std::env::var("WAVEKIT_MAX_BINDING_BYTES")
+    /// The largest storage binding wavekit uses: the device's, or less where
+    /// `WAVEKIT_MAX_BINDING_BYTES` (`primitive::CHUNK_ENV`) says so (tests lower it to exercise
+    /// the multi-chunk paths on small inputs).
+    pub fn binding_limit(&self) -> u64 {
+        let limit = self.caps.limits.max_storage_buffer_binding_size;
+        std::env::var(crate::primitive::CHUNK_ENV)
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
-        {
-            limit = limit.min(l);
-        }
+            .map_or(limit, |l| limit.min(l))
+    }
+
+    /// Fails with [`Error::BindingTooLarge`] if `bytes` cannot be bound as one storage buffer.
+    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
+        let limit = self.binding_limit();
         if bytes > limit {
             return Err(Error::BindingTooLarge {
                 what: what.to_string(),

@@ -200,13 +200,7 @@ pub const CHUNK_ENV: &str = "WAVEKIT_MAX_BINDING_BYTES";
 /// Elements of `words` words per chunk: the largest multiple of `tile` elements that fits one
 /// storage binding (and keeps chunk offsets aligned).
 pub fn chunk_elements(ctx: &GpuContext, words: u32, tile: u32) -> u64 {
-    let mut limit = ctx.caps.limits.max_storage_buffer_binding_size;
-    if let Some(l) = std::env::var(CHUNK_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        limit = limit.min(l);
-    }
+    let limit = ctx.binding_limit();
     let align = u64::from(ctx.caps.limits.min_storage_buffer_offset_alignment.max(4));
     let bytes_per = u64::from(words) * 4;
     let mut per_chunk = (limit / bytes_per) / u64::from(tile) * u64::from(tile);

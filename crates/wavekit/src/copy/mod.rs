@@ -76,7 +76,7 @@ impl CopyKernel {
         }
         // Chunks of at most one binding, starting at offsets every binding accepts.
         let align = u64::from(ctx.caps.limits.min_storage_buffer_offset_alignment.max(16));
-        let limit = binding_limit(ctx);
+        let limit = ctx.binding_limit();
         let per_chunk = (limit / align * align).min(u64::from(u32::MAX) * 16);
         if per_chunk == 0 {
             return Err(Error::InvalidArgument(format!(
@@ -143,15 +143,6 @@ impl CopyKernel {
             _params: params,
         })
     }
-}
-
-/// The largest storage binding (lowered in tests by `WAVEKIT_MAX_BINDING_BYTES`).
-fn binding_limit(ctx: &GpuContext) -> u64 {
-    let limit = ctx.caps.limits.max_storage_buffer_binding_size;
-    std::env::var(crate::primitive::CHUNK_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .map_or(limit, |l| limit.min(l))
 }
 
 /// One binding's worth of a copy.
