@@ -27,13 +27,16 @@ fn env_u32(name: &str) -> Option<u32> {
 /// Environment variable overriding [`PRIMITIVE_STEPS`] (a tuning knob for benchmarks).
 pub const STEPS_ENV: &str = "WAVEKIT_TILE_STEPS";
 
-/// Steps per tile: [`PRIMITIVE_STEPS`] unless `WAVEKIT_TILE_STEPS` (1 to 64) says otherwise.
-pub fn steps() -> u32 {
-    std::env::var(STEPS_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+/// `default` steps per tile unless `WAVEKIT_TILE_STEPS` (1 to 64) says otherwise.
+fn steps_or(default: u32) -> u32 {
+    env_u32(STEPS_ENV)
         .filter(|s| (1..=64).contains(s))
-        .unwrap_or(PRIMITIVE_STEPS)
+        .unwrap_or(default)
+}
+
+/// Steps per tile of the scan: [`PRIMITIVE_STEPS`] unless `WAVEKIT_TILE_STEPS` says otherwise.
+pub fn steps() -> u32 {
+    steps_or(PRIMITIVE_STEPS)
 }
 
 /// Environment variable overriding [`PRIMITIVE_WORKGROUP`] (a tuning knob for benchmarks).
@@ -63,9 +66,7 @@ pub fn vec() -> u32 {
 
 /// Steps per tile of reduce: [`REDUCE_STEPS`] unless `WAVEKIT_TILE_STEPS` says otherwise.
 pub fn reduce_steps() -> u32 {
-    env_u32(STEPS_ENV)
-        .filter(|s| (1..=64).contains(s))
-        .unwrap_or(REDUCE_STEPS)
+    steps_or(REDUCE_STEPS)
 }
 
 /// Elements per tile of reduce.
@@ -76,9 +77,7 @@ pub fn reduce_tile() -> u32 {
 /// Steps per tile of select and partition: [`SELECT_STEPS`] unless `WAVEKIT_TILE_STEPS` says
 /// otherwise.
 pub fn select_steps() -> u32 {
-    env_u32(STEPS_ENV)
-        .filter(|s| (1..=64).contains(s))
-        .unwrap_or(SELECT_STEPS)
+    steps_or(SELECT_STEPS)
 }
 
 /// Consecutive elements per lane and step of select and partition: always 4, one 16-byte
