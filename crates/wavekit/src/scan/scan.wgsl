@@ -139,7 +139,7 @@ fn load_tile_direct(tile: u32, l: Lane) {
 
 // Scans the loaded tile in dvals/doffs; leaves the tile's aggregate in sh_wg_total and returns
 // the prefix of this subgroup within the tile.
-fn scan_tile_direct(tile: u32, l: Lane) -> T {
+fn scan_tile_direct(l: Lane) -> T {
     var totals: array<T, QUADS>;
 #unroll k QUADS
     {
@@ -200,7 +200,7 @@ fn main(inv: Invocation) {
     var sg_prefix = identity();
     if (DIRECT) {
         load_tile_direct(tile, l);
-        sg_prefix = scan_tile_direct(tile, l);
+        sg_prefix = scan_tile_direct(l);
     } else {
         scan_tile(tile, l);
     }
