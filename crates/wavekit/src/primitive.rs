@@ -4,8 +4,8 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{
-    LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PRIMITIVE_STEPS,
-    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_STEPS, SELECT_STEPS,
+    LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PARTITION_STEPS,
+    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_STEPS, SELECT_STEPS,
 };
 
 /// The `subgroup/api` piece for this device.
@@ -74,19 +74,23 @@ pub fn reduce_tile() -> u32 {
     workgroup() * reduce_steps() * vec()
 }
 
-/// Steps per tile of select and partition: [`SELECT_STEPS`] unless `WAVEKIT_TILE_STEPS` says
-/// otherwise.
-pub fn select_steps() -> u32 {
-    steps_or(SELECT_STEPS)
+/// Steps per tile of select ([`SELECT_STEPS`]) or partition ([`PARTITION_STEPS`]) unless
+/// `WAVEKIT_TILE_STEPS` says otherwise.
+pub fn select_steps(partition: bool) -> u32 {
+    steps_or(if partition {
+        PARTITION_STEPS
+    } else {
+        SELECT_STEPS
+    })
 }
 
 /// Consecutive elements per lane and step of select and partition: always 4, one 16-byte
 /// load (`WAVEKIT_TILE_VEC` does not apply).
 pub const SELECT_VEC: u32 = 4;
 
-/// Elements per tile of select and partition.
-pub fn select_tile() -> u32 {
-    workgroup() * select_steps() * SELECT_VEC
+/// Elements per tile of select or partition.
+pub fn select_tile(partition: bool) -> u32 {
+    workgroup() * select_steps(partition) * SELECT_VEC
 }
 
 /// `consts` with STEPS, VEC and PER_LANE replaced.

@@ -101,7 +101,8 @@ fn inputs_larger_than_one_binding() {
     }
     // Select and partition: the input in chunks, the output across two windows, the carry
     // of survivors passed from chunk to chunk on the GPU; predicates see global indices.
-    let tile = wavekit::select::tile_elements() as usize;
+    let tile =
+        wavekit::select::tile_elements(false).max(wavekit::select::tile_elements(true)) as usize;
     let sel_chunk = 16_384 / tile * tile;
     let by_index = Keep::Predicate(
         "fn keep(x: u32, i: u32) -> bool { return (i % 3u) == 0u || (x & 1u) == 1u; }".into(),

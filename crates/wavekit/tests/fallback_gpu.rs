@@ -29,6 +29,9 @@ fn results_are_right_when_predecessors_never_publish() {
         )
         .unwrap();
         let select = Select::new(ctx, Scalar::U32, &Keep::Flags, true).unwrap();
+        // Select without partition keeps its tile in registers through the look-back: the
+        // fallback must count a predecessor without touching them.
+        let select_only = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
         // A non-commutative monoid: the fallback must combine a tile in element order.
         let affine = Scan::new(
             ctx,
@@ -99,6 +102,14 @@ fn results_are_right_when_predecessors_never_publish() {
                 "{}: skip {skip} n {n}",
                 on(ctx)
             );
+
+            let b = select_only
+                .bind(ctx, &src, Some(&f), &dst, n as u64)
+                .unwrap();
+            run(ctx, |e| b.record(e));
+            let want = reference::select(&x, &keep);
+            let got: Vec<u32> = ctx.read_back("dst", &dst, want.len()).unwrap();
+            assert_eq!(got, want, "{}: select, skip {skip} n {n}", on(ctx));
 
             let pairs: Vec<[u32; 2]> = x
                 .iter()

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gpu, on, run};
+use common::{check_select, gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::Reduce;
 use wavekit::scan::{Scan, ScanConfig, reference};
@@ -351,54 +351,19 @@ fn segmented_scan_every_operator() {
     }
 }
 
-fn select_case(ctx: &GpuContext, keep_mode: &Keep, partition: bool, n: usize, density: u32) {
-    let s = Select::new(ctx, Scalar::U32, keep_mode, partition).unwrap();
-    let data = random_u32(11 + u64::from(density), n);
-    let mut r = rng(12, n);
-    let flags: Vec<u32> = (0..n).map(|_| u32::from(r.u32(..100) < density)).collect();
-    let keep: Vec<bool> = match keep_mode {
-        Keep::Flags => flags.iter().map(|&f| f != 0).collect(),
-        Keep::Predicate(_) => data.iter().map(|&x| x % 3 == 0).collect(),
-    };
-    let src = ctx.storage_from("src", &data).unwrap();
-    let f = ctx.storage_from("flags", &flags).unwrap();
-    let dst = ctx.storage_poisoned("dst", n + 1).unwrap();
-    let fl = matches!(keep_mode, Keep::Flags).then_some(&f);
-    let b = s.bind(ctx, &src, fl, &dst, n as u64).unwrap();
-    run(ctx, |e| b.record(e));
-    let count = ctx.read_back::<u32>("count", b.count(), 1).unwrap()[0] as usize;
-    let got: Vec<u32> = ctx.read_back("dst", &dst, n + 1).unwrap();
-    let what = format!("{keep_mode:?} partition={partition} n={n} density={density}%");
-    if partition {
-        let (want, kept) = reference::partition(&data, &keep);
-        assert_eq!(count, kept, "{}: {what}: count", on(ctx));
-        assert_eq!(&got[..n], &want[..], "{}: {what}", on(ctx));
-    } else {
-        let want = reference::select(&data, &keep);
-        assert_eq!(count, want.len(), "{}: {what}: count", on(ctx));
-        assert_eq!(&got[..count], &want[..], "{}: {what}", on(ctx));
-        assert!(
-            got[count..n].iter().all(|&x| x == POISON),
-            "{}: {what}: wrote past the count",
-            on(ctx)
-        );
-    }
-    assert_eq!(got[n], POISON, "{}: {what}: wrote past the end", on(ctx));
-}
-
 #[test]
 fn select_and_partition_keep_order() {
     let Some(ctx) = gpu() else { return };
     let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
-    let t = wavekit::select::tile_elements() as usize;
-    let mut all = sizes();
-    all.extend([t - 1, t, t + 1, 2 * t + 1]);
     for partition in [false, true] {
+        let t = wavekit::select::tile_elements(partition) as usize;
+        let mut all = sizes();
+        all.extend([t - 1, t, t + 1, 2 * t + 1]);
         for &n in &all {
             for density in [0, 1, 50, 100] {
-                select_case(ctx, &Keep::Flags, partition, n, density);
+                check_select(ctx, &Keep::Flags, partition, n, density);
             }
-            select_case(ctx, &pred, partition, n, 0);
+            check_select(ctx, &pred, partition, n, 0);
         }
     }
 }

@@ -67,8 +67,11 @@ fn compose_kernel(
     partition: bool,
     subgroups: bool,
 ) -> Result<Composed> {
-    let mut consts = with_steps(lookback_consts(subgroups, 1), select_steps(), SELECT_VEC);
+    // The count kernel (partition only) walks the partition's tiles.
+    let steps = select_steps(partition || name == "select/count");
+    let mut consts = with_steps(lookback_consts(subgroups, 1), steps, SELECT_VEC);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
+    consts.push(("SCATTER", ConstValue::Bool(scatter(partition))));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
@@ -88,9 +91,22 @@ fn compose_kernel(
     )
 }
 
-/// Elements per tile of select and partition (their tile boundaries are worth testing).
-pub fn tile_elements() -> u32 {
-    select_tile()
+/// Elements per tile of select or partition (their tile boundaries are worth testing).
+pub fn tile_elements(partition: bool) -> u32 {
+    select_tile(partition)
+}
+
+/// Environment variable choosing how survivors are stored (benchmarks and tests): `1` from
+/// registers straight to their slots, `0` compacted in workgroup memory and stored
+/// coalesced. Unset: select scatters, partition compacts (ADR-024).
+pub const SCATTER_ENV: &str = "WAVEKIT_SELECT_SCATTER";
+
+fn scatter(partition: bool) -> bool {
+    match std::env::var(SCATTER_ENV).as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => !partition,
+    }
 }
 
 /// The select kernel's WGSL.
@@ -142,6 +158,8 @@ pub fn composed_count(scalar: Scalar, keep: &Keep, subgroups: bool) -> Result<Co
 #[derive(Debug)]
 pub struct Select {
     keep: Keep,
+    /// Elements per tile (select's and partition's differ).
+    tile: u32,
     indirect_items: u32,
     select: Kernel,
     count: Option<Kernel>,
@@ -159,6 +177,7 @@ impl Select {
         };
         Ok(Self {
             keep: keep.clone(),
+            tile: select_tile(partition),
             indirect_items: 256,
             select: Kernel::new(ctx, &composed(scalar, keep, partition, sg)?)?,
             count,
@@ -210,7 +229,7 @@ impl Select {
                 ));
             }
         }
-        let tile = select_tile();
+        let tile = self.tile;
         // Elements per chunk: whole tiles, one storage binding, aligned for binding offsets.
         // The output's first window is as long; the rest goes to a second window.
         let chunk = chunk_elements(ctx, 1, tile).min(u64::from(u32::MAX)) as u32;

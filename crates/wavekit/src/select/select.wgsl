@@ -62,7 +62,8 @@ fn store_out(pos: u32, v: D) {
 var<workgroup> sh_tile: u32;
 var<workgroup> sh_total: u32;
 var<workgroup> sh_carry: u32;
-var<workgroup> sh_data: array<D, TILE_PADDED>;
+// Only the compaction through workgroup memory (!SCATTER) keeps the tile here.
+var<workgroup> sh_data: array<D, select(TILE_PADDED, 1u, SCATTER)>;
 
 fn num_tiles() -> u32 {
     return params.tiles;
@@ -141,8 +142,31 @@ fn count_tile(tile: u32, l: Lane) -> u32 {
     return wg_exclusive_of_subgroups(carry, l);
 }
 
+// The survivors of a predecessor tile (look-back fallback). With SCATTER it must leave the
+// private arrays alone (they hold this tile until it is stored): it counts from its own
+// loads, a quad at a time.
 fn tile_fallback(tile: u32, l: Lane) -> u32 {
-    _ = count_tile(tile, l);
+    if (!SCATTER) {
+        _ = count_tile(tile, l);
+        return sh_wg_total;
+    }
+    var count = 0u;
+    for (var k = 0u; k < STEPS; k++) {
+        let i0 = element(tile, l, k * 4u);
+        var keep = vec4<bool>(false);
+        if (i0 + 3u < params.n) {
+            keep = keep_quad(load_quad(i0 / 4u), i0 / 4u);
+        } else {
+            for (var j = 0u; j < 4u; j++) {
+                if (i0 + j < params.n) {
+                    keep[j] = keep_value(load_data(i0 + j), i0 + j);
+                }
+            }
+        }
+        count += dot(vec4<u32>(keep), vec4<u32>(1u));
+    }
+    let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
+    _ = wg_exclusive_of_subgroups(sg_last(lanes_before + count, l.size), l);
     return sh_wg_total;
 }
 
@@ -160,8 +184,9 @@ fn main(inv: Invocation) {
     let kept = sh_wg_total;
     // Compact in workgroup memory before the look-back, so the values need no registers while
     // it runs: the tile's survivors at their slots in the tile, then (PARTITION) the rest.
+    // With SCATTER they stay in registers and go straight to their output slots afterwards.
 #unroll v PER_LANE
-    {
+    if (!SCATTER) {
         let i = element(tile, l, {v});
         if (i < params.n) {
             let slot = sg_prefix + slots[{v}];
@@ -206,6 +231,22 @@ fn main(inv: Invocation) {
     // Rejected elements of earlier chunks and tiles, for PARTITION.
     let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
+    if (SCATTER) {
+#unroll v PER_LANE
+        {
+            let i = element(tile, l, {v});
+            if (i < params.n) {
+                let slot = sg_prefix + slots[{v}];
+                if (keeps[{v}]) {
+                    store_out(carry + prefix + slot, vals[{v}]);
+                } else if (PARTITION) {
+                    store_out(total + rejected_before + (i - tile * TILE) - slot, vals[{v}]);
+                }
+            }
+        }
+#end
+        return;
+    }
 #unroll v PER_LANE
     {
         let k = {v} * WG_SIZE + l.local;

@@ -136,7 +136,9 @@ impl Shape {
         invocations: u32,
         config: &SortConfig,
     ) -> Shape {
-        let words_per_key = config.key.words() + u32::from(config.values != Values::None);
+        // Values need workgroup memory of their own only when they are not staged in the keys'.
+        let has_values = config.values != Values::None;
+        let words_per_key = config.key.words() + u32::from(has_values && !stores_unrolled(true));
         let preferred = std::env::var("WAVEKIT_SORT_WORKGROUP")
             .ok()
             .and_then(|v| v.parse::<u32>().ok())
@@ -285,9 +287,7 @@ fn composed(
             // 15.95 → 15.46 ms, keys 9.21 → 9.54 ms.
             (
                 "STORES_UNROLLED",
-                ConstValue::Bool(
-                    std::env::var(STORES_UNROLLED_ENV).map_or(values != 0, |v| v == "1"),
-                ),
+                ConstValue::Bool(stores_unrolled(values != 0)),
             ),
             ("SINGLE_PASS", ConstValue::Bool(single_pass())),
             (
@@ -314,6 +314,12 @@ fn composed(
 /// Environment variable forcing the scatter's final stores unrolled (`1`) or in a loop (`0`);
 /// by default pairs unroll them and keys do not (a tuning knob for benchmarks).
 pub const STORES_UNROLLED_ENV: &str = "WAVEKIT_SORT_STORES_UNROLLED";
+
+/// Whether the scatter's final stores are unrolled; with values, that also stages the values
+/// in the keys' workgroup memory after the keys have left (scatter.wgsl, ADR-024).
+fn stores_unrolled(values: bool) -> bool {
+    std::env::var(STORES_UNROLLED_ENV).map_or(values, |v| v == "1")
+}
 
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
 /// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
@@ -823,7 +829,9 @@ mod tests {
                     (false, 1, 16384),
                 ] {
                     let s = Shape::for_adapter(subgroups, width, bytes, 1024, &config);
-                    let words = key.words() + u32::from(values != Values::None);
+                    // Values staged in the keys' memory (the default) need none of their own.
+                    let words =
+                        key.words() + u32::from(values != Values::None && !stores_unrolled(true));
                     let used = 4
                         * ((s.workgroup / s.min_width) * 128
                             + 4 * 256

@@ -57,7 +57,12 @@ const RADIX_BITS: u32 = 8u;
 // Words of digit counters per invocation in the scans (two digits per word); with more than
 // 128 invocations, the first 128 take one each.
 const WORDS_PER_INVOCATION: u32 = max(128u / WG_SIZE, 1u);
-const VALUE_SLOTS: u32 = select(1u, TILE, VALUES != 0u);
+// With the stores unrolled, the values are staged after the keys have left, in the keys'
+// workgroup memory (each invocation keeps its keys' destinations in registers meanwhile):
+// a workgroup needs half the memory, so more fit on an SM (ADR-024). Otherwise they have
+// slots of their own.
+const SHARED_STAGING: u32 = select(0u, 1u, VALUES != 0u && STORES_UNROLLED);
+const VALUE_SLOTS: u32 = select(1u, TILE, VALUES != 0u && SHARED_STAGING == 0u);
 
 // Per subgroup, 256 digit counters as 16-bit halves of 128 words (a tile has fewer than 2^16
 // keys); after the scan across subgroups, each holds the keys of its digit in the subgroups
@@ -117,6 +122,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     workgroupBarrier();
 
     var keys: array<vec2<u32>, ITEMS>;
+    // A key's rank in its subgroup's step, then its place in the sorted tile.
     var ranks: array<u32, ITEMS>;
     var digits: array<u32, ITEMS>;
     let valid_lanes = sg_ballot(true);
@@ -208,11 +214,12 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             let d = digits[{k}];
             let before = (atomicLoad(&sh_count[l.sg * 128u + d / 2u]) >> half_shift(d)) & 0xffffu;
             let p = sh_start[d] + before + ranks[{k}];
+            ranks[{k}] = p;
             sh_keys[p * KEY_WORDS] = keys[{k}].x;
             if (KEY_WORDS == 2u) {
                 sh_keys[p * KEY_WORDS + 1u] = keys[{k}].y;
             }
-            if (VALUES != 0u) {
+            if (VALUES != 0u && SHARED_STAGING == 0u) {
                 sh_values[p] = vals[{k}];
             }
         }
@@ -222,7 +229,32 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     // Coalesced: consecutive invocations take consecutive keys of the sorted tile, and keys of
     // one digit go to consecutive addresses.
     let in_tile = min(TILE, params.n - tile * TILE);
-    if (STORES_UNROLLED) {
+    if (SHARED_STAGING != 0u) {
+        // The keys first, each one's destination kept; then the values through the same
+        // memory, once every key has been read from it.
+        var dsts: array<u32, ITEMS>;
+#unroll k ITEMS
+        dsts[{k}] = store_sorted_key({k} * WG_SIZE + l.local, in_tile);
+#end
+        workgroupBarrier();
+#unroll k ITEMS
+        {
+            let i = tile * TILE + (l.sg * ITEMS + {k}) * l.size + l.lane;
+            if (i < params.n) {
+                sh_keys[ranks[{k}]] = vals[{k}];
+            }
+        }
+#end
+        workgroupBarrier();
+#unroll k ITEMS
+        {
+            let j = {k} * WG_SIZE + l.local;
+            if (j < in_tile) {
+                store_value(dsts[{k}], sh_keys[j]);
+            }
+        }
+#end
+    } else if (STORES_UNROLLED) {
 #unroll k ITEMS
         store_sorted({k} * WG_SIZE + l.local, in_tile);
 #end
@@ -233,10 +265,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     }
 }
 
-// Key j of the sorted tile (and its value) to its place.
-fn store_sorted(j: u32, in_tile: u32) {
+// Key j of the sorted tile to its place, which it returns (0 past the tile).
+fn store_sorted_key(j: u32, in_tile: u32) -> u32 {
     if (j >= in_tile) {
-        return;
+        return 0u;
     }
     var key = vec2<u32>(sh_keys[j * KEY_WORDS], 0u);
     if (KEY_WORDS == 2u) {
@@ -245,7 +277,13 @@ fn store_sorted(j: u32, in_tile: u32) {
     let d = digit_of(key);
     let dst = sh_base[d] + (j - sh_start[d]);
     store_key(dst, key);
-    if (VALUES != 0u) {
+    return dst;
+}
+
+// Key j of the sorted tile (and its value) to its place.
+fn store_sorted(j: u32, in_tile: u32) {
+    let dst = store_sorted_key(j, in_tile);
+    if (VALUES != 0u && j < in_tile) {
         store_value(dst, sh_values[j]);
     }
 }
