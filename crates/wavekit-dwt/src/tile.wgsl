@@ -69,8 +69,15 @@ struct Params {
 const TILE_W: u32 = COLUMNS - 2u * APRON;
 const TILE_H: u32 = ROWS * SEGMENTS;
 
-// Per segment, REGS rows of COLUMNS samples, a column at its invocation's slot.
-var<workgroup> sh: array<S, SEGMENTS * REGS * COLUMNS>;
+// The held rows lifted horizontally, H_LO..H_HI: every one for 5/3's inverse (its rows are
+// lifted before its columns, apron included), otherwise only the segment's ROWS (the apron
+// rows only feed the vertical steps). Only they go through workgroup memory, which costs
+// workgroups in flight (ADR-024).
+const H_ALL_ROWS: bool = INVERSE && WAVELET == 0u;
+const H_LO: u32 = select(APRON, 0u, H_ALL_ROWS);
+const H_HI: u32 = select(APRON + ROWS, REGS, H_ALL_ROWS);
+// Per segment, rows H_LO..H_HI of COLUMNS samples, a column at its invocation's slot.
+var<workgroup> sh: array<S, SEGMENTS * (H_HI - H_LO) * COLUMNS>;
 // The invocation's column (constant indices only: the driver keeps it in registers).
 var<private> v: array<S, REGS>;
 
@@ -190,9 +197,9 @@ fn scale_rows(by_row: bool, even_col: bool, inverse: bool) {
 #end
 }
 
-// Workgroup memory slot of padded column p in segment s's row j.
+// Workgroup memory slot of padded column p in segment s's held row j (H_LO <= j < H_HI).
 fn slot(s: u32, j: u32, p: u32) -> u32 {
-    return (s * REGS + j) * COLUMNS + (p & 1u) * HALF + p / 2u;
+    return (s * (H_HI - H_LO) + (j - H_LO)) * COLUMNS + (p & 1u) * HALF + p / 2u;
 }
 
 // Publish the held rows lo..hi to workgroup memory (no barrier).
@@ -219,6 +226,38 @@ fn hstep(s: u32, p: u32, par: u32, lo: u32, hi: u32, kind: u32, c: f32) {
 #end
     }
     workgroupBarrier();
+}
+
+// The horizontal lifting steps of this direction and wavelet on rows lo..hi.
+fn hsteps(s: u32, p: u32, lo: u32, hi: u32) {
+    if (!INVERSE) {
+        if (WAVELET == 0u) {
+            hstep(s, p, 1u, lo, hi, PREDICT_FWD, 0.0);
+            hstep(s, p, 0u, lo, hi, UPDATE_FWD, 0.0);
+        } else {
+            hstep(s, p, 1u, lo, hi, LIFT, ALPHA);
+            hstep(s, p, 0u, lo, hi, LIFT, BETA);
+            hstep(s, p, 1u, lo, hi, LIFT, GAMMA);
+            hstep(s, p, 0u, lo, hi, LIFT, DELTA);
+        }
+    } else {
+        if (WAVELET == 0u) {
+            hstep(s, p, 0u, lo, hi, UPDATE_INV, 0.0);
+            hstep(s, p, 1u, lo, hi, PREDICT_INV, 0.0);
+        } else {
+            hstep(s, p, 0u, lo, hi, LIFT, -DELTA);
+            hstep(s, p, 1u, lo, hi, LIFT, -GAMMA);
+            hstep(s, p, 0u, lo, hi, LIFT, -BETA);
+            hstep(s, p, 1u, lo, hi, LIFT, -ALPHA);
+        }
+    }
+}
+
+// Lifts the held rows H_LO..H_HI horizontally. Called by every invocation (barriers inside).
+fn horizontal(s: u32, p: u32) {
+    publish(s, p, H_LO, H_HI);
+    workgroupBarrier();
+    hsteps(s, p, H_LO, H_HI);
 }
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
@@ -272,18 +311,8 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             }
         }
         if (split_x) {
-            let lo = APRON;
-            let hi = APRON + ROWS;
-            publish(s, p, lo, hi);
-            workgroupBarrier();
-            if (WAVELET == 0u) {
-                hstep(s, p, 1u, lo, hi, PREDICT_FWD, 0.0);
-                hstep(s, p, 0u, lo, hi, UPDATE_FWD, 0.0);
-            } else {
-                hstep(s, p, 1u, lo, hi, LIFT, ALPHA);
-                hstep(s, p, 0u, lo, hi, LIFT, BETA);
-                hstep(s, p, 1u, lo, hi, LIFT, GAMMA);
-                hstep(s, p, 0u, lo, hi, LIFT, DELTA);
+            horizontal(s, p);
+            if (WAVELET == 1u) {
                 scale_rows(false, (p & 1u) == 0u, false);
             }
         }
@@ -328,10 +357,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             // 5/3: rows (every held row: the columns need their apron), then the columns, in
             // T.800's order (the rounding makes the order matter).
             if (split_x) {
-                publish(s, p, 0u, REGS);
-                workgroupBarrier();
-                hstep(s, p, 0u, 0u, REGS, UPDATE_INV, 0.0);
-                hstep(s, p, 1u, 0u, REGS, PREDICT_INV, 0.0);
+                horizontal(s, p);
             }
             if (split_y) {
                 vstep(0u, UPDATE_INV, 0.0);
@@ -349,15 +375,8 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                 vstep(1u, LIFT, -ALPHA);
             }
             if (split_x) {
-                let lo = APRON;
-                let hi = APRON + ROWS;
                 scale_rows(false, (p & 1u) == 0u, true);
-                publish(s, p, lo, hi);
-                workgroupBarrier();
-                hstep(s, p, 0u, lo, hi, LIFT, -DELTA);
-                hstep(s, p, 1u, lo, hi, LIFT, -GAMMA);
-                hstep(s, p, 0u, lo, hi, LIFT, -BETA);
-                hstep(s, p, 1u, lo, hi, LIFT, -ALPHA);
+                horizontal(s, p);
             }
         }
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
