@@ -339,20 +339,41 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         // Each held sample from its band: LL from `src`, the others from `coeffs`.
         let ll_base = params.src_offset + plane * params.src_plane + bx;
         let c_base = plane * params.c_plane + bx;
+        if (inside && split_y && (y_first & 1i) == 0i) {
+            // Held row j is y_first + j: even rows are row y / 2 of the low band, odd rows row
+            // (h + 1) / 2 + y / 2 of the high band; so every address is affine in j and no load
+            // waits on a branch of its own.
+            let lo_first = u32(y_first) / 2u;
+            let hi_first = (h + 1u) / 2u + lo_first;
+            if (low_x) {
 #unroll j REGS
-        {
-            var y = u32(y_first + i32({j}));
-            if (!inside) {
-                y = pse(y_first + i32({j}), h);
-            }
-            let by = band(y, h, split_y);
-            if (low_x && by < hl) {
-                v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
-            } else {
-                v[{j}] = coeffs[c_base + by * params.c_pitch];
-            }
-        }
+                if ({j} % 2u == 0u) {
+                    v[{j}] = load_from(SRC_SEL, ll_base + (lo_first + {j} / 2u) * params.src_pitch);
+                } else {
+                    v[{j}] = coeffs[c_base + (hi_first + {j} / 2u) * params.c_pitch];
+                }
 #end
+            } else {
+#unroll j REGS
+                v[{j}] = coeffs[c_base + (select(hi_first, lo_first, {j} % 2u == 0u) + {j} / 2u) * params.c_pitch];
+#end
+            }
+        } else {
+#unroll j REGS
+            {
+                var y = u32(y_first + i32({j}));
+                if (!inside) {
+                    y = pse(y_first + i32({j}), h);
+                }
+                let by = band(y, h, split_y);
+                if (low_x && by < hl) {
+                    v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
+                } else {
+                    v[{j}] = coeffs[c_base + by * params.c_pitch];
+                }
+            }
+#end
+        }
         if (WAVELET == 0u) {
             // 5/3: rows (every held row: the columns need their apron), then the columns, in
             // T.800's order (the rounding makes the order matter).
