@@ -224,12 +224,22 @@ fn level<T: Sample>(
     let banded = |x: usize, y: usize| band(y, h, split_y) * w + band(x, w, split_x);
     let mut out = vec![T::default(); w * h];
     for (tx, y_first) in segments(shape, wavelet, w, h) {
+        // tile.wgsl's inverse fast path: a segment inside the plane that starts at an even row
+        // finds held row j's band row without mirroring or a per-row band test.
+        let inside = y_first >= 0 && y_first as usize + regs <= h;
+        let affine = inverse && inside && split_y && y_first % 2 == 0;
         let mut seg = Segment {
             regs: (0..shape.columns as usize)
                 .map(|p| {
                     let xi = pse((tx * tw + p) as i64 - a as i64, w);
                     (0..regs)
                         .map(|j| {
+                            if affine {
+                                let lo_first = y_first as usize / 2;
+                                let hi_first = h.div_ceil(2) + lo_first;
+                                let by = if j % 2 == 0 { lo_first } else { hi_first } + j / 2;
+                                return src[by * w + band(xi, w, split_x)];
+                            }
                             let yi = pse(y_first + j as i64, h);
                             src[if inverse { banded(xi, yi) } else { yi * w + xi }]
                         })
