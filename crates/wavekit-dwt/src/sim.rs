@@ -228,6 +228,7 @@ fn level<T: Sample>(
         // finds held row j's band row without mirroring or a per-row band test.
         let inside = y_first >= 0 && y_first as usize + regs <= h;
         let affine = inverse && inside && split_y && y_first % 2 == 0;
+        // (The forward's stores take the same path: below.)
         let mut seg = Segment {
             regs: (0..shape.columns as usize)
                 .map(|p| {
@@ -299,7 +300,17 @@ fn level<T: Sample>(
                 let yi = y_first + (a + r) as i64;
                 if xi < w && yi >= 0 && (yi as usize) < h {
                     let yi = yi as usize;
-                    let at = if inverse { yi * w + xi } else { banded(xi, yi) };
+                    let at = if inverse {
+                        yi * w + xi
+                    } else if inside && split_y && y_first % 2 == 0 {
+                        // tile.wgsl's forward fast path: row r's band row, affine in r.
+                        let lo_first = (y_first as usize + a) / 2;
+                        let hi_first = h.div_ceil(2) + lo_first;
+                        let by = if r % 2 == 0 { lo_first } else { hi_first } + r / 2;
+                        by * w + band(xi, w, split_x)
+                    } else {
+                        banded(xi, yi)
+                    };
                     out[at] = seg.regs[p][a + r];
                 }
             }

@@ -320,20 +320,40 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
             let ll_base = params.dst_offset + plane * params.dst_plane + bx;
             let c_base = plane * params.c_plane + bx;
+            if (inside && split_y && (y_first & 1i) == 0i) {
+                // As the inverse's loads: the segment's row r is y_first + APRON + r, of r's
+                // parity, so its band row is affine in r and known when the kernel is compiled.
+                let lo_first = (u32(y_first) + APRON) / 2u;
+                let hi_first = (h + 1u) / 2u + lo_first;
+                if (low_x) {
 #unroll r ROWS
-            {
-                let y = u32(y_first + i32(APRON + {r}));
-                if (y < h) {
-                    let by = band(y, h, split_y);
-                    let x_out = v[APRON + {r}];
-                    if (low_x && by < hl) {
-                        store_to(DST_SEL, ll_base + by * params.dst_pitch, x_out);
+                    if ({r} % 2u == 0u) {
+                        store_to(DST_SEL, ll_base + (lo_first + {r} / 2u) * params.dst_pitch, v[APRON + {r}]);
                     } else {
-                        coeffs[c_base + by * params.c_pitch] = x_out;
+                        coeffs[c_base + (hi_first + {r} / 2u) * params.c_pitch] = v[APRON + {r}];
+                    }
+#end
+                } else {
+#unroll r ROWS
+                    coeffs[c_base + (select(hi_first, lo_first, {r} % 2u == 0u) + {r} / 2u) * params.c_pitch] = v[APRON + {r}];
+#end
+                }
+            } else {
+#unroll r ROWS
+                {
+                    let y = u32(y_first + i32(APRON + {r}));
+                    if (y < h) {
+                        let by = band(y, h, split_y);
+                        let x_out = v[APRON + {r}];
+                        if (low_x && by < hl) {
+                            store_to(DST_SEL, ll_base + by * params.dst_pitch, x_out);
+                        } else {
+                            coeffs[c_base + by * params.c_pitch] = x_out;
+                        }
                     }
                 }
-            }
 #end
+            }
         }
     } else {
         // Each held sample from its band: LL from `src`, the others from `coeffs`.
