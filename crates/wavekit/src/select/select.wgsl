@@ -10,7 +10,12 @@
 // by the previous chunk's last tile (two words used in turn, so no tile of a chunk can read
 // the word its chunk's last tile writes). Outputs past one binding go to a second window.
 //
-// Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
+// How survivors are stored (SCATTER, ADR-024): select keeps its tile in registers through
+// the look-back and stores each survivor from there to its slot; partition compacts the tile
+// in workgroup memory first (survivors, then the rest) and stores it coalesced.
+//
+// Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool),
+// SCATTER (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad).
 #import subgroup/api
@@ -71,7 +76,8 @@ fn num_tiles() -> u32 {
 
 // The lane's values, whether each survives, and its slot among the subgroup chunk's
 // survivors: private arrays indexed only by constants (unrolled), so they stay in registers.
-// A fallback (`tile_fallback`) overwrites them, but by then the tile is compacted in sh_data.
+// Without SCATTER a fallback (`tile_fallback`) overwrites them, but by then the tile is
+// compacted in sh_data; with SCATTER the fallback counts from loads of its own.
 var<private> vals: array<D, PER_LANE>;
 var<private> keeps: array<bool, PER_LANE>;
 var<private> slots: array<u32, PER_LANE>;
