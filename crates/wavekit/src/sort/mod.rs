@@ -321,6 +321,32 @@ fn stores_unrolled(values: bool) -> bool {
     std::env::var(STORES_UNROLLED_ENV).map_or(values, |v| v == "1")
 }
 
+/// Environment variable for measurement only: `scatter` leaves the three-kernel passes'
+/// scatter dispatches out (count and scan are timed), `scan,scatter` the scans too (the count
+/// alone). The sort's result is then wrong; only dispatches whose inputs stay valid can be left
+/// out (a scatter after a skipped count would write where stale offsets say).
+pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
+
+/// Which dispatches [`SKIP_ENV`] leaves out.
+#[derive(Clone, Copy, Debug, Default)]
+struct Skip {
+    scan: bool,
+    scatter: bool,
+}
+
+impl Skip {
+    fn from_env() -> Skip {
+        let v = std::env::var(SKIP_ENV).unwrap_or_default();
+        let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+        let scatter = parts.contains(&"scatter");
+        Skip {
+            // The scan may only go where the scatter that reads it goes too.
+            scan: scatter && parts.contains(&"scan"),
+            scatter,
+        }
+    }
+}
+
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
 /// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
 /// scan, scatter). Opt-in until it has been measured on the H200 (ADR-016).
@@ -634,6 +660,7 @@ impl RadixSort {
             state,
             passes: pass_binds,
             tiles,
+            skip: Skip::from_env(),
             copy_back: (passes % 2 == 1).then(|| {
                 (
                     alt_keys.clone(),
@@ -687,6 +714,8 @@ pub struct BoundSort {
     passes: Vec<(Option<wgpu::BindGroup>, wgpu::BindGroup, wgpu::Buffer)>,
     tiles: u32,
     copy_back: Option<CopyBack>,
+    /// Measurement only ([`SKIP_ENV`]): dispatches left out, so the others can be timed apart.
+    skip: Skip,
     _scratch: (
         wgpu::Buffer,
         Option<wgpu::Buffer>,
@@ -730,9 +759,14 @@ impl BoundSort {
                     });
                     self.first.dispatch(&mut pass, count, self.tiles);
                 }
-                scan.record(enc);
+                if !self.skip.scan {
+                    scan.record(enc);
+                }
             } else {
                 enc.clear_buffer(&self.state, 0, None);
+            }
+            if self.skip.scatter && self.scan.is_some() {
+                continue;
             }
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wavekit.sort.scatter"),
