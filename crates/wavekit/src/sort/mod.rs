@@ -336,7 +336,10 @@ struct Skip {
 
 impl Skip {
     fn from_env() -> Skip {
-        let v = std::env::var(SKIP_ENV).unwrap_or_default();
+        Skip::parse(&std::env::var(SKIP_ENV).unwrap_or_default())
+    }
+
+    fn parse(v: &str) -> Skip {
         let parts: Vec<&str> = v.split(',').map(str::trim).collect();
         let scatter = parts.contains(&"scatter");
         Skip {
@@ -847,6 +850,19 @@ pub fn sort_pairs_slice<K: SortKey>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipping_the_scan_needs_skipping_the_scatter() {
+        let s = Skip::parse("scatter");
+        assert!(s.scatter && !s.scan);
+        let s = Skip::parse("scan, scatter");
+        assert!(s.scatter && s.scan);
+        // A scatter reading offsets that no scan wrote would store out of place.
+        let s = Skip::parse("scan");
+        assert!(!s.scatter && !s.scan);
+        let s = Skip::parse("");
+        assert!(!s.scatter && !s.scan);
+    }
 
     #[test]
     fn shapes_fit_workgroup_memory() {
