@@ -112,6 +112,16 @@ pub fn column_of(c: u32, columns: u32) -> u32 {
 }
 
 /// Coordinate `c` of a signal of `n` samples in the bands (as `band` in tile.wgsl).
+/// tile.wgsl's `band_row`: `band(first + k, n, true)` for an even `first`, from k's parity.
+fn band_row(first: usize, k: usize, n: usize) -> usize {
+    (if k.is_multiple_of(2) {
+        0
+    } else {
+        n.div_ceil(2)
+    }) + first / 2
+        + k / 2
+}
+
 fn band(c: usize, n: usize, split: bool) -> usize {
     if !split {
         c
@@ -224,21 +234,18 @@ fn level<T: Sample>(
     let banded = |x: usize, y: usize| band(y, h, split_y) * w + band(x, w, split_x);
     let mut out = vec![T::default(); w * h];
     for (tx, y_first) in segments(shape, wavelet, w, h) {
-        // tile.wgsl's inverse fast path: a segment inside the plane that starts at an even row
-        // finds held row j's band row without mirroring or a per-row band test.
-        let inside = y_first >= 0 && y_first as usize + regs <= h;
-        let affine = inverse && inside && split_y && y_first % 2 == 0;
-        // (The forward's stores take the same path: below.)
+        // tile.wgsl's fast path: a segment inside the plane that starts at an even row finds
+        // its rows' band rows with `band_row`, without mirroring or a per-row band test (the
+        // inverse's loads, the forward's stores).
+        let affine = y_first >= 0 && y_first as usize + regs <= h && split_y && y_first % 2 == 0;
         let mut seg = Segment {
             regs: (0..shape.columns as usize)
                 .map(|p| {
                     let xi = pse((tx * tw + p) as i64 - a as i64, w);
                     (0..regs)
                         .map(|j| {
-                            if affine {
-                                let lo_first = y_first as usize / 2;
-                                let hi_first = h.div_ceil(2) + lo_first;
-                                let by = if j % 2 == 0 { lo_first } else { hi_first } + j / 2;
+                            if inverse && affine {
+                                let by = band_row(y_first as usize, j, h);
                                 return src[by * w + band(xi, w, split_x)];
                             }
                             let yi = pse(y_first + j as i64, h);
@@ -302,12 +309,8 @@ fn level<T: Sample>(
                     let yi = yi as usize;
                     let at = if inverse {
                         yi * w + xi
-                    } else if inside && split_y && y_first % 2 == 0 {
-                        // tile.wgsl's forward fast path: row r's band row, affine in r.
-                        let lo_first = (y_first as usize + a) / 2;
-                        let hi_first = h.div_ceil(2) + lo_first;
-                        let by = if r % 2 == 0 { lo_first } else { hi_first } + r / 2;
-                        by * w + band(xi, w, split_x)
+                    } else if affine {
+                        band_row(y_first as usize + a, r, h) * w + band(xi, w, split_x)
                     } else {
                         banded(xi, yi)
                     };

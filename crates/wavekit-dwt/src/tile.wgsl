@@ -149,6 +149,12 @@ fn band(c: u32, n: u32, split: bool) -> u32 {
     return select((n + 1u) / 2u + c / 2u, c / 2u, (c & 1u) == 0u);
 }
 
+// `band(first + k, n, true)` where `first` is even: k's parity picks the band, so with k a
+// constant (unrolled) the row is affine in k and no load or store waits on a branch of its own.
+fn band_row(first: u32, k: u32, n: u32) -> u32 {
+    return select((n + 1u) / 2u, 0u, k % 2u == 0u) + first / 2u + k / 2u;
+}
+
 fn low_len(n: u32, split: bool) -> u32 {
     return select(n, (n + 1u) / 2u, split);
 }
@@ -228,36 +234,32 @@ fn hstep(s: u32, p: u32, par: u32, lo: u32, hi: u32, kind: u32, c: f32) {
     workgroupBarrier();
 }
 
-// The horizontal lifting steps of this direction and wavelet on rows lo..hi.
-fn hsteps(s: u32, p: u32, lo: u32, hi: u32) {
-    if (!INVERSE) {
-        if (WAVELET == 0u) {
-            hstep(s, p, 1u, lo, hi, PREDICT_FWD, 0.0);
-            hstep(s, p, 0u, lo, hi, UPDATE_FWD, 0.0);
-        } else {
-            hstep(s, p, 1u, lo, hi, LIFT, ALPHA);
-            hstep(s, p, 0u, lo, hi, LIFT, BETA);
-            hstep(s, p, 1u, lo, hi, LIFT, GAMMA);
-            hstep(s, p, 0u, lo, hi, LIFT, DELTA);
-        }
-    } else {
-        if (WAVELET == 0u) {
-            hstep(s, p, 0u, lo, hi, UPDATE_INV, 0.0);
-            hstep(s, p, 1u, lo, hi, PREDICT_INV, 0.0);
-        } else {
-            hstep(s, p, 0u, lo, hi, LIFT, -DELTA);
-            hstep(s, p, 1u, lo, hi, LIFT, -GAMMA);
-            hstep(s, p, 0u, lo, hi, LIFT, -BETA);
-            hstep(s, p, 1u, lo, hi, LIFT, -ALPHA);
-        }
-    }
-}
-
-// Lifts the held rows H_LO..H_HI horizontally. Called by every invocation (barriers inside).
+// Lifts the held rows H_LO..H_HI horizontally, the steps of this direction and wavelet.
+// Called by every invocation (barriers inside).
 fn horizontal(s: u32, p: u32) {
     publish(s, p, H_LO, H_HI);
     workgroupBarrier();
-    hsteps(s, p, H_LO, H_HI);
+    if (!INVERSE) {
+        if (WAVELET == 0u) {
+            hstep(s, p, 1u, H_LO, H_HI, PREDICT_FWD, 0.0);
+            hstep(s, p, 0u, H_LO, H_HI, UPDATE_FWD, 0.0);
+        } else {
+            hstep(s, p, 1u, H_LO, H_HI, LIFT, ALPHA);
+            hstep(s, p, 0u, H_LO, H_HI, LIFT, BETA);
+            hstep(s, p, 1u, H_LO, H_HI, LIFT, GAMMA);
+            hstep(s, p, 0u, H_LO, H_HI, LIFT, DELTA);
+        }
+    } else {
+        if (WAVELET == 0u) {
+            hstep(s, p, 0u, H_LO, H_HI, UPDATE_INV, 0.0);
+            hstep(s, p, 1u, H_LO, H_HI, PREDICT_INV, 0.0);
+        } else {
+            hstep(s, p, 0u, H_LO, H_HI, LIFT, -DELTA);
+            hstep(s, p, 1u, H_LO, H_HI, LIFT, -GAMMA);
+            hstep(s, p, 0u, H_LO, H_HI, LIFT, -BETA);
+            hstep(s, p, 1u, H_LO, H_HI, LIFT, -ALPHA);
+        }
+    }
 }
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
@@ -283,6 +285,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     // The first held row, and whether every held row lies inside the plane.
     let y_first = i32(ty * TILE_H + s * ROWS) - i32(APRON);
     let inside = y_first >= 0i && y_first + i32(REGS) <= i32(h);
+    // Inside, split, and starting at an even row: held row j's band row is `band_row` (the
+    // first row is even for every shape with even ROWS; APRON is even).
+    let affine = inside && split_y && (y_first & 1i) == 0i;
 
     if (!INVERSE) {
         let base = params.src_offset + plane * params.src_plane + x;
@@ -320,22 +325,20 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
             let ll_base = params.dst_offset + plane * params.dst_plane + bx;
             let c_base = plane * params.c_plane + bx;
-            if (inside && split_y && (y_first & 1i) == 0i) {
-                // As the inverse's loads: the segment's row r is y_first + APRON + r, of r's
-                // parity, so its band row is affine in r and known when the kernel is compiled.
-                let lo_first = (u32(y_first) + APRON) / 2u;
-                let hi_first = (h + 1u) / 2u + lo_first;
+            if (affine) {
+                // The segment's row r is y_first + APRON + r.
+                let first = u32(y_first) + APRON;
                 if (low_x) {
 #unroll r ROWS
                     if ({r} % 2u == 0u) {
-                        store_to(DST_SEL, ll_base + (lo_first + {r} / 2u) * params.dst_pitch, v[APRON + {r}]);
+                        store_to(DST_SEL, ll_base + band_row(first, {r}, h) * params.dst_pitch, v[APRON + {r}]);
                     } else {
-                        coeffs[c_base + (hi_first + {r} / 2u) * params.c_pitch] = v[APRON + {r}];
+                        coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
                     }
 #end
                 } else {
 #unroll r ROWS
-                    coeffs[c_base + (select(hi_first, lo_first, {r} % 2u == 0u) + {r} / 2u) * params.c_pitch] = v[APRON + {r}];
+                    coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
 #end
                 }
             } else {
@@ -359,23 +362,19 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         // Each held sample from its band: LL from `src`, the others from `coeffs`.
         let ll_base = params.src_offset + plane * params.src_plane + bx;
         let c_base = plane * params.c_plane + bx;
-        if (inside && split_y && (y_first & 1i) == 0i) {
-            // Held row j is y_first + j: even rows are row y / 2 of the low band, odd rows row
-            // (h + 1) / 2 + y / 2 of the high band; so every address is affine in j and no load
-            // waits on a branch of its own.
-            let lo_first = u32(y_first) / 2u;
-            let hi_first = (h + 1u) / 2u + lo_first;
+        if (affine) {
+            let first = u32(y_first);
             if (low_x) {
 #unroll j REGS
                 if ({j} % 2u == 0u) {
-                    v[{j}] = load_from(SRC_SEL, ll_base + (lo_first + {j} / 2u) * params.src_pitch);
+                    v[{j}] = load_from(SRC_SEL, ll_base + band_row(first, {j}, h) * params.src_pitch);
                 } else {
-                    v[{j}] = coeffs[c_base + (hi_first + {j} / 2u) * params.c_pitch];
+                    v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
                 }
 #end
             } else {
 #unroll j REGS
-                v[{j}] = coeffs[c_base + (select(hi_first, lo_first, {j} % 2u == 0u) + {j} / 2u) * params.c_pitch];
+                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
 #end
             }
         } else {
