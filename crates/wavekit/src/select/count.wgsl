@@ -25,19 +25,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     var count = 0u;
     for (var tile = range.first; tile < range.last; tile++) {
 #unroll k STEPS
-        {
-            let i0 = element(tile, l, {k} * 4u);
-            if (i0 + 3u < params.n) {
-                let q = i0 / 4u;
-                count += dot(vec4<u32>(keep_quad(load_quad(q), q)), vec4<u32>(1u));
-            } else {
-                for (var j = 0u; j < 4u; j++) {
-                    if (i0 + j < params.n && keep_at(i0 + j)) {
-                        count += 1u;
-                    }
-                }
-            }
-        }
+        count += kept_in_quad(element(tile, l, {k} * 4u), params.n);
 #end
     }
     let sg_count = sg_reduce(count, l.lane, l.size);

@@ -57,6 +57,22 @@ fn io_piece(scalar: Scalar, keep: &Keep) -> String {
              \x20   return vec4<bool>(keep(x.x, i), keep(x.y, i + 1u), keep(x.z, i + 2u), keep(x.w, i + 3u));\n}\n",
         ),
     }
+    s.push_str(
+        "// Survivors among elements i0..i0+3 that lie below n: one 16-byte load where the quad\n\
+         // is whole (the partition's count, select's look-back fallback).\n\
+         fn kept_in_quad(i0: u32, n: u32) -> u32 {\n\
+         \x20   if (i0 + 3u < n) {\n\
+         \x20       let q = i0 / 4u;\n\
+         \x20       return dot(vec4<u32>(keep_quad(load_quad(q), q)), vec4<u32>(1u));\n\
+         \x20   }\n\
+         \x20   var count = 0u;\n\
+         \x20   for (var j = 0u; j < 4u; j++) {\n\
+         \x20       if (i0 + j < n && keep_at(i0 + j)) {\n\
+         \x20           count += 1u;\n\
+         \x20       }\n\
+         \x20   }\n\
+         \x20   return count;\n}\n",
+    );
     s
 }
 

@@ -17,7 +17,7 @@
 // Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool),
 // SCATTER (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
-// store_data, keep_value, load_quad, keep_quad).
+// store_data, keep_value, load_quad, keep_quad, kept_in_quad).
 #import subgroup/api
 #import monoid
 #import workgroup/scan
@@ -150,7 +150,7 @@ fn count_tile(tile: u32, l: Lane) -> u32 {
 
 // The survivors of a predecessor tile (look-back fallback). With SCATTER it must leave the
 // private arrays alone (they hold this tile until it is stored): it counts from its own
-// loads, a quad at a time.
+// loads, a quad at a time (`kept_in_quad`, as the partition's count kernel).
 fn tile_fallback(tile: u32, l: Lane) -> u32 {
     if (!SCATTER) {
         _ = count_tile(tile, l);
@@ -158,18 +158,7 @@ fn tile_fallback(tile: u32, l: Lane) -> u32 {
     }
     var count = 0u;
     for (var k = 0u; k < STEPS; k++) {
-        let i0 = element(tile, l, k * 4u);
-        var keep = vec4<bool>(false);
-        if (i0 + 3u < params.n) {
-            keep = keep_quad(load_quad(i0 / 4u), i0 / 4u);
-        } else {
-            for (var j = 0u; j < 4u; j++) {
-                if (i0 + j < params.n) {
-                    keep[j] = keep_value(load_data(i0 + j), i0 + j);
-                }
-            }
-        }
-        count += dot(vec4<u32>(keep), vec4<u32>(1u));
+        count += kept_in_quad(element(tile, l, k * 4u), params.n);
     }
     let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
     _ = wg_exclusive_of_subgroups(sg_last(lanes_before + count, l.size), l);
