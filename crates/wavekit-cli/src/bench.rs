@@ -113,13 +113,11 @@ pub fn probe(
     json: bool,
 ) -> Result<(), CliError> {
     let results = wavekit::bench::probe::probe(ctx, config, |i, n, c| {
+        let [kind, lines, gpu] = c.labels();
         eprintln!(
-            "[{}/{n}] probe: {} {} loads per lane, {} lines, GPU {} ...",
+            "[{}/{n}] probe: {} {kind} loads per lane, {lines} lines, GPU {gpu} ...",
             i + 1,
-            c.loads,
-            if c.plain { "plain" } else { "atomic" },
-            if c.shared { "shared" } else { "own" },
-            if c.background { "copying" } else { "idle" }
+            c.loads
         )
     })?;
     if json {
@@ -141,13 +139,13 @@ pub fn probe(
         "loads", "kind", "lines", "background", "median us", "ns/round", "background GB/s"
     );
     for r in &results {
-        let c = r.case;
+        let [kind, lines, gpu] = r.case.labels();
         println!(
             "{:>5} {:>6} {:>7} {:>10} {:>12.1} {:>12.1} {:>14.0}",
-            c.loads,
-            if c.plain { "plain" } else { "atomic" },
-            if c.shared { "shared" } else { "own" },
-            if c.background { "copying" } else { "idle" },
+            r.case.loads,
+            kind,
+            lines,
+            gpu,
             r.median_ns / 1e3,
             r.ns_per_round,
             r.background_gbps

@@ -29,6 +29,18 @@ pub struct ProbeCase {
     pub background: bool,
 }
 
+impl ProbeCase {
+    /// The case in words: load kind (`atomic`/`plain`), lines (`shared`/`own`), GPU
+    /// (`copying`/`idle`).
+    pub fn labels(&self) -> [&'static str; 3] {
+        [
+            if self.plain { "plain" } else { "atomic" },
+            if self.shared { "shared" } else { "own" },
+            if self.background { "copying" } else { "idle" },
+        ]
+    }
+}
+
 /// Every case the probe runs.
 pub fn cases() -> Vec<ProbeCase> {
     let mut v = Vec::new();

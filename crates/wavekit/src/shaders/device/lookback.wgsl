@@ -283,4 +283,3 @@ fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
     // Read after the barrier of the last workgroupUniformLoad; nothing writes it again.
     return sh_look_prefix;
 }
-
