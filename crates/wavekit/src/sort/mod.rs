@@ -298,6 +298,12 @@ fn composed(
             // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
             // that sorts within one binding pay nothing for it: 14 % measured on the H200).
             ("WINDOWS", ConstValue::U32(windows)),
+            (
+                "EXPERIMENT_SCATTER",
+                ConstValue::U32(scatter_experiment(
+                    &std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default(),
+                )),
+            ),
         ],
         &[
             ("subgroup/api", subgroup_api(subgroups)),
@@ -326,6 +332,24 @@ fn stores_unrolled(values: bool) -> bool {
 /// alone). The sort's result is then wrong; only dispatches whose inputs stay valid can be left
 /// out (a scatter after a skipped count would write where stale offsets say).
 pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
+
+/// Environment variable for measurement only (sorts of keys): `stores` leaves the scatter's
+/// final stores of keys out (and with them the reads of the sorted tile that only feed them),
+/// `ranking,stores` its ranking too (no ballots, no counters: each key keeps its loaded place
+/// in the tile). The sort's result is then wrong.
+pub const SCATTER_EXPERIMENT_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SCATTER";
+
+/// The scatter's EXPERIMENT_SCATTER constant for a [`SCATTER_EXPERIMENT_ENV`] value: 0 none,
+/// 1 no final stores, 2 no ranking either.
+fn scatter_experiment(v: &str) -> u32 {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    match (parts.contains(&"ranking"), parts.contains(&"stores")) {
+        (true, true) => 2,
+        (false, true) => 1,
+        // The ranking can only go with the stores: otherwise keys would land unsorted.
+        _ => 0,
+    }
+}
 
 /// Which dispatches [`SKIP_ENV`] leaves out.
 #[derive(Clone, Copy, Debug, Default)]
@@ -862,6 +886,15 @@ mod tests {
         assert!(!s.scatter && !s.scan);
         let s = Skip::parse("");
         assert!(!s.scatter && !s.scan);
+    }
+
+    #[test]
+    fn scatter_experiments_parse() {
+        assert_eq!(super::scatter_experiment(""), 0);
+        assert_eq!(super::scatter_experiment("stores"), 1);
+        assert_eq!(super::scatter_experiment("ranking, stores"), 2);
+        assert_eq!(super::scatter_experiment("stores,ranking"), 2);
+        assert_eq!(super::scatter_experiment("ranking"), 0);
     }
 
     #[test]

@@ -13,7 +13,8 @@
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, VALUES (0 none, 1 load, 2 indices on the
-// first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP.
+// first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP,
+// EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also no ranking).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
@@ -153,6 +154,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         // The lanes of this step whose digit equals this lane's (the digit's bits unrolled:
         // as a loop, the sort ran 5 % slower on the H200).
         var same = sg_ballot(valid) & valid_lanes;
+        if (EXPERIMENT_SCATTER >= 2u) {
+            // Measurement only: no ranking; the key keeps its loaded place.
+            same = vec4<u32>(0u);
+        }
 #unroll b 8
         {
             let bit = ((d >> {b}) & 1u) == 1u;
@@ -164,7 +169,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let count = ballot_count(same);
         let lower = ballot_count(same & below);
         var old = 0u;
-        if (valid && i32(l.lane) == leader) {
+        if (EXPERIMENT_SCATTER < 2u && valid && i32(l.lane) == leader) {
             let add = count << half_shift(d);
             old = (atomicAdd(&sh_count[l.sg * 128u + d / 2u], add) >> half_shift(d)) & 0xffffu;
         }
@@ -213,7 +218,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         if (i < params.n) {
             let d = digits[{k}];
             let before = (atomicLoad(&sh_count[l.sg * 128u + d / 2u]) >> half_shift(d)) & 0xffffu;
-            let p = sh_start[d] + before + ranks[{k}];
+            var p = sh_start[d] + before + ranks[{k}];
+            if (EXPERIMENT_SCATTER >= 2u) {
+                p = (l.sg * ITEMS + {k}) * l.size + l.lane;
+            }
             ranks[{k}] = p;
             sh_keys[p * KEY_WORDS] = keys[{k}].x;
             if (KEY_WORDS == 2u) {
@@ -276,7 +284,9 @@ fn store_sorted_key(j: u32, in_tile: u32) -> u32 {
     }
     let d = digit_of(key);
     let dst = sh_base[d] + (j - sh_start[d]);
-    store_key(dst, key);
+    if (EXPERIMENT_SCATTER == 0u) {
+        store_key(dst, key);
+    }
     return dst;
 }
 
