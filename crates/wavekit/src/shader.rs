@@ -55,6 +55,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("select/select", "select/select.wgsl"),
     wgsl!("select/count", "select/count.wgsl"),
     wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
+    wgsl!("sort/blocks", "sort/blocks.wgsl"),
     wgsl!("sort/count", "sort/count.wgsl"),
     wgsl!("sort/histograms", "sort/histograms.wgsl"),
     wgsl!("histogram/histogram", "histogram/histogram.wgsl"),

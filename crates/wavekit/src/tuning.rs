@@ -95,6 +95,14 @@ pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;
 /// against 20.4 ms.
 pub const SORT_WORKGROUP: u32 = 256;
 
+/// Tiles per block of the sort's count table (sort/blocks.wgsl): each tile's digit counts are
+/// one row, tile-major; a block's rows are scanned down each digit's column, and only the
+/// blocks' sums go through the scan primitive. Measured on the H200 (2026-11-30, 2^28 u32,
+/// CUB in the same call): blocks of 4, 8, 16, 32, 64 tiles sorted keys in 9177, 8804, 8663,
+/// 8636, 8641 µs and pairs in 15397, 14982, 14841–14868, 14789, 14803 µs (digit-major table
+/// scanned whole: 9277 and 15303 µs, ADR-026).
+pub const SORT_BLOCK_TILES: u32 = 32;
+
 /// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys).
 pub const SORT_ITEMS: u32 = 16;
 

@@ -176,3 +176,36 @@ fn conveniences_and_bad_input() {
         "values for a keys-only sort"
     );
 }
+
+/// Tiles' digit counts are scanned in blocks of `sort::block_tiles()` tiles (down each
+/// digit's column within a block, then the blocks' sums by the scan): sizes that end inside
+/// the first block, on its edge, just past it, and in a third block, keys alone and with
+/// indices (stability), both directions.
+#[test]
+fn sorts_across_blocks_of_tiles() {
+    let Some(ctx) = gpu() else { return };
+    let block = sort::block_tiles() as usize;
+    for (values, descending) in [(Values::None, false), (Values::Indices, true)] {
+        let config = SortConfig {
+            values,
+            descending,
+            ..SortConfig::keys(KeyType::U32)
+        };
+        let sorter = RadixSort::new(ctx, &config).unwrap();
+        let tile = sort::tile_keys(ctx, &config) as usize;
+        for n in [
+            block * tile - 1,
+            block * tile,
+            block * tile + 1,
+            (2 * block + 1) * tile + 5,
+        ] {
+            let all = inputs(n, n as u64 * 3 + 5, |r| r.u32(..));
+            for (what, keys) in all
+                .iter()
+                .filter(|(w, _)| ["random", "few unique"].contains(w))
+            {
+                check(ctx, what, keys, &config, &sorter);
+            }
+        }
+    }
+}

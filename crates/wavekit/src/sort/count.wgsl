@@ -1,7 +1,7 @@
 // Radix sort, first kernel of a pass: each tile counts its keys per digit and writes the
-// counts digit-major (`counts[digit * tiles + tile]`), so that one exclusive scan of the whole
-// array gives every (digit, tile) its first destination: the keys of smaller digits, then
-// those of the same digit in earlier tiles.
+// counts as one row, tile-major (`counts[tile * 256 + digit]`: 1 KiB written whole; written
+// digit-major, each tile's 256 words landed in 256 different sectors and the kernel took half
+// again as long, ADR-026). sort/blocks.wgsl and a scan turn them into destinations.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH. Imported by name: `subgroup/api`, `monoid` (u32 add),
 // `sort/keys` (load_key, digit_of, Params and its binding).
@@ -43,6 +43,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
 #end
     workgroupBarrier();
     for (var d = l.local; d < 256u; d += WG_SIZE) {
-        counts[d * params.tiles + tile] = atomicLoad(&sh_count[d]);
+        counts[tile * 256u + d] = atomicLoad(&sh_count[d]);
     }
 }

@@ -19,7 +19,9 @@ use crate::monoid::{Monoid, Op, Scalar};
 use crate::primitive::{check_fits, chunk_elements, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::{LOOKBACK_SPINS, SORT_ITEMS, SORT_PAIRS_ITEMS, SORT_WORKGROUP};
+use crate::tuning::{
+    LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_ITEMS, SORT_PAIRS_ITEMS, SORT_WORKGROUP,
+};
 pub use reference::SortKey;
 
 /// Key types.
@@ -209,6 +211,16 @@ impl Shape {
     }
 }
 
+/// Tiles per block of the count table: [`SORT_BLOCK_TILES`] unless `WAVEKIT_SORT_BLOCK_TILES`
+/// (1 to 64, a tuning knob) says otherwise.
+pub fn block_tiles() -> u32 {
+    std::env::var("WAVEKIT_SORT_BLOCK_TILES")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|b| (1..=64).contains(b))
+        .unwrap_or(SORT_BLOCK_TILES)
+}
+
 /// Keys per tile of the sort kernels for `config` on this context (tile boundaries are worth
 /// testing).
 pub fn tile_keys(ctx: &GpuContext, config: &SortConfig) -> u32 {
@@ -282,6 +294,7 @@ fn composed(
             ("WG_SIZE", ConstValue::U32(shape.workgroup)),
             ("ITEMS", ConstValue::U32(shape.items)),
             ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
+            ("BLOCK_TILES", ConstValue::U32(block_tiles())),
             ("VALUES", ConstValue::U32(values)),
             // The sorted tile's stores unrolled for pairs only: on the H200 (2^28 u32) pairs
             // 15.95 → 15.46 ms, keys 9.21 → 9.54 ms.
@@ -392,7 +405,12 @@ fn fault_skip() -> u32 {
 
 /// The names of the sort's kernels: `sort/count` (three-kernel passes), `sort/histograms`
 /// (single pass), `sort/scatter` (both).
-pub const KERNELS: [&str; 3] = ["sort/count", "sort/histograms", "sort/scatter"];
+pub const KERNELS: [&str; 4] = [
+    "sort/count",
+    "sort/blocks",
+    "sort/histograms",
+    "sort/scatter",
+];
 
 /// The WGSL of sort kernel `name` (one of [`KERNELS`]) for `config`, on an adapter with (or
 /// without) subgroups of at least `min_width` lanes, `workgroup_bytes` of workgroup memory and
@@ -434,7 +452,9 @@ pub struct RadixSort {
     /// The same two kernels for buffers past one binding (two windows), compiled when first
     /// needed.
     wide: std::sync::OnceLock<(Kernel, Kernel)>,
-    scan: Option<Scan>,
+    /// Three-kernel mode: the blocks kernel (sort/blocks.wgsl) and the scan of the blocks'
+    /// digit sums.
+    scan: Option<(Kernel, Scan)>,
     single_pass: bool,
     shape: Shape,
 }
@@ -483,14 +503,17 @@ impl RadixSort {
             scan: if single_pass {
                 None
             } else {
-                Some(Scan::new(
-                    ctx,
-                    &ScanConfig {
-                        monoid: Monoid::builtin(Scalar::U32, Op::Add),
-                        inclusive: false,
-                        in_place: false,
-                    },
-                )?)
+                Some((
+                    Kernel::new(ctx, &composed("sort/blocks", config, sg, shape, 1)?)?,
+                    Scan::new(
+                        ctx,
+                        &ScanConfig {
+                            monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                            inclusive: false,
+                            in_place: false,
+                        },
+                    )?,
+                ))
             },
             single_pass,
             shape,
@@ -558,7 +581,7 @@ impl RadixSort {
         // Single pass: the histograms of every pass, and the look-back's descriptors (one word
         // per tile and digit, 30-bit counts). Otherwise: the tiles' digit counts and their scan.
         let slots = u64::from(tiles) * 256;
-        let (table, state, scan, first_groups, first_params) = if self.single_pass {
+        let (table, state, block_offsets, scan, first_groups, first_params) = if self.single_pass {
             if n >= 1 << 30 {
                 return Err(Error::InvalidArgument(format!(
                     "sort of {n} keys: the single-pass sort counts in 30 bits, so at most 2^30 - 1 \
@@ -584,18 +607,35 @@ impl RadixSort {
                     window * words,
                 ],
             )?;
-            (table, state, None, n.div_ceil(per_group), Some(params))
+            let no_blocks = ctx.storage_uninit("sort no block offsets", 4)?;
+            (
+                table,
+                state,
+                no_blocks,
+                None,
+                n.div_ceil(per_group),
+                Some(params),
+            )
         } else {
+            // Tile-major digit counts (turned in place into the digit's keys in the block's
+            // earlier tiles), the blocks' digit sums (digit-major) and their exclusive scan.
             ctx.check_binding("sort digit counts", slots * 4)?;
             let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
-            let offsets = ctx.storage_uninit("sort digit offsets", slots.max(1) * 4)?;
-            let scan = self
-                .scan
-                .as_ref()
-                .expect("three-kernel mode has a scan")
-                .bind(ctx, &counts, Some(&offsets), slots)?;
+            let blocks = tiles.div_ceil(block_tiles());
+            let block_slots = u64::from(blocks) * 256;
+            let sums = ctx.storage_uninit("sort block sums", block_slots.max(1) * 4)?;
+            let offsets = ctx.storage_uninit("sort block offsets", block_slots.max(1) * 4)?;
+            let (blocks_k, scan) = self.scan.as_ref().expect("three-kernel mode has a scan");
+            let scan = scan.bind(ctx, &sums, Some(&offsets), block_slots)?;
+            let parts = ThreeKernel {
+                blocks: blocks_k.clone(),
+                bind: None,
+                groups: blocks,
+                scan,
+                sums,
+            };
             let placeholder = ctx.storage_uninit("sort no state", 16)?;
-            (offsets, placeholder, Some((scan, counts)), tiles, None)
+            (counts, placeholder, offsets, Some(parts), tiles, None)
         };
         // Placeholders for the values bindings of a keys-only sort (one read, one written: a
         // buffer may not be both in one dispatch).
@@ -617,6 +657,7 @@ impl RadixSort {
             }
             None => None,
         };
+        let mut scan = scan;
         let mut pass_binds = Vec::new();
         for p in 0..passes {
             let shift = begin + 8 * p;
@@ -654,9 +695,19 @@ impl RadixSort {
             let value_window = u64::from(window) * 4;
             let [v_in, v_in_hi] = windows((4, 11), src_v, value_bytes, value_window, none_ro);
             let [v_out, v_out_hi] = windows((5, 12), dst_v, value_bytes, value_window, none_rw);
-            let count = match &scan {
-                Some((_, counts)) => {
-                    let e = [(0, &params, 0, None), k_in, (3, counts, 0, None), k_in_hi];
+            let count = match &mut scan {
+                Some(parts) => {
+                    let e = [(0, &params, 0, None), k_in, (3, &table, 0, None), k_in_hi];
+                    if parts.bind.is_none() {
+                        // Every pass's params hold the same tile count: one bind group serves.
+                        let e = [
+                            (0, &params, 0, None),
+                            (3, &table, 0, None),
+                            (13, &parts.sums, 0, None),
+                            (14, &block_offsets, 0, None),
+                        ];
+                        parts.bind = Some(parts.blocks.bind_ranges(ctx, &e)?);
+                    }
                     Some(first_k.bind_ranges(ctx, &e)?)
                 }
                 None => None,
@@ -675,6 +726,7 @@ impl RadixSort {
                     k_out_hi,
                     v_in_hi,
                     v_out_hi,
+                    (13, &block_offsets, 0, None),
                 ],
             )?;
             pass_binds.push((count, scatter, params));
@@ -683,7 +735,7 @@ impl RadixSort {
             first: first_k,
             scatter: scatter_k,
             first_bind: first_bind.map(|b| (b, first_groups, table.clone())),
-            scan: scan.map(|(s, _)| s),
+            scan,
             state,
             passes: pass_binds,
             tiles,
@@ -697,7 +749,14 @@ impl RadixSort {
                     u64::from(n) * 4,
                 )
             }),
-            _scratch: (alt_keys, alt_values, table, first_params, none),
+            _scratch: (
+                alt_keys,
+                alt_values,
+                table,
+                first_params,
+                none,
+                block_offsets,
+            ),
         })
     }
 }
@@ -735,8 +794,8 @@ pub struct BoundSort {
     scatter: Kernel,
     /// Single pass: the histograms dispatch (bind group, workgroups, histogram buffer).
     first_bind: Option<(wgpu::BindGroup, u32, wgpu::Buffer)>,
-    /// Three-kernel mode: the scan of the counts.
-    scan: Option<BoundScan>,
+    /// Three-kernel mode: the blocks kernel and the scan of the blocks' digit sums.
+    scan: Option<ThreeKernel>,
     state: wgpu::Buffer,
     passes: Vec<(Option<wgpu::BindGroup>, wgpu::BindGroup, wgpu::Buffer)>,
     tiles: u32,
@@ -749,7 +808,20 @@ pub struct BoundSort {
         wgpu::Buffer,
         Option<wgpu::Buffer>,
         [wgpu::Buffer; 2],
+        wgpu::Buffer,
     ),
+}
+
+/// The three-kernel passes' steps between the count and the scatter: the blocks kernel (its
+/// bind group and workgroups, one per block) and the scan of the blocks' digit sums (left out
+/// for one block, whose offsets the blocks kernel writes itself).
+#[derive(Debug)]
+struct ThreeKernel {
+    blocks: Kernel,
+    bind: Option<wgpu::BindGroup>,
+    groups: u32,
+    scan: BoundScan,
+    sums: wgpu::Buffer,
 }
 
 impl BoundSort {
@@ -778,16 +850,20 @@ impl BoundSort {
             self.first.dispatch(&mut pass, bind, *groups);
         }
         for (count, scatter, _) in &self.passes {
-            if let (Some(count), Some(scan)) = (count, &self.scan) {
+            if let (Some(count), Some(parts)) = (count, &self.scan) {
                 {
                     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some("wavekit.sort.count"),
                         timestamp_writes: None,
                     });
                     self.first.dispatch(&mut pass, count, self.tiles);
+                    if let (false, Some(b)) = (self.skip.scan, &parts.bind) {
+                        parts.blocks.dispatch(&mut pass, b, parts.groups);
+                    }
                 }
-                if !self.skip.scan {
-                    scan.record(enc);
+                // One block: the blocks kernel wrote the offsets itself.
+                if !self.skip.scan && parts.groups > 1 {
+                    parts.scan.record(enc);
                 }
             } else {
                 enc.clear_buffer(&self.state, 0, None);

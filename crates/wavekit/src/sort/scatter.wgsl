@@ -1,8 +1,10 @@
-// Radix sort, second kernel of a pass: a stable local sort of the tile by digit in workgroup
+// Radix sort, last kernel of a pass: a stable local sort of the tile by digit in workgroup
 // memory, then coalesced stores: key j of the sorted tile goes to
-//   offsets[digit * tiles + tile] + (j − the tile's first position of that digit),
-// where offsets (an exclusive scan of the counts, digit-major) holds the keys before it in the
-// digit order and in earlier tiles. So each digit's keys leave the tile as one contiguous run.
+//   block_offsets[digit * blocks + tile / BLOCK_TILES] + digit_table[tile * 256 + digit]
+//   + (j − the tile's first position of that digit),
+// the keys before it in the digit order and in earlier blocks (the scan of the blocks' sums),
+// plus those of its digit in the block's earlier tiles (sort/blocks.wgsl). So each digit's
+// keys leave the tile as one contiguous run.
 //
 // The tile is WG_SIZE * ITEMS keys laid out by subgroup: subgroup s holds the ITEMS * size
 // consecutive keys at s * ITEMS * size, lane i key k * size + i of them in step k (coalesced
@@ -12,8 +14,8 @@
 // others. Then the counters are scanned across subgroups digit by digit, the digit totals
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
-// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, VALUES (0 none, 1 load, 2 indices on the
-// first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP,
+// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, VALUES (0 none, 1 load, 2
+// indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP,
 // EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also no ranking).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
@@ -22,9 +24,13 @@
 #import workgroup/scan
 #import sort/keys
 
-// Three-kernel mode: the exclusive scan of the digit-major tile counts. Single pass: the
-// digit histograms of every pass (sort/histograms.wgsl).
+// Three-kernel mode: per tile and digit, the digit's keys in the block's earlier tiles
+// (tile-major, sort/blocks.wgsl). Single pass: the digit histograms of every pass
+// (sort/histograms.wgsl).
 @group(0) @binding(3) var<storage, read> digit_table: array<u32>;
+// Three-kernel mode: the exclusive scan of the blocks' digit sums (digit-major). A placeholder
+// in the single pass.
+@group(0) @binding(13) var<storage, read> block_offsets: array<u32>;
 // Single pass: [0] the tile counter, [1] fallbacks taken, from DESC on one descriptor per
 // tile and digit: FLAG_AGGREGATE or FLAG_INCLUSIVE over a 30-bit count.
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
@@ -116,8 +122,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         atomicStore(&sh_count[w], 0u);
     }
     if (!SINGLE_PASS) {
+        let blocks = (params.tiles + BLOCK_TILES - 1u) / BLOCK_TILES;
         for (var d = l.local; d < 256u; d += WG_SIZE) {
-            sh_base[d] = digit_table[d * params.tiles + tile];
+            sh_base[d] = block_offsets[d * blocks + tile / BLOCK_TILES] + digit_table[tile * 256u + d];
         }
     }
     workgroupBarrier();
