@@ -2,8 +2,10 @@
 //! order: −NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN) and u64; keys alone or with a u32 value (or
 //! the original index); ascending or descending; any range of key bits.
 //!
-//! Each pass: `sort/count.wgsl` counts every tile's keys per digit (digit-major), one exclusive
-//! [`Scan`] of the counts gives every (digit, tile) its first destination, and
+//! Each pass: `sort/count.wgsl` counts every tile's keys per digit (one row per tile),
+//! `sort/blocks.wgsl` scans each block of 32 tiles' rows down every digit's column and sums
+//! each block per digit, one exclusive [`Scan`] of the blocks' sums (digit-major; left out
+//! when there is one block) completes every (digit, tile)'s first destination, and
 //! `sort/scatter.wgsl` ranks each key stably within its tile (ballots per step, a counter per
 //! subgroup and digit, a scan across subgroups) and writes it there. Keys and values alternate
 //! between the caller's buffers and scratch of the same size; after an odd number of passes
@@ -341,8 +343,8 @@ fn stores_unrolled(values: bool) -> bool {
 }
 
 /// Environment variable for measurement only: `scatter` leaves the three-kernel passes'
-/// scatter dispatches out (count and scan are timed), `scan,scatter` the scans too (the count
-/// alone). The sort's result is then wrong; only dispatches whose inputs stay valid can be left
+/// scatter dispatches out (count, blocks and scan are timed), `scan,scatter` the blocks
+/// kernels and scans too (the count alone). The sort's result is then wrong; only dispatches whose inputs stay valid can be left
 /// out (a scatter after a skipped count would write where stale offsets say).
 pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
 
@@ -403,8 +405,9 @@ fn fault_skip() -> u32 {
         .unwrap_or(0)
 }
 
-/// The names of the sort's kernels: `sort/count` (three-kernel passes), `sort/histograms`
-/// (single pass), `sort/scatter` (both).
+/// The names of the sort's kernels: `sort/count` and `sort/blocks` (three-kernel passes, with
+/// the scan primitive between blocks and scatter), `sort/histograms` (single pass),
+/// `sort/scatter` (both).
 pub const KERNELS: [&str; 4] = [
     "sort/count",
     "sort/blocks",
