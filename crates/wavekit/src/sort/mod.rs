@@ -344,8 +344,9 @@ fn stores_unrolled(values: bool) -> bool {
 
 /// Environment variable for measurement only: `scatter` leaves the three-kernel passes'
 /// scatter dispatches out (count, blocks and scan are timed), `scan,scatter` the blocks
-/// kernels and scans too (the count alone). The sort's result is then wrong; only dispatches whose inputs stay valid can be left
-/// out (a scatter after a skipped count would write where stale offsets say).
+/// kernels and scans too (the count alone). The sort's result is then wrong; only dispatches
+/// whose inputs stay valid can be left out (a scatter after a skipped count would write where
+/// stale offsets say).
 pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
 
 /// Environment variable for measurement only (sorts of keys): `stores` leaves the scatter's
@@ -582,7 +583,8 @@ impl RadixSort {
             None => None,
         };
         // Single pass: the histograms of every pass, and the look-back's descriptors (one word
-        // per tile and digit, 30-bit counts). Otherwise: the tiles' digit counts and their scan.
+        // per tile and digit, 30-bit counts). Otherwise: the tiles' digit counts, the blocks'
+        // sums and their scan.
         let slots = u64::from(tiles) * 256;
         let (table, state, block_offsets, scan, first_groups, first_params) = if self.single_pass {
             if n >= 1 << 30 {

@@ -15,8 +15,9 @@
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, VALUES (0 none, 1 load, 2
-// indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP,
-// EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also no ranking).
+// indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS,
+// FAULT_SKIP, EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also
+// no ranking).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
@@ -124,7 +125,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     if (!SINGLE_PASS) {
         let blocks = (params.tiles + BLOCK_TILES - 1u) / BLOCK_TILES;
         for (var d = l.local; d < 256u; d += WG_SIZE) {
-            sh_base[d] = block_offsets[d * blocks + tile / BLOCK_TILES] + digit_table[tile * 256u + d];
+            let block_base = block_offsets[d * blocks + tile / BLOCK_TILES];
+            sh_base[d] = block_base + digit_table[tile * 256u + d];
         }
     }
     workgroupBarrier();
