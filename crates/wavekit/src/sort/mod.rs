@@ -285,6 +285,7 @@ fn composed(
     shape: Shape,
     windows: u32,
 ) -> Result<Composed> {
+    let experiment = std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default();
     let values = match config.values {
         Values::None => 0,
         Values::U32 => 1,
@@ -315,9 +316,11 @@ fn composed(
             ("WINDOWS", ConstValue::U32(windows)),
             (
                 "EXPERIMENT_SCATTER",
-                ConstValue::U32(scatter_experiment(
-                    &std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default(),
-                )),
+                ConstValue::U32(scatter_experiment(&experiment).0),
+            ),
+            (
+                "EXPERIMENT_NO_VALUE_STORES",
+                ConstValue::Bool(scatter_experiment(&experiment).1),
             ),
         ],
         &[
@@ -349,22 +352,24 @@ fn stores_unrolled(values: bool) -> bool {
 /// stale offsets say).
 pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
 
-/// Environment variable for measurement only (sorts of keys): `stores` leaves the scatter's
-/// final stores of keys out (and with them the reads of the sorted tile that only feed them),
-/// `ranking,stores` its ranking too (no ballots, no counters: each key keeps its loaded place
-/// in the tile). The sort's result is then wrong.
+/// Environment variable for measurement only: `stores` leaves the scatter's final stores of
+/// keys out (and with them the reads of the sorted tile that only feed them), `ranking,stores`
+/// its ranking too (no ballots, no counters: each key keeps its loaded place in the tile);
+/// `values` leaves the stores of values out (sorts with values). The sort's result is then
+/// wrong.
 pub const SCATTER_EXPERIMENT_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SCATTER";
 
-/// The scatter's EXPERIMENT_SCATTER constant for a [`SCATTER_EXPERIMENT_ENV`] value: 0 none,
-/// 1 no final stores, 2 no ranking either.
-fn scatter_experiment(v: &str) -> u32 {
+/// The scatter's EXPERIMENT_SCATTER constant (0 none, 1 no final stores of keys, 2 no ranking
+/// either) and EXPERIMENT_NO_VALUE_STORES for a [`SCATTER_EXPERIMENT_ENV`] value.
+fn scatter_experiment(v: &str) -> (u32, bool) {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    match (parts.contains(&"ranking"), parts.contains(&"stores")) {
+    let keys = match (parts.contains(&"ranking"), parts.contains(&"stores")) {
         (true, true) => 2,
         (false, true) => 1,
         // The ranking can only go with the stores: otherwise keys would land unsorted.
         _ => 0,
-    }
+    };
+    (keys, parts.contains(&"values"))
 }
 
 /// Which dispatches [`SKIP_ENV`] leaves out.
@@ -971,11 +976,13 @@ mod tests {
 
     #[test]
     fn scatter_experiments_parse() {
-        assert_eq!(super::scatter_experiment(""), 0);
-        assert_eq!(super::scatter_experiment("stores"), 1);
-        assert_eq!(super::scatter_experiment("ranking, stores"), 2);
-        assert_eq!(super::scatter_experiment("stores,ranking"), 2);
-        assert_eq!(super::scatter_experiment("ranking"), 0);
+        assert_eq!(super::scatter_experiment(""), (0, false));
+        assert_eq!(super::scatter_experiment("stores"), (1, false));
+        assert_eq!(super::scatter_experiment("ranking, stores"), (2, false));
+        assert_eq!(super::scatter_experiment("stores,ranking"), (2, false));
+        assert_eq!(super::scatter_experiment("ranking"), (0, false));
+        assert_eq!(super::scatter_experiment("values"), (0, true));
+        assert_eq!(super::scatter_experiment("stores, values"), (1, true));
     }
 
     #[test]

@@ -17,7 +17,7 @@
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, VALUES (0 none, 1 load, 2
 // indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS,
 // FAULT_SKIP, EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also
-// no ranking).
+// no ranking), EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
@@ -267,7 +267,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         {
             let j = {k} * WG_SIZE + l.local;
             if (j < in_tile) {
-                store_value(dsts[{k}], sh_keys[j]);
+                if (!EXPERIMENT_NO_VALUE_STORES) {
+                    store_value(dsts[{k}], sh_keys[j]);
+                }
             }
         }
 #end
@@ -303,7 +305,9 @@ fn store_sorted_key(j: u32, in_tile: u32) -> u32 {
 fn store_sorted(j: u32, in_tile: u32) {
     let dst = store_sorted_key(j, in_tile);
     if (VALUES != 0u && j < in_tile) {
-        store_value(dst, sh_values[j]);
+        if (!EXPERIMENT_NO_VALUE_STORES) {
+            store_value(dst, sh_values[j]);
+        }
     }
 }
 
