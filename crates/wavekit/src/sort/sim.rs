@@ -2,6 +2,10 @@
 //! WGSL for any subgroup width: ballots as 128-bit masks, the lowest lane of a digit adding to
 //! its subgroup's 16-bit counter, the scan across subgroups digit by digit, the digit starts by
 //! the workgroup scan. The tests run it at widths 1, 2, 4 … 128 against a stable counting sort.
+//!
+//! Also a port of how a pass finds each (tile, digit)'s first destination from the tiles'
+//! counts (`sort/blocks.wgsl`, the scan of the blocks' sums, the scatter's base), tested against
+//! the definition: the keys of smaller digits plus those of the digit in earlier tiles.
 
 // Lane loops index several per-lane arrays, as the shader does.
 #![allow(clippy::needless_range_loop)]
@@ -115,6 +119,67 @@ pub fn tile_positions(
         .collect()
 }
 
+/// Every (tile, digit)'s first destination, as the pass computes it from the tile-major
+/// `counts` (`counts[tile * 256 + digit]`) with blocks of `block` tiles and workgroups of `wg`
+/// invocations in subgroups of `width` lanes: the blocks kernel's column scans (in place) and
+/// digit-major sums; then, for one block, its own scan across digits (in chunks of `wg`
+/// digits, a subgroup exclusive sum and the carry across subgroups), else the scan primitive's
+/// exclusive scan of the sums; then the scatter's base. Returned tile-major.
+pub fn tile_bases(counts: &[u32], tiles: usize, block: usize, wg: usize, width: usize) -> Vec<u32> {
+    assert_eq!(counts.len(), tiles * 256);
+    let blocks = tiles.div_ceil(block);
+    let mut table = counts.to_vec();
+    let mut sums = vec![0u32; blocks * 256];
+    let mut offsets = vec![0u32; blocks * 256];
+    for b in 0..blocks {
+        let t0 = b * block;
+        let mut carry = 0u32;
+        for c in (0..256).step_by(wg) {
+            // Invocation j takes digit c + j (none past 255).
+            let mut runs = vec![0u32; wg];
+            for (j, run) in runs.iter_mut().enumerate() {
+                let d = c + j;
+                if d >= 256 {
+                    continue;
+                }
+                for t in t0..(t0 + block).min(tiles) {
+                    let count = table[t * 256 + d];
+                    table[t * 256 + d] = *run;
+                    *run += count;
+                }
+                sums[d * blocks + b] = *run;
+            }
+            if blocks == 1 {
+                let sg_totals: Vec<u32> = runs.chunks(width).map(|s| s.iter().sum()).collect();
+                let (sg_prefix, total) = wg_exclusive_of_subgroups(&sg_totals, width);
+                for j in 0..wg {
+                    let d = c + j;
+                    let s = j / width;
+                    let lanes_before: u32 = runs[s * width..j].iter().sum();
+                    if d < 256 {
+                        offsets[d] = carry + sg_prefix[s] + lanes_before;
+                    }
+                }
+                carry += total;
+            }
+        }
+    }
+    if blocks > 1 {
+        // The scan primitive: an exclusive scan of the digit-major sums.
+        let mut run = 0u32;
+        for (o, &v) in offsets.iter_mut().zip(&sums) {
+            *o = run;
+            run += v;
+        }
+    }
+    (0..tiles * 256)
+        .map(|i| {
+            let (t, d) = (i / 256, i % 256);
+            offsets[d * blocks + t / block] + table[t * 256 + d]
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +207,35 @@ mod tests {
                 assert_eq!(
                     got, want,
                     "width {width} wg {wg} items {items} valid {valid}"
+                );
+            }
+        }
+    }
+
+    /// The blocks' arithmetic gives every (tile, digit) the keys of smaller digits plus those
+    /// of the digit in earlier tiles, for one block and many, partial last blocks, any
+    /// workgroup (more or fewer invocations than digits) and subgroup width.
+    #[test]
+    fn tile_bases_by_blocks_equal_the_definition() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        for &width in &WIDTHS {
+            for _ in 0..20 {
+                let wg = [32usize, 64, 128, 256, 512][rng.usize(..5)].max(width);
+                let block = [1usize, 2, 3, 16, 32][rng.usize(..5)];
+                let tiles = [1usize, 2, block, block + 1, 3 * block + 2][rng.usize(..5)].max(1);
+                let counts: Vec<u32> = (0..tiles * 256).map(|_| rng.u32(..50)).collect();
+                let mut want = vec![0u32; tiles * 256];
+                let mut run = 0u32;
+                for d in 0..256 {
+                    for t in 0..tiles {
+                        want[t * 256 + d] = run;
+                        run += counts[t * 256 + d];
+                    }
+                }
+                let got = tile_bases(&counts, tiles, block, wg, width);
+                assert_eq!(
+                    got, want,
+                    "width {width} wg {wg} block {block} tiles {tiles}"
                 );
             }
         }
