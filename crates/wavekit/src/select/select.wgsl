@@ -160,8 +160,7 @@ fn tile_fallback(tile: u32, l: Lane) -> u32 {
     for (var k = 0u; k < STEPS; k++) {
         count += kept_in_quad(element(tile, l, k * 4u), params.n);
     }
-    let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
-    _ = wg_exclusive_of_subgroups(sg_last(lanes_before + count, l.size), l);
+    _ = wg_exclusive_of_subgroups(sg_reduce(count, l.lane, l.size), l);
     return sh_wg_total;
 }
 
