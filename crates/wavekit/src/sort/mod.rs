@@ -126,6 +126,9 @@ struct Shape {
     workgroup: u32,
     min_width: u32,
     items: u32,
+    /// Tiles per block of the count table ([`block_tiles`], read once: the kernels and the
+    /// bound scratch must agree).
+    block_tiles: u32,
 }
 
 impl Shape {
@@ -184,6 +187,7 @@ impl Shape {
                         workgroup,
                         min_width: min_width.min(workgroup),
                         items,
+                        block_tiles: block_tiles(),
                     };
                 }
             }
@@ -194,6 +198,7 @@ impl Shape {
             workgroup: 32,
             min_width: min_width.min(32),
             items: 2,
+            block_tiles: block_tiles(),
         }
     }
 
@@ -285,7 +290,8 @@ fn composed(
     shape: Shape,
     windows: u32,
 ) -> Result<Composed> {
-    let experiment = std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default();
+    let (experiment_keys, experiment_values) =
+        scatter_experiment(&std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default());
     let values = match config.values {
         Values::None => 0,
         Values::U32 => 1,
@@ -297,7 +303,7 @@ fn composed(
             ("WG_SIZE", ConstValue::U32(shape.workgroup)),
             ("ITEMS", ConstValue::U32(shape.items)),
             ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
-            ("BLOCK_TILES", ConstValue::U32(block_tiles())),
+            ("BLOCK_TILES", ConstValue::U32(shape.block_tiles)),
             ("VALUES", ConstValue::U32(values)),
             // The sorted tile's stores unrolled for pairs only: on the H200 (2^28 u32) pairs
             // 15.95 → 15.46 ms, keys 9.21 → 9.54 ms.
@@ -314,13 +320,10 @@ fn composed(
             // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
             // that sorts within one binding pay nothing for it: 14 % measured on the H200).
             ("WINDOWS", ConstValue::U32(windows)),
-            (
-                "EXPERIMENT_SCATTER",
-                ConstValue::U32(scatter_experiment(&experiment).0),
-            ),
+            ("EXPERIMENT_SCATTER", ConstValue::U32(experiment_keys)),
             (
                 "EXPERIMENT_NO_VALUE_STORES",
-                ConstValue::Bool(scatter_experiment(&experiment).1),
+                ConstValue::Bool(experiment_values),
             ),
         ],
         &[
@@ -397,7 +400,8 @@ impl Skip {
 
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
 /// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
-/// scan, scatter). Opt-in: on the H200 it measured 1.5–2.2× slower than the three kernels (ADR-016).
+/// scan, scatter). Opt-in: on the H200 it measured 1.5–2.2× slower than the three kernels
+/// (ADR-016).
 pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
 
 fn single_pass() -> bool {
@@ -631,20 +635,14 @@ impl RadixSort {
             // earlier tiles), the blocks' digit sums (digit-major) and their exclusive scan.
             ctx.check_binding("sort digit counts", slots * 4)?;
             let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
-            let blocks = tiles.div_ceil(block_tiles());
+            let blocks = tiles.div_ceil(self.shape.block_tiles);
             let block_slots = u64::from(blocks) * 256;
             let sums = ctx.storage_uninit("sort block sums", block_slots.max(1) * 4)?;
             let offsets = ctx.storage_uninit("sort block offsets", block_slots.max(1) * 4)?;
             let (blocks_k, scan) = self.scan.as_ref().expect("three-kernel mode has a scan");
             let scan = scan.bind(ctx, &sums, Some(&offsets), block_slots)?;
-            let parts = ThreeKernel {
-                blocks: blocks_k.clone(),
-                bind: None,
-                groups: blocks,
-                scan,
-                sums,
-            };
             let placeholder = ctx.storage_uninit("sort no state", 16)?;
+            let parts = (blocks_k, blocks, scan, sums);
             (counts, placeholder, offsets, Some(parts), tiles, None)
         };
         // Placeholders for the values bindings of a keys-only sort (one read, one written: a
@@ -667,7 +665,6 @@ impl RadixSort {
             }
             None => None,
         };
-        let mut scan = scan;
         let mut pass_binds = Vec::new();
         for p in 0..passes {
             let shift = begin + 8 * p;
@@ -705,19 +702,9 @@ impl RadixSort {
             let value_window = u64::from(window) * 4;
             let [v_in, v_in_hi] = windows((4, 11), src_v, value_bytes, value_window, none_ro);
             let [v_out, v_out_hi] = windows((5, 12), dst_v, value_bytes, value_window, none_rw);
-            let count = match &mut scan {
-                Some(parts) => {
+            let count = match &scan {
+                Some(_) => {
                     let e = [(0, &params, 0, None), k_in, (3, &table, 0, None), k_in_hi];
-                    if parts.bind.is_none() {
-                        // Every pass's params hold the same tile count: one bind group serves.
-                        let e = [
-                            (0, &params, 0, None),
-                            (3, &table, 0, None),
-                            (13, &parts.sums, 0, None),
-                            (14, &block_offsets, 0, None),
-                        ];
-                        parts.bind = Some(parts.blocks.bind_ranges(ctx, &e)?);
-                    }
                     Some(first_k.bind_ranges(ctx, &e)?)
                 }
                 None => None,
@@ -741,6 +728,25 @@ impl RadixSort {
             )?;
             pass_binds.push((count, scatter, params));
         }
+        // The blocks kernel reads only the tile count, the same in every pass's params.
+        let scan = match (scan, pass_binds.first()) {
+            (Some((blocks_k, groups, scan, sums)), Some((_, _, params))) => {
+                let e = [
+                    (0, params, 0, None),
+                    (3, &table, 0, None),
+                    (13, &sums, 0, None),
+                    (14, &block_offsets, 0, None),
+                ];
+                Some(ThreeKernel {
+                    blocks: blocks_k.clone(),
+                    bind: blocks_k.bind_ranges(ctx, &e)?,
+                    groups,
+                    scan,
+                    _sums: sums,
+                })
+            }
+            _ => None,
+        };
         Ok(BoundSort {
             first: first_k,
             scatter: scatter_k,
@@ -828,10 +834,10 @@ pub struct BoundSort {
 #[derive(Debug)]
 struct ThreeKernel {
     blocks: Kernel,
-    bind: Option<wgpu::BindGroup>,
+    bind: wgpu::BindGroup,
     groups: u32,
     scan: BoundScan,
-    sums: wgpu::Buffer,
+    _sums: wgpu::Buffer,
 }
 
 impl BoundSort {
@@ -867,8 +873,8 @@ impl BoundSort {
                         timestamp_writes: None,
                     });
                     self.first.dispatch(&mut pass, count, self.tiles);
-                    if let (false, Some(b)) = (self.skip.scan, &parts.bind) {
-                        parts.blocks.dispatch(&mut pass, b, parts.groups);
+                    if !self.skip.scan {
+                        parts.blocks.dispatch(&mut pass, &parts.bind, parts.groups);
                     }
                 }
                 // One block: the blocks kernel wrote the offsets itself.
