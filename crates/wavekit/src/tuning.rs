@@ -103,6 +103,11 @@ pub const SORT_WORKGROUP: u32 = 256;
 /// scanned whole: 9277 and 15303 µs, ADR-026).
 pub const SORT_BLOCK_TILES: u32 = 32;
 
+/// Blocks of tiles up to which the sort's scatter sums the blocks' digit sums itself instead of
+/// the scan primitive scanning them (one dispatch fewer per pass; each scatter workgroup then
+/// reads every block's 256 sums). Measured on the H200: see ADR-027.
+pub const SORT_INLINE_BLOCKS: u32 = 16;
+
 /// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys).
 pub const SORT_ITEMS: u32 = 16;
 

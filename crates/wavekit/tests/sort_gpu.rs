@@ -178,13 +178,15 @@ fn conveniences_and_bad_input() {
 }
 
 /// Tiles' digit counts are scanned in blocks of `sort::block_tiles()` tiles (down each
-/// digit's column within a block, then the blocks' sums by the scan): sizes that end inside
-/// the first block, on its edge, just past it, and in a third block, keys alone and with
-/// indices (stability), both directions.
+/// digit's column within a block, then the blocks' sums: up to `sort::inline_blocks()` blocks
+/// summed by each scatter workgroup, past that by the scan): sizes that end inside the first
+/// block, on its edge, just past it, in a third block, and one block past the inline limit
+/// (random keys only: the largest), keys alone and with indices (stability), both directions.
 #[test]
 fn sorts_across_blocks_of_tiles() {
     let Some(ctx) = gpu() else { return };
     let block = sort::block_tiles() as usize;
+    let inline = sort::inline_blocks() as usize;
     for (values, descending) in [(Values::None, false), (Values::Indices, true)] {
         let config = SortConfig {
             values,
@@ -198,11 +200,13 @@ fn sorts_across_blocks_of_tiles() {
             block * tile,
             block * tile + 1,
             (2 * block + 1) * tile + 5,
+            (inline + 1) * block * tile + 3,
         ] {
             let all = inputs(n, n as u64 * 3 + 5, |r| r.u32(..));
+            let large = n > (2 * block + 1) * tile + 5;
             for (what, keys) in all
                 .iter()
-                .filter(|(w, _)| ["random", "few unique"].contains(w))
+                .filter(|(w, _)| *w == "random" || (!large && *w == "few unique"))
             {
                 check(ctx, what, keys, &config, &sorter);
             }

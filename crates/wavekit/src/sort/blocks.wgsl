@@ -3,22 +3,19 @@
 // this kernel turns each block of BLOCK_TILES consecutive tiles' counts, in place, into the
 // keys of each digit in the block's tiles before (an exclusive scan down each digit's
 // column), and writes the block's total per digit digit-major (`block_sums[digit * blocks +
-// block]`). The scan of block_sums then gives every (digit, block) the keys of smaller digits
-// and of the digit in earlier blocks, and a tile's first destination for a digit is that plus
-// its row of the table (scatter.wgsl). With a single block there is nothing to scan across
-// blocks: the kernel writes the digits' exclusive scan itself (`single_offsets`, where the
-// scan would have put it), and the host leaves the scan out.
+// block]`). Either the scan primitive scans block_sums, giving every (digit, block) the keys of
+// smaller digits and of the digit in earlier blocks, or (up to INLINE_BLOCKS blocks) each
+// scatter workgroup sums them itself; a tile's first destination for a digit is that plus its
+// row of the table (scatter.wgsl).
 //
 // Prepended constants: WG_SIZE, MIN_WIDTH, BLOCK_TILES. Imported by name: `subgroup/api`,
 // `monoid` (u32 add), `sort/keys` (Params and its binding).
 #import subgroup/api
 #import monoid
-#import workgroup/scan
 #import sort/keys
 
 @group(0) @binding(3) var<storage, read_write> table: array<u32>;
 @group(0) @binding(13) var<storage, read_write> block_sums: array<u32>;
-@group(0) @binding(14) var<storage, read_write> single_offsets: array<u32>;
 
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -29,8 +26,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         return;
     }
     let t0 = block * BLOCK_TILES;
-    // Digits in chunks of WG_SIZE, in order (the single block's scan across digits needs it).
-    var carry = 0u;
+    // Digits in chunks of WG_SIZE.
     for (var c = 0u; c < 256u; c += WG_SIZE) {
         let d = c + l.local;
         let mine = d < 256u;
@@ -55,15 +51,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
 #end
         if (mine) {
             block_sums[d * blocks + block] = run;
-        }
-        if (blocks == 1u) {
-            // Every invocation takes part in the scans (uniform: one workgroup, all of it).
-            let lanes_before = sg_exclusive_scan(run, l.lane, l.size);
-            let before = wg_exclusive_of_subgroups(sg_reduce(run, l.lane, l.size), l);
-            if (mine) {
-                single_offsets[d] = carry + before + lanes_before;
-            }
-            carry += sh_wg_total;
         }
     }
 }

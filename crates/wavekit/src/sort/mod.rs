@@ -22,7 +22,8 @@ use crate::primitive::{check_fits, chunk_elements, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{
-    LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_ITEMS, SORT_PAIRS_ITEMS, SORT_WORKGROUP,
+    LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_INLINE_BLOCKS, SORT_ITEMS, SORT_PAIRS_ITEMS,
+    SORT_WORKGROUP,
 };
 pub use reference::SortKey;
 
@@ -129,6 +130,9 @@ struct Shape {
     /// Tiles per block of the count table ([`block_tiles`], read once: the kernels and the
     /// bound scratch must agree).
     block_tiles: u32,
+    /// Blocks up to which the scatter sums the blocks' sums itself ([`inline_blocks`], read
+    /// once for the same reason).
+    inline_blocks: u32,
 }
 
 impl Shape {
@@ -188,6 +192,7 @@ impl Shape {
                         min_width: min_width.min(workgroup),
                         items,
                         block_tiles: block_tiles(),
+                        inline_blocks: inline_blocks(),
                     };
                 }
             }
@@ -199,6 +204,7 @@ impl Shape {
             min_width: min_width.min(32),
             items: 2,
             block_tiles: block_tiles(),
+            inline_blocks: inline_blocks(),
         }
     }
 
@@ -216,6 +222,15 @@ impl Shape {
     fn tile(self) -> u32 {
         self.workgroup * self.items
     }
+
+    /// The same shape with the scatter's few-blocks path compiled out (INLINE_BLOCKS = 0):
+    /// the sorts that scan the blocks' sums pay nothing for it (measured 1 % on the H200).
+    fn scanning(self) -> Shape {
+        Shape {
+            inline_blocks: 0,
+            ..self
+        }
+    }
 }
 
 /// Tiles per block of the count table: [`SORT_BLOCK_TILES`] unless `WAVEKIT_SORT_BLOCK_TILES`
@@ -226,6 +241,17 @@ pub fn block_tiles() -> u32 {
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|b| (1..=64).contains(b))
         .unwrap_or(SORT_BLOCK_TILES)
+}
+
+/// Blocks of tiles up to which each scatter workgroup sums the blocks' digit sums itself
+/// instead of the scan primitive scanning them: [`SORT_INLINE_BLOCKS`] unless
+/// `WAVEKIT_SORT_INLINE_BLOCKS` (0 to 64, a tuning knob; 0: always the scan) says otherwise.
+pub fn inline_blocks() -> u32 {
+    std::env::var("WAVEKIT_SORT_INLINE_BLOCKS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|b| *b <= 64)
+        .unwrap_or(SORT_INLINE_BLOCKS)
 }
 
 /// Keys per tile of the sort kernels for `config` on this context (tile boundaries are worth
@@ -304,6 +330,7 @@ fn composed(
             ("ITEMS", ConstValue::U32(shape.items)),
             ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
             ("BLOCK_TILES", ConstValue::U32(shape.block_tiles)),
+            ("INLINE_BLOCKS", ConstValue::U32(shape.inline_blocks)),
             ("VALUES", ConstValue::U32(values)),
             // The sorted tile's stores unrolled for pairs only: on the H200 (2^28 u32) pairs
             // 15.95 → 15.46 ms, keys 9.21 → 9.54 ms.
@@ -465,6 +492,9 @@ pub struct RadixSort {
     /// The same two kernels for buffers past one binding (two windows), compiled when first
     /// needed.
     wide: std::sync::OnceLock<(Kernel, Kernel)>,
+    /// Three-kernel mode: the scatter that sums up to `shape.inline_blocks` blocks' sums itself
+    /// (one window), compiled when first needed; `scatter` and `wide` scan them.
+    few_blocks: std::sync::OnceLock<Kernel>,
     /// Three-kernel mode: the blocks kernel (sort/blocks.wgsl) and the scan of the blocks'
     /// digit sums.
     scan: Option<(Kernel, Scan)>,
@@ -481,17 +511,37 @@ impl RadixSort {
         }
     }
 
-    /// The first and scatter kernels for one or two windows.
-    fn kernels(&self, ctx: &GpuContext, two_windows: bool) -> Result<(Kernel, Kernel)> {
+    /// The first and scatter kernels for one or two windows; with `few_blocks` (one window
+    /// only), the scatter that sums the blocks' sums itself.
+    fn kernels(
+        &self,
+        ctx: &GpuContext,
+        two_windows: bool,
+        few_blocks: bool,
+    ) -> Result<(Kernel, Kernel)> {
+        let sg = ctx.caps.subgroups.supported;
+        if few_blocks {
+            let scatter = match self.few_blocks.get() {
+                Some(k) => k.clone(),
+                None => {
+                    let c = composed("sort/scatter", &self.config, sg, self.shape, 1)?;
+                    let k = Kernel::new(ctx, &c)?;
+                    self.few_blocks.get_or_init(|| k).clone()
+                }
+            };
+            return Ok((self.first.clone(), scatter));
+        }
         if !two_windows {
             return Ok((self.first.clone(), self.scatter.clone()));
         }
         if let Some(k) = self.wide.get() {
             return Ok(k.clone());
         }
-        let sg = ctx.caps.subgroups.supported;
         let build = |name: &str| -> Result<Kernel> {
-            Kernel::new(ctx, &composed(name, &self.config, sg, self.shape, 2)?)
+            Kernel::new(
+                ctx,
+                &composed(name, &self.config, sg, self.shape.scanning(), 2)?,
+            )
         };
         let k = (build(self.first_name())?, build("sort/scatter")?);
         Ok(self.wide.get_or_init(|| k).clone())
@@ -508,16 +558,18 @@ impl RadixSort {
         } else {
             "sort/count"
         };
+        let scanning = shape.scanning();
         Ok(Self {
             config: config.clone(),
-            first: Kernel::new(ctx, &composed(first, config, sg, shape, 1)?)?,
-            scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, shape, 1)?)?,
+            first: Kernel::new(ctx, &composed(first, config, sg, scanning, 1)?)?,
+            scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, scanning, 1)?)?,
             wide: std::sync::OnceLock::new(),
+            few_blocks: std::sync::OnceLock::new(),
             scan: if single_pass {
                 None
             } else {
                 Some((
-                    Kernel::new(ctx, &composed("sort/blocks", config, sg, shape, 1)?)?,
+                    Kernel::new(ctx, &composed("sort/blocks", config, sg, scanning, 1)?)?,
                     Scan::new(
                         ctx,
                         &ScanConfig {
@@ -595,6 +647,9 @@ impl RadixSort {
         // per tile and digit, 30-bit counts). Otherwise: the tiles' digit counts, the blocks'
         // sums and their scan.
         let slots = u64::from(tiles) * 256;
+        let two = n > window;
+        // Three-kernel passes over a few blocks of tiles within one binding: no scan.
+        let few_blocks = |blocks: u32| !two && blocks <= self.shape.inline_blocks;
         let (table, state, block_offsets, scan, first_groups, first_params) = if self.single_pass {
             if n >= 1 << 30 {
                 return Err(Error::InvalidArgument(format!(
@@ -638,9 +693,15 @@ impl RadixSort {
             let blocks = tiles.div_ceil(self.shape.block_tiles);
             let block_slots = u64::from(blocks) * 256;
             let sums = ctx.storage_uninit("sort block sums", block_slots.max(1) * 4)?;
-            let offsets = ctx.storage_uninit("sort block offsets", block_slots.max(1) * 4)?;
             let (blocks_k, scan) = self.scan.as_ref().expect("three-kernel mode has a scan");
-            let scan = scan.bind(ctx, &sums, Some(&offsets), block_slots)?;
+            // Few blocks: the scatter reads the sums themselves (scatter.wgsl, inline_bases).
+            let (offsets, scan) = if few_blocks(blocks) {
+                (sums.clone(), None)
+            } else {
+                let offsets = ctx.storage_uninit("sort block offsets", block_slots * 4)?;
+                let scan = scan.bind(ctx, &sums, Some(&offsets), block_slots)?;
+                (offsets, Some(scan))
+            };
             let placeholder = ctx.storage_uninit("sort no state", 16)?;
             let parts = (blocks_k, blocks, scan, sums);
             (counts, placeholder, offsets, Some(parts), tiles, None)
@@ -655,8 +716,8 @@ impl RadixSort {
         let window_words = window * words;
         let key_window = u64::from(window_words) * 4;
         let [none_ro, none_rw] = &none;
-        let two = n > window;
-        let (first_k, scatter_k) = self.kernels(ctx, two)?;
+        let few = !self.single_pass && few_blocks(tiles.div_ceil(self.shape.block_tiles));
+        let (first_k, scatter_k) = self.kernels(ctx, two, few)?;
         let first_bind = match &first_params {
             Some(p) => {
                 let [k, k_hi] = windows((1, 9), keys, key_bytes_all, key_window, none_ro);
@@ -735,7 +796,6 @@ impl RadixSort {
                     (0, params, 0, None),
                     (3, &table, 0, None),
                     (13, &sums, 0, None),
-                    (14, &block_offsets, 0, None),
                 ];
                 Some(ThreeKernel {
                     blocks: blocks_k.clone(),
@@ -829,14 +889,14 @@ pub struct BoundSort {
 }
 
 /// The three-kernel passes' steps between the count and the scatter: the blocks kernel (its
-/// bind group and workgroups, one per block) and the scan of the blocks' digit sums (left out
-/// for one block, whose offsets the blocks kernel writes itself).
+/// bind group and workgroups, one per block) and the scan of the blocks' digit sums (none up
+/// to [`inline_blocks`] blocks, whose sums the scatter reads itself).
 #[derive(Debug)]
 struct ThreeKernel {
     blocks: Kernel,
     bind: wgpu::BindGroup,
     groups: u32,
-    scan: BoundScan,
+    scan: Option<BoundScan>,
     _sums: wgpu::Buffer,
 }
 
@@ -877,9 +937,8 @@ impl BoundSort {
                         parts.blocks.dispatch(&mut pass, &parts.bind, parts.groups);
                     }
                 }
-                // One block: the blocks kernel wrote the offsets itself.
-                if !self.skip.scan && parts.groups > 1 {
-                    parts.scan.record(enc);
+                if let (false, Some(scan)) = (self.skip.scan, &parts.scan) {
+                    scan.record(enc);
                 }
             } else {
                 enc.clear_buffer(&self.state, 0, None);

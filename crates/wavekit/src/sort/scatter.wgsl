@@ -4,7 +4,9 @@
 //   + (j − the tile's first position of that digit),
 // the keys before it in the digit order and in earlier blocks (the scan of the blocks' sums),
 // plus those of its digit in the block's earlier tiles (sort/blocks.wgsl). So each digit's
-// keys leave the tile as one contiguous run.
+// keys leave the tile as one contiguous run. Up to INLINE_BLOCKS blocks, binding 13 holds the
+// blocks' sums unscanned and every workgroup sums them itself (`inline_bases`): one dispatch
+// fewer per pass.
 //
 // The tile is WG_SIZE * ITEMS keys laid out by subgroup: subgroup s holds the ITEMS * size
 // consecutive keys at s * ITEMS * size, lane i key k * size + i of them in step k (coalesced
@@ -14,7 +16,7 @@
 // others. Then the counters are scanned across subgroups digit by digit, the digit totals
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
-// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, VALUES (0 none, 1 load, 2
+// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, INLINE_BLOCKS, VALUES (0 none, 1 load, 2
 // indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS,
 // FAULT_SKIP, EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also
 // no ranking), EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored).
@@ -29,8 +31,8 @@
 // (tile-major, sort/blocks.wgsl). Single pass: the digit histograms of every pass
 // (sort/histograms.wgsl).
 @group(0) @binding(3) var<storage, read> digit_table: array<u32>;
-// Three-kernel mode: the exclusive scan of the blocks' digit sums (digit-major). A placeholder
-// in the single pass.
+// Three-kernel mode: the exclusive scan of the blocks' digit sums (digit-major), or up to
+// INLINE_BLOCKS blocks the sums themselves. A placeholder in the single pass.
 @group(0) @binding(13) var<storage, read> block_offsets: array<u32>;
 // Single pass: [0] the tile counter, [1] fallbacks taken, from DESC on one descriptor per
 // tile and digit: FLAG_AGGREGATE or FLAG_INCLUSIVE over a 30-bit count.
@@ -124,9 +126,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     }
     if (!SINGLE_PASS) {
         let blocks = (params.tiles + BLOCK_TILES - 1u) / BLOCK_TILES;
-        for (var d = l.local; d < 256u; d += WG_SIZE) {
-            let block_base = block_offsets[d * blocks + tile / BLOCK_TILES];
-            sh_base[d] = block_base + digit_table[tile * 256u + d];
+        if (blocks <= INLINE_BLOCKS) {
+            inline_bases(tile, blocks, l);
+        } else {
+            for (var d = l.local; d < 256u; d += WG_SIZE) {
+                let block_base = block_offsets[d * blocks + tile / BLOCK_TILES];
+                sh_base[d] = block_base + digit_table[tile * 256u + d];
+            }
         }
     }
     workgroupBarrier();
@@ -281,6 +287,46 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         for (var j = l.local; j < in_tile; j += WG_SIZE) {
             store_sorted(j, in_tile);
         }
+    }
+}
+
+const INLINE_SLOTS: u32 = max(INLINE_BLOCKS, 1u);
+
+// Up to INLINE_BLOCKS blocks: each digit's first destination in this tile from the blocks'
+// unscanned digit sums (`block_offsets[digit * blocks + block]`): the keys of smaller digits in
+// every block (digit totals, scanned across digits in chunks of WG_SIZE with a carry) plus
+// those of the digit in earlier blocks and in the block's earlier tiles. Called by every
+// invocation (uniform: `blocks` comes from the parameters).
+fn inline_bases(tile: u32, blocks: u32, l: Lane) {
+    let block = tile / BLOCK_TILES;
+    var carry = 0u;
+    for (var c = 0u; c < 256u; c += WG_SIZE) {
+        let d = c + l.local;
+        let mine = d < 256u;
+        // The digit's sums, every load first (unrolled), so that they are in flight together.
+        var sums: array<u32, INLINE_SLOTS>;
+#unroll b INLINE_BLOCKS
+        {
+            sums[{b}] = 0u;
+            if (mine && {b} < blocks) {
+                sums[{b}] = block_offsets[d * blocks + {b}];
+            }
+        }
+#end
+        var total = 0u;
+        var earlier = 0u;
+#unroll b INLINE_BLOCKS
+        {
+            earlier += select(0u, sums[{b}], {b} < block);
+            total += sums[{b}];
+        }
+#end
+        let lanes_before = sg_exclusive_scan(total, l.lane, l.size);
+        let before = wg_exclusive_of_subgroups(sg_reduce(total, l.lane, l.size), l);
+        if (mine) {
+            sh_base[d] = carry + before + lanes_before + earlier + digit_table[tile * 256u + d];
+        }
+        carry += sh_wg_total;
     }
 }
 

@@ -122,55 +122,68 @@ pub fn tile_positions(
 /// Every (tile, digit)'s first destination, as the pass computes it from the tile-major
 /// `counts` (`counts[tile * 256 + digit]`) with blocks of `block` tiles and workgroups of `wg`
 /// invocations in subgroups of `width` lanes: the blocks kernel's column scans (in place) and
-/// digit-major sums; then, for one block, its own scan across digits (in chunks of `wg`
-/// digits, a subgroup exclusive sum and the carry across subgroups), else the scan primitive's
-/// exclusive scan of the sums; then the scatter's base. Returned tile-major.
-pub fn tile_bases(counts: &[u32], tiles: usize, block: usize, wg: usize, width: usize) -> Vec<u32> {
+/// digit-major sums; then, up to `inline` blocks, the scatter's own sum of them
+/// (`inline_bases`: digit totals scanned across digits in chunks of `wg`, a subgroup exclusive
+/// sum and the carry across subgroups, plus the digit's sums in earlier blocks), else the scan
+/// primitive's exclusive scan of the sums; then the scatter's base. Returned tile-major.
+pub fn tile_bases(
+    counts: &[u32],
+    tiles: usize,
+    block: usize,
+    inline: usize,
+    wg: usize,
+    width: usize,
+) -> Vec<u32> {
     assert_eq!(counts.len(), tiles * 256);
     let blocks = tiles.div_ceil(block);
     let mut table = counts.to_vec();
     let mut sums = vec![0u32; blocks * 256];
-    let mut offsets = vec![0u32; blocks * 256];
     for b in 0..blocks {
         let t0 = b * block;
-        let mut carry = 0u32;
-        for c in (0..256).step_by(wg) {
-            // Invocation j takes digit c + j (none past 255).
-            let mut runs = vec![0u32; wg];
-            for (j, run) in runs.iter_mut().enumerate() {
-                let d = c + j;
-                if d >= 256 {
-                    continue;
-                }
-                for t in t0..(t0 + block).min(tiles) {
-                    let count = table[t * 256 + d];
-                    table[t * 256 + d] = *run;
-                    *run += count;
-                }
-                sums[d * blocks + b] = *run;
+        for d in 0..256 {
+            let mut run = 0u32;
+            for t in t0..(t0 + block).min(tiles) {
+                let count = table[t * 256 + d];
+                table[t * 256 + d] = run;
+                run += count;
             }
-            if blocks == 1 {
-                let sg_totals: Vec<u32> = runs.chunks(width).map(|s| s.iter().sum()).collect();
+            sums[d * blocks + b] = run;
+        }
+    }
+    if blocks <= inline {
+        // Each tile's workgroup: digits in chunks of `wg`, invocation j taking digit c + j.
+        let mut bases = vec![0u32; tiles * 256];
+        for t in 0..tiles {
+            let mut carry = 0u32;
+            for c in (0..256).step_by(wg) {
+                let digit = |j: usize| (c + j < 256).then_some(c + j);
+                let totals: Vec<u32> = (0..wg)
+                    .map(|j| {
+                        digit(j).map_or(0, |d| sums[d * blocks..(d + 1) * blocks].iter().sum())
+                    })
+                    .collect();
+                let sg_totals: Vec<u32> = totals.chunks(width).map(|s| s.iter().sum()).collect();
                 let (sg_prefix, total) = wg_exclusive_of_subgroups(&sg_totals, width);
                 for j in 0..wg {
-                    let d = c + j;
-                    let s = j / width;
-                    let lanes_before: u32 = runs[s * width..j].iter().sum();
-                    if d < 256 {
-                        offsets[d] = carry + sg_prefix[s] + lanes_before;
+                    if let Some(d) = digit(j) {
+                        let s = j / width;
+                        let lanes_before: u32 = totals[s * width..j].iter().sum();
+                        let earlier: u32 = sums[d * blocks..d * blocks + t / block].iter().sum();
+                        bases[t * 256 + d] =
+                            carry + sg_prefix[s] + lanes_before + earlier + table[t * 256 + d];
                     }
                 }
                 carry += total;
             }
         }
+        return bases;
     }
-    if blocks > 1 {
-        // The scan primitive: an exclusive scan of the digit-major sums.
-        let mut run = 0u32;
-        for (o, &v) in offsets.iter_mut().zip(&sums) {
-            *o = run;
-            run += v;
-        }
+    // The scan primitive: an exclusive scan of the digit-major sums.
+    let mut offsets = vec![0u32; blocks * 256];
+    let mut run = 0u32;
+    for (o, &v) in offsets.iter_mut().zip(&sums) {
+        *o = run;
+        run += v;
     }
     (0..tiles * 256)
         .map(|i| {
@@ -219,10 +232,12 @@ mod tests {
     fn tile_bases_by_blocks_equal_the_definition() {
         let mut rng = fastrand::Rng::with_seed(11);
         for &width in &WIDTHS {
-            for _ in 0..20 {
+            for _ in 0..40 {
                 let wg = [32usize, 64, 128, 256, 512][rng.usize(..5)].max(width);
                 let block = [1usize, 2, 3, 16, 32][rng.usize(..5)];
                 let tiles = [1usize, 2, block, block + 1, 3 * block + 2][rng.usize(..5)].max(1);
+                // Summed in the scatter up to `inline` blocks, else scanned.
+                let inline = [0usize, 1, 3, 16][rng.usize(..4)];
                 let counts: Vec<u32> = (0..tiles * 256).map(|_| rng.u32(..50)).collect();
                 let mut want = vec![0u32; tiles * 256];
                 let mut run = 0u32;
@@ -232,10 +247,10 @@ mod tests {
                         run += counts[t * 256 + d];
                     }
                 }
-                let got = tile_bases(&counts, tiles, block, wg, width);
+                let got = tile_bases(&counts, tiles, block, inline, wg, width);
                 assert_eq!(
                     got, want,
-                    "width {width} wg {wg} block {block} tiles {tiles}"
+                    "width {width} wg {wg} block {block} inline {inline} tiles {tiles}"
                 );
             }
         }
