@@ -6,7 +6,8 @@
 // block]`). Either the scan primitive scans block_sums, giving every (digit, block) the keys of
 // smaller digits and of the digit in earlier blocks, or (up to INLINE_BLOCKS blocks) each
 // scatter workgroup sums them itself; a tile's first destination for a digit is that plus its
-// row of the table (scatter.wgsl).
+// row of the table (scatter.wgsl). Not run over a single block: there the scatter sums the
+// tiles' counts itself.
 //
 // Prepended constants: WG_SIZE, MIN_WIDTH, BLOCK_TILES. Imported by name: `subgroup/api`,
 // `monoid` (u32 add), `sort/keys` (Params and its binding).

@@ -801,6 +801,8 @@ impl RadixSort {
                     blocks: blocks_k.clone(),
                     bind: blocks_k.bind_ranges(ctx, &e)?,
                     groups,
+                    // One block with the few-blocks scatter: it sums the tiles' counts itself.
+                    run_blocks: !(few && groups == 1),
                     scan,
                     _sums: sums,
                 })
@@ -889,13 +891,16 @@ pub struct BoundSort {
 }
 
 /// The three-kernel passes' steps between the count and the scatter: the blocks kernel (its
-/// bind group and workgroups, one per block) and the scan of the blocks' digit sums (none up
-/// to [`inline_blocks`] blocks, whose sums the scatter reads itself).
+/// bind group and workgroups, one per block; not run over one block up to [`inline_blocks`])
+/// and the scan of the blocks' digit sums (none up to [`inline_blocks`] blocks, whose sums the
+/// scatter reads itself).
 #[derive(Debug)]
 struct ThreeKernel {
     blocks: Kernel,
     bind: wgpu::BindGroup,
     groups: u32,
+    /// False over one block with the few-blocks scatter, which sums the tiles' counts itself.
+    run_blocks: bool,
     scan: Option<BoundScan>,
     _sums: wgpu::Buffer,
 }
@@ -933,7 +938,7 @@ impl BoundSort {
                         timestamp_writes: None,
                     });
                     self.first.dispatch(&mut pass, count, self.tiles);
-                    if !self.skip.scan {
+                    if !self.skip.scan && parts.run_blocks {
                         parts.blocks.dispatch(&mut pass, &parts.bind, parts.groups);
                     }
                 }

@@ -6,7 +6,8 @@
 // plus those of its digit in the block's earlier tiles (sort/blocks.wgsl). So each digit's
 // keys leave the tile as one contiguous run. Up to INLINE_BLOCKS blocks, binding 13 holds the
 // blocks' sums unscanned and every workgroup sums them itself (`inline_bases`): one dispatch
-// fewer per pass.
+// fewer per pass; over a single block, it sums the tiles' counts and the blocks kernel does not
+// run either.
 //
 // The tile is WG_SIZE * ITEMS keys laid out by subgroup: subgroup s holds the ITEMS * size
 // consecutive keys at s * ITEMS * size, lane i key k * size + i of them in step k (coalesced
@@ -126,7 +127,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     }
     if (!SINGLE_PASS) {
         let blocks = (params.tiles + BLOCK_TILES - 1u) / BLOCK_TILES;
-        if (blocks <= INLINE_BLOCKS) {
+        // (INLINE_BLOCKS is 0 in the pipeline that scans: no code for the other path there.)
+        if (INLINE_BLOCKS > 0u && blocks <= INLINE_BLOCKS) {
             inline_bases(tile, blocks, l);
         } else {
             for (var d = l.local; d < 256u; d += WG_SIZE) {
@@ -292,39 +294,62 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
 
 const INLINE_SLOTS: u32 = max(INLINE_BLOCKS, 1u);
 
-// Up to INLINE_BLOCKS blocks: each digit's first destination in this tile from the blocks'
-// unscanned digit sums (`block_offsets[digit * blocks + block]`): the keys of smaller digits in
-// every block (digit totals, scanned across digits in chunks of WG_SIZE with a carry) plus
-// those of the digit in earlier blocks and in the block's earlier tiles. Called by every
-// invocation (uniform: `blocks` comes from the parameters).
+// Up to INLINE_BLOCKS blocks: each digit's first destination in this tile, the keys of smaller
+// digits in the whole pass (digit totals, scanned across digits in chunks of WG_SIZE with a
+// carry) plus those of the digit in earlier tiles. Over one block (at most BLOCK_TILES tiles)
+// no blocks kernel has run: both come from the tiles' own counts in digit_table. Over more,
+// from the blocks' unscanned digit sums (`block_offsets[digit * blocks + block]`) and the
+// tile's row, which the blocks kernel scanned. Called by every invocation (uniform: `blocks`
+// comes from the parameters).
 fn inline_bases(tile: u32, blocks: u32, l: Lane) {
     let block = tile / BLOCK_TILES;
     var carry = 0u;
     for (var c = 0u; c < 256u; c += WG_SIZE) {
         let d = c + l.local;
         let mine = d < 256u;
-        // The digit's sums, every load first (unrolled), so that they are in flight together.
-        var sums: array<u32, INLINE_SLOTS>;
-#unroll b INLINE_BLOCKS
-        {
-            sums[{b}] = 0u;
-            if (mine && {b} < blocks) {
-                sums[{b}] = block_offsets[d * blocks + {b}];
-            }
-        }
-#end
         var total = 0u;
         var earlier = 0u;
-#unroll b INLINE_BLOCKS
-        {
-            earlier += select(0u, sums[{b}], {b} < block);
-            total += sums[{b}];
-        }
+        // Every load first (unrolled), so that they are in flight together.
+        if (blocks == 1u) {
+            var counts: array<u32, BLOCK_TILES>;
+#unroll t BLOCK_TILES
+            {
+                counts[{t}] = 0u;
+                if (mine && {t} < params.tiles) {
+                    counts[{t}] = digit_table[{t} * 256u + d];
+                }
+            }
 #end
+#unroll t BLOCK_TILES
+            {
+                earlier += select(0u, counts[{t}], {t} < tile);
+                total += counts[{t}];
+            }
+#end
+        } else {
+            var sums: array<u32, INLINE_SLOTS>;
+#unroll b INLINE_BLOCKS
+            {
+                sums[{b}] = 0u;
+                if (mine && {b} < blocks) {
+                    sums[{b}] = block_offsets[d * blocks + {b}];
+                }
+            }
+#end
+            if (mine) {
+                earlier = digit_table[tile * 256u + d];
+            }
+#unroll b INLINE_BLOCKS
+            {
+                earlier += select(0u, sums[{b}], {b} < block);
+                total += sums[{b}];
+            }
+#end
+        }
         let lanes_before = sg_exclusive_scan(total, l.lane, l.size);
         let before = wg_exclusive_of_subgroups(sg_reduce(total, l.lane, l.size), l);
         if (mine) {
-            sh_base[d] = carry + before + lanes_before + earlier + digit_table[tile * 256u + d];
+            sh_base[d] = carry + before + lanes_before + earlier;
         }
         carry += sh_wg_total;
     }

@@ -124,7 +124,8 @@ pub fn tile_positions(
 /// invocations in subgroups of `width` lanes: the blocks kernel's column scans (in place) and
 /// digit-major sums; then, up to `inline` blocks, the scatter's own sum of them
 /// (`inline_bases`: digit totals scanned across digits in chunks of `wg`, a subgroup exclusive
-/// sum and the carry across subgroups, plus the digit's sums in earlier blocks), else the scan
+/// sum and the carry across subgroups, plus the digit's sums in earlier blocks; over a single
+/// block from the tiles' raw counts, as the blocks kernel does not run there), else the scan
 /// primitive's exclusive scan of the sums; then the scatter's base. Returned tile-major.
 pub fn tile_bases(
     counts: &[u32],
@@ -151,26 +152,35 @@ pub fn tile_bases(
         }
     }
     if blocks <= inline {
-        // Each tile's workgroup: digits in chunks of `wg`, invocation j taking digit c + j.
+        // Each tile's workgroup: digits in chunks of `wg`, invocation j taking digit c + j; over
+        // one block, from the tiles' own counts (no blocks kernel ran).
+        let one = blocks == 1;
         let mut bases = vec![0u32; tiles * 256];
         for t in 0..tiles {
             let mut carry = 0u32;
             for c in (0..256).step_by(wg) {
                 let digit = |j: usize| (c + j < 256).then_some(c + j);
-                let totals: Vec<u32> = (0..wg)
-                    .map(|j| {
-                        digit(j).map_or(0, |d| sums[d * blocks..(d + 1) * blocks].iter().sum())
-                    })
-                    .collect();
+                let total = |d: usize| -> u32 {
+                    if one {
+                        (0..tiles).map(|u| counts[u * 256 + d]).sum()
+                    } else {
+                        sums[d * blocks..(d + 1) * blocks].iter().sum()
+                    }
+                };
+                let totals: Vec<u32> = (0..wg).map(|j| digit(j).map_or(0, total)).collect();
                 let sg_totals: Vec<u32> = totals.chunks(width).map(|s| s.iter().sum()).collect();
                 let (sg_prefix, total) = wg_exclusive_of_subgroups(&sg_totals, width);
                 for j in 0..wg {
                     if let Some(d) = digit(j) {
                         let s = j / width;
                         let lanes_before: u32 = totals[s * width..j].iter().sum();
-                        let earlier: u32 = sums[d * blocks..d * blocks + t / block].iter().sum();
-                        bases[t * 256 + d] =
-                            carry + sg_prefix[s] + lanes_before + earlier + table[t * 256 + d];
+                        let earlier: u32 = if one {
+                            (0..t).map(|u| counts[u * 256 + d]).sum()
+                        } else {
+                            sums[d * blocks..d * blocks + t / block].iter().sum::<u32>()
+                                + table[t * 256 + d]
+                        };
+                        bases[t * 256 + d] = carry + sg_prefix[s] + lanes_before + earlier;
                     }
                 }
                 carry += total;
