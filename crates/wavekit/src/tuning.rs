@@ -110,12 +110,12 @@ pub const SORT_BLOCK_TILES: u32 = 32;
 /// 317 µs with the scan.
 pub const SORT_INLINE_BLOCKS: u32 = 16;
 
-/// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys).
+/// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys), with values or
+/// without. Measured on the H200 (2026-11-30, 2^28 u32, ADR-028): keys 8.57 ms against 9.31 ms
+/// with 12; pairs (values staged in the keys' memory) 11.77–11.80 ms against 14.66–14.68 ms
+/// for 512 × 8 (the earlier choice for pairs, from before the staging), 13.22 ms for 256 × 12,
+/// 14.39–14.41 ms for 256 × 8 and 12.03–12.05 ms for 512 × 6.
 pub const SORT_ITEMS: u32 = 16;
-
-/// Keys per invocation of sorts with values, with 512 invocations where the adapter allows
-/// (measured on the H200: 0.45x CUB against 0.41x for 256 x 16).
-pub const SORT_PAIRS_ITEMS: u32 = 8;
 
 /// Invocations per workgroup of the histogram.
 pub const HISTOGRAM_WORKGROUP: u32 = 256;
