@@ -639,8 +639,10 @@ impl RadixSort {
         // sums and their scan.
         let slots = u64::from(tiles) * 256;
         let two = n > window;
-        // Three-kernel passes over a few blocks of tiles within one binding: no scan.
-        let few_blocks = |blocks: u32| !two && blocks <= self.shape.inline_blocks;
+        // Three-kernel passes over a few blocks of tiles within one binding: no scan, and over
+        // one block no blocks kernel (the scatter sums them itself, ADR-027).
+        let blocks = tiles.div_ceil(self.shape.block_tiles);
+        let few = !self.single_pass && !two && blocks <= self.shape.inline_blocks;
         let (table, state, block_offsets, scan, first_groups, first_params) = if self.single_pass {
             if n >= 1 << 30 {
                 return Err(Error::InvalidArgument(format!(
@@ -681,12 +683,11 @@ impl RadixSort {
             // earlier tiles), the blocks' digit sums (digit-major) and their exclusive scan.
             ctx.check_binding("sort digit counts", slots * 4)?;
             let counts = ctx.storage_uninit("sort digit counts", slots.max(1) * 4)?;
-            let blocks = tiles.div_ceil(self.shape.block_tiles);
             let block_slots = u64::from(blocks) * 256;
             let sums = ctx.storage_uninit("sort block sums", block_slots.max(1) * 4)?;
             let (blocks_k, scan) = self.scan.as_ref().expect("three-kernel mode has a scan");
             // Few blocks: the scatter reads the sums themselves (scatter.wgsl, inline_bases).
-            let (offsets, scan) = if few_blocks(blocks) {
+            let (offsets, scan) = if few {
                 (sums.clone(), None)
             } else {
                 let offsets = ctx.storage_uninit("sort block offsets", block_slots * 4)?;
@@ -707,7 +708,6 @@ impl RadixSort {
         let window_words = window * words;
         let key_window = u64::from(window_words) * 4;
         let [none_ro, none_rw] = &none;
-        let few = !self.single_pass && few_blocks(tiles.div_ceil(self.shape.block_tiles));
         let (first_k, scatter_k) = self.kernels(ctx, two, few)?;
         let first_bind = match &first_params {
             Some(p) => {
@@ -882,9 +882,9 @@ pub struct BoundSort {
 }
 
 /// The three-kernel passes' steps between the count and the scatter: the blocks kernel (its
-/// bind group and workgroups, one per block; not run over one block up to [`inline_blocks`])
-/// and the scan of the blocks' digit sums (none up to [`inline_blocks`] blocks, whose sums the
-/// scatter reads itself).
+/// bind group and workgroups, one per block; not run over a single block when the scatter sums
+/// the tiles' counts itself) and the scan of the blocks' digit sums (none up to
+/// [`inline_blocks`] blocks, whose sums the scatter reads itself).
 #[derive(Debug)]
 struct ThreeKernel {
     blocks: Kernel,

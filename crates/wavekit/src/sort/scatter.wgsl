@@ -17,10 +17,11 @@
 // others. Then the counters are scanned across subgroups digit by digit, the digit totals
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
-// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, INLINE_BLOCKS, VALUES (0 none, 1 load, 2
-// indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS,
-// FAULT_SKIP, EXPERIMENT_SCATTER (measurement only, wrong results: 1 no stores of keys, 2 also
-// no ranking), EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored).
+// Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, INLINE_BLOCKS (0 where the
+// blocks' sums are always scanned), VALUES (0 none, 1 load, 2 indices on the first pass),
+// STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, EXPERIMENT_SCATTER
+// (measurement only, wrong results: 1 no stores of keys, 2 also no ranking),
+// EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
