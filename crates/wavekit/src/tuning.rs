@@ -106,8 +106,8 @@ pub const SORT_BLOCK_TILES: u32 = 32;
 /// Blocks of tiles up to which the sort's scatter sums the blocks' digit sums itself instead of
 /// the scan primitive scanning them (one dispatch fewer per pass; each scatter workgroup then
 /// reads every block's 256 sums). Measured on the H200 (2026-11-30, ADR-027): 2^20 keys (8
-/// blocks) 183 → 126 µs; at 2^22 (32 blocks) limits of 32 and 64 ran 383 and 398 µs against
-/// 317 µs with the scan.
+/// blocks) 183 → 126 µs; 2^21 (16 blocks) 179 µs against 221 µs scanned; at 2^22 (32 blocks)
+/// limits of 32 and 64 ran 383 and 398 µs against 317 µs with the scan.
 pub const SORT_INLINE_BLOCKS: u32 = 16;
 
 /// Keys per invocation of the sort kernels (tiles of 256 × 16 = 4096 keys), with values or
