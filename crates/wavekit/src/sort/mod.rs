@@ -169,8 +169,8 @@ impl Shape {
         // Sorts with values take the keys' shape: their values are staged in the keys' memory
         // (ADR-024), and 256 × 16 sorted 2^28 pairs 20 % faster than 512 × 8 on the H200
         // (ADR-028).
+        let items_list = [first_items, SORT_ITEMS, 8, 4, 2];
         for workgroup in workgroups {
-            let items_list = [first_items, SORT_ITEMS, 8, 4, 2];
             if workgroup > invocations {
                 continue;
             }
@@ -459,6 +459,16 @@ pub fn composed_kernel(
     composed(name, config, subgroups, shape, 2)
 }
 
+/// What `cell` holds, built by `build` the first time it is asked for (pipelines compiled only
+/// when a sort needs them).
+fn cached<T: Clone>(cell: &std::sync::OnceLock<T>, build: impl FnOnce() -> Result<T>) -> Result<T> {
+    if let Some(v) = cell.get() {
+        return Ok(v.clone());
+    }
+    let v = build()?;
+    Ok(cell.get_or_init(|| v).clone())
+}
+
 /// A radix sort, built once for a configuration; bind it to buffers with [`RadixSort::bind`].
 ///
 /// ```
@@ -511,31 +521,23 @@ impl RadixSort {
         few_blocks: bool,
     ) -> Result<(Kernel, Kernel)> {
         let sg = ctx.caps.subgroups.supported;
+        let build = |name: &str, shape: Shape, windows: u32| -> Result<Kernel> {
+            Kernel::new(ctx, &composed(name, &self.config, sg, shape, windows)?)
+        };
         if few_blocks {
-            let scatter = match self.few_blocks.get() {
-                Some(k) => k.clone(),
-                None => {
-                    let c = composed("sort/scatter", &self.config, sg, self.shape, 1)?;
-                    let k = Kernel::new(ctx, &c)?;
-                    self.few_blocks.get_or_init(|| k).clone()
-                }
-            };
+            let scatter = cached(&self.few_blocks, || build("sort/scatter", self.shape, 1))?;
             return Ok((self.first.clone(), scatter));
         }
         if !two_windows {
             return Ok((self.first.clone(), self.scatter.clone()));
         }
-        if let Some(k) = self.wide.get() {
-            return Ok(k.clone());
-        }
-        let build = |name: &str| -> Result<Kernel> {
-            Kernel::new(
-                ctx,
-                &composed(name, &self.config, sg, self.shape.scanning(), 2)?,
-            )
-        };
-        let k = (build(self.first_name())?, build("sort/scatter")?);
-        Ok(self.wide.get_or_init(|| k).clone())
+        cached(&self.wide, || {
+            let shape = self.shape.scanning();
+            Ok((
+                build(self.first_name(), shape, 2)?,
+                build("sort/scatter", shape, 2)?,
+            ))
+        })
     }
 
     /// Build the pipelines for `config` (its bit range is checked here).
