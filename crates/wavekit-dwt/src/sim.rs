@@ -365,10 +365,145 @@ pub fn inverse_2d<T: Sample>(
     }
 }
 
+/// tile.wgsl's `first_missing`: the tiles of the level before that tile (tx, ty) of a
+/// `w × h` region waits for, as (first row, last row, first column, last column) of that
+/// level's tiles, given the divisors of `dependency_divisors`.
+pub fn dependency_tiles(
+    shape: TileShape,
+    wavelet: Wavelet,
+    (w, h): (u32, u32),
+    (tx, ty): (u32, u32),
+    (dep_rows, dep_cols): (u32, u32),
+) -> (u32, u32, u32, u32) {
+    let (tw, th) = shape.tile(wavelet);
+    let a = apron(wavelet) as i64;
+    let (x0, x1) = mirrored((tx * tw) as i64 - a, (tx * tw + tw) as i64 + a - 1, w);
+    let (y0, y1) = mirrored((ty * th) as i64 - a, (ty * th + th) as i64 + a - 1, h);
+    (y0 / dep_rows, y1 / dep_rows, x0 / dep_cols, x1 / dep_cols)
+}
+
+/// tile.wgsl's `mirrored`: a run (first, last) holding `pse` of a..=b.
+fn mirrored(a: i64, b: i64, n: u32) -> (u32, u32) {
+    let last = i64::from(n) - 1;
+    let lo = if b > last {
+        0.max(a.min(2 * last - b))
+    } else {
+        a.max(0)
+    };
+    (lo as u32, b.min(last) as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::max_levels;
+
+    /// Every sample a tile of a fused level reads from the level before (as the kernel reads
+    /// it: each padded column and held row, mirrored) was written by a tile inside the
+    /// rectangle it waits for, and the rectangle lies inside that level's tiles. The writer is
+    /// found from the writer's side: forward, the tile whose interior holds the sample's
+    /// position in the larger region; inverse, the tile of the rebuilt LL that holds it.
+    #[test]
+    fn fused_tiles_wait_for_every_tile_they_read() {
+        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+            let a = apron(wavelet) as i64;
+            for s in [
+                shape(2 * apron(wavelet) + 2, 2, 1),
+                shape(12, 2, 3),
+                shape(16, 4, 2),
+                shape(128, 8, 2),
+            ] {
+                let (tw, th) = s.tile(wavelet);
+                let tiles =
+                    |(w, h): (usize, usize)| ((w as u32).div_ceil(tw), (h as u32).div_ceil(th));
+                for w in (1..=70).step_by(3) {
+                    for h in (1..=70).step_by(5) {
+                        let levels = max_levels(w, h) as usize;
+                        let regions = reference::regions(w, h, levels as u32 + 1);
+                        let split = |r: usize| {
+                            u32::from(regions[r].0 > 1) | (u32::from(regions[r].1 > 1) << 1)
+                        };
+                        for r in 0..levels {
+                            let (rw, rh) = regions[r];
+                            let (ntx, nty) = tiles((rw, rh));
+                            // (inverse, the writing level's region, divisors)
+                            let mut cases = Vec::new();
+                            if r >= 1 {
+                                let d = crate::dependency_divisors(
+                                    false,
+                                    split(r),
+                                    Some(split(r - 1)),
+                                    (tw, th),
+                                );
+                                cases.push((false, r - 1, d));
+                            }
+                            if r + 1 < levels {
+                                let d = crate::dependency_divisors(
+                                    true,
+                                    split(r),
+                                    Some(split(r + 1)),
+                                    (tw, th),
+                                );
+                                cases.push((true, r + 1, d));
+                            }
+                            for (inverse, wr, d) in cases {
+                                let (wtx, wty) = tiles(regions[wr]);
+                                for ty in 0..nty {
+                                    for tx in 0..ntx {
+                                        let (r0, r1, c0, c1) = dependency_tiles(
+                                            s,
+                                            wavelet,
+                                            (rw as u32, rh as u32),
+                                            (tx, ty),
+                                            d,
+                                        );
+                                        let case = format!(
+                                            "{s:?} {wavelet:?} {w}x{h} level {r} inverse \
+                                             {inverse} tile ({tx}, {ty})"
+                                        );
+                                        assert!(r1 < wty && c1 < wtx, "{case}: outside");
+                                        for seg in 0..s.segments as i64 {
+                                            let y_first =
+                                                (ty * th) as i64 + seg * s.rows as i64 - a;
+                                            for c in 0..s.columns {
+                                                let p = column_of(c, s.columns) as i64;
+                                                let x = pse(tx as i64 * tw as i64 + p - a, rw);
+                                                for j in 0..(s.rows as i64 + 2 * a) {
+                                                    let y = pse(y_first + j, rh);
+                                                    let writer = if inverse {
+                                                        let bx = band(x, rw, rw > 1);
+                                                        let by = band(y, rh, rh > 1);
+                                                        if bx >= regions[r + 1].0
+                                                            || by >= regions[r + 1].1
+                                                        {
+                                                            continue;
+                                                        }
+                                                        (bx as u32 / tw, by as u32 / th)
+                                                    } else {
+                                                        let (pw, ph) = regions[r - 1];
+                                                        let sx = if pw > 1 { 2 * x } else { x };
+                                                        let sy = if ph > 1 { 2 * y } else { y };
+                                                        (sx as u32 / tw, sy as u32 / th)
+                                                    };
+                                                    assert!(
+                                                        (c0..=c1).contains(&writer.0)
+                                                            && (r0..=r1).contains(&writer.1),
+                                                        "{case}: reads ({x}, {y}) of tile \
+                                                         {writer:?}, waits for rows \
+                                                         {r0}..={r1}, columns {c0}..={c1}"
+                                                    );
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     fn shape(columns: u32, rows: u32, segments: u32) -> TileShape {
         TileShape {
