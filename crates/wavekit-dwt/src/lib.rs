@@ -175,72 +175,39 @@ fn shape_from_env() -> Option<TileShape> {
     })
 }
 
-/// One of the level kernel's pipelines: its direction, where the first level's source region
-/// and the last level's result are (see tile.wgsl: `image` 0, `coeffs` 1, `scratch` 2,
-/// `image_out` 3, `out8` 4; the levels between read and write scratch), and whether the levels
-/// run in one dispatch (ADR-029) or one each.
+/// One of the level kernel's pipelines: its direction, and the buffers its source region and
+/// its result region are in (see tile.wgsl: `image` 0, `coeffs` 1, `scratch` 2, `image_out`
+/// 3, `out8` 4), compiled in so that no load or store branches on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
     /// The inverse transform.
     pub inverse: bool,
-    /// The first level's source buffer.
+    /// The source region's buffer.
     pub src: u32,
-    /// The last level's result buffer.
+    /// The result region's buffer.
     pub dst: u32,
-    /// Every level in one dispatch.
-    pub fused: bool,
 }
 
-const fn variant(inverse: bool, src: u32, dst: u32, fused: bool) -> Variant {
-    Variant {
-        inverse,
-        src,
-        dst,
-        fused,
-    }
+const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
+    Variant { inverse, src, dst }
 }
 
-/// Every variant a plan may use: the forward from the image or scratch (in place) to the
-/// coefficients, the inverse from the coefficients to the image, scratch (in place) or 8-bit
-/// output; each with the levels in one dispatch or one each.
+/// Every variant a plan may use: the forward from the image or scratch to the coefficients or
+/// scratch, the inverse from the coefficients or scratch to scratch, the image or 8-bit output.
 pub const VARIANTS: [Variant; 10] = [
-    variant(false, IMAGE_IN, COEFFS, true),
-    variant(false, SCRATCH, COEFFS, true),
-    variant(true, COEFFS, IMAGE_OUT, true),
-    variant(true, COEFFS, SCRATCH, true),
-    variant(true, COEFFS, OUT8, true),
-    variant(false, IMAGE_IN, COEFFS, false),
-    variant(false, SCRATCH, COEFFS, false),
-    variant(true, COEFFS, IMAGE_OUT, false),
-    variant(true, COEFFS, SCRATCH, false),
-    variant(true, COEFFS, OUT8, false),
+    variant(false, IMAGE_IN, COEFFS),
+    variant(false, IMAGE_IN, SCRATCH),
+    variant(false, SCRATCH, COEFFS),
+    variant(false, SCRATCH, SCRATCH),
+    variant(true, COEFFS, SCRATCH),
+    variant(true, COEFFS, IMAGE_OUT),
+    variant(true, COEFFS, OUT8),
+    variant(true, SCRATCH, SCRATCH),
+    variant(true, SCRATCH, IMAGE_OUT),
+    variant(true, SCRATCH, OUT8),
 ];
 
-/// Waiting rounds before a fused level's tile computes the tiles it waits for itself.
-const SPINS: u32 = 64;
-
-/// Fault injection for the tests (read when a kernel is compiled): with `K`, the workgroup
-/// that owns every K-th work item of a fused transform never flags it done, so the tiles
-/// that read it must compute it themselves.
-pub const FAULT_ENV: &str = "WAVEKIT_FAULT_DWT";
-
-fn fault() -> u32 {
-    std::env::var(FAULT_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Whether plans run every level in one dispatch (ADR-029) unless told: the environment's
-/// `WAVEKIT_DWT_FUSED` (`0` or `1`), else yes.
-pub fn fused_default() -> bool {
-    std::env::var(FUSED_ENV).map(|v| v != "0").unwrap_or(true)
-}
-
-/// Overrides [`fused_default`].
-pub const FUSED_ENV: &str = "WAVEKIT_DWT_FUSED";
-
-/// The level kernel's WGSL for a wavelet, variant and tile shape.
+/// The fused level kernel's WGSL for a wavelet, variant and tile shape.
 pub fn composed(
     wavelet: Wavelet,
     variant: Variant,
@@ -266,9 +233,6 @@ pub fn composed(
                 ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
             ),
             ("INVERSE", ConstValue::Bool(variant.inverse)),
-            ("FUSED", ConstValue::Bool(variant.fused)),
-            ("SPINS", ConstValue::U32(SPINS)),
-            ("FAULT", ConstValue::U32(fault())),
             ("SRC_SEL", ConstValue::U32(variant.src)),
             ("DST_SEL", ConstValue::U32(variant.dst)),
         ],
@@ -299,27 +263,6 @@ mod tests {
             assert!(last.workgroup_bytes(wavelet) <= 16 * 1024);
             assert!(last.invocations() <= 256);
         }
-    }
-}
-
-/// A fused level's tile reads region row y, column x, written by the level before it in that
-/// level's tile row `y / rows`, column `x / cols`: `(rows, cols)`. `split` is this level's
-/// split (bit 0 rows, bit 1 columns), `before` the level before's (`None`: the first level,
-/// which waits for nothing). Forward, the level before split a region twice as large (its low
-/// row 2y is this region's row y); inverse, it rebuilt this region's LL (its row y / 2 is
-/// this region's low row y).
-pub(crate) fn dependency_divisors(
-    inverse: bool,
-    split: u32,
-    before: Option<u32>,
-    (tile_w, tile_h): (u32, u32),
-) -> (u32, u32) {
-    let halve = |bit: u32, t: u32| if bit != 0 { t / 2 } else { t };
-    let double = |bit: u32, t: u32| if bit != 0 { 2 * t } else { t };
-    match (inverse, before) {
-        (_, None) => (1, 1),
-        (false, Some(b)) => (halve(b & 2, tile_h), halve(b & 1, tile_w)),
-        (true, Some(_)) => (double(split & 2, tile_h), double(split & 1, tile_w)),
     }
 }
 
@@ -364,8 +307,6 @@ pub struct Dwt {
     levels: u32,
     planes: u32,
     shape: TileShape,
-    /// Every level in one dispatch (ADR-029), or one dispatch a level.
-    fused: bool,
     /// The level kernel's variants, compiled when first bound (shared by resized plans).
     kernels: Arc<Mutex<HashMap<Variant, Kernel>>>,
     copy: Arc<wavekit::copy::CopyKernel>,
@@ -410,7 +351,6 @@ impl Dwt {
             levels,
             planes,
             shape,
-            fused: fused_default(),
             kernels: Arc::default(),
             copy: Arc::new(wavekit::copy::CopyKernel::new(ctx)?),
         })
@@ -475,19 +415,6 @@ impl Dwt {
         let samples = u64::from(width) * u64::from(height) * u64::from(planes);
         ctx.check_binding("wavelet coefficients", samples * 4)?;
         Ok(())
-    }
-
-    /// The same plan with every level in one dispatch (`true`, ADR-029: a tile starts as soon
-    /// as the tiles it reads are done) or one dispatch a level (`false`). Both give the same
-    /// coefficients; the default is [`fused_default`]. Takes effect for later bindings.
-    pub fn with_fused(mut self, fused: bool) -> Self {
-        self.fused = fused;
-        self
-    }
-
-    /// Whether this plan runs every level in one dispatch.
-    pub fn fused(&self) -> bool {
-        self.fused
     }
 
     /// The tile shape this plan's kernels work in.
@@ -601,24 +528,20 @@ impl Dwt {
             .collect();
         let levels = self.levels as usize;
         // Scratch: the whole image (in place: the forward's source, the inverse's last
-        // destination), then each region between levels (1..levels), compact, in an area of
-        // its own (fused levels overlap, so no area may be reused).
+        // destination), then LL of even levels (A) and of odd levels (B), each compact.
         let full = if mode == Mode::Separate { 0 } else { n };
-        let size = |r: usize| regions[r].0 * regions[r].1 * p;
-        let mut area = vec![0u32; levels.max(1)];
-        let mut scratch_len = full;
-        for (r, a) in area.iter_mut().enumerate().skip(1) {
-            *a = scratch_len;
-            scratch_len += size(r);
-        }
+        let size = |l: usize| regions[l].0 * regions[l].1 * p;
+        let a_off = full;
+        let b_off = a_off + if levels >= 2 { size(1) } else { 0 };
+        let scratch_len = b_off + if levels >= 3 { size(2) } else { 0 };
         ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
         let scratch = ctx.storage_uninit("dwt scratch", u64::from(scratch_len.max(1)) * 4)?;
-        // Region r, compact in its area.
-        let inner = |r: usize| Loc {
+        // The LL of level l (l + 1's region), compact.
+        let ll = |l: usize| Loc {
             sel: SCRATCH,
-            offset: area[r],
-            pitch: regions[r].0,
-            plane: regions[r].0 * regions[r].1,
+            offset: if l.is_multiple_of(2) { a_off } else { b_off },
+            pitch: regions[l + 1].0,
+            plane: regions[l + 1].0 * regions[l + 1].1,
         };
         let whole = |sel: u32| Loc {
             sel,
@@ -626,20 +549,13 @@ impl Dwt {
             pitch: w,
             plane: w * h,
         };
-        let split = |r: usize| u32::from(regions[r].0 > 1) | (u32::from(regions[r].1 > 1) << 1);
-        let (tile_w, tile_h) = self.tile();
-        // One direction's levels, in the order they run: (region, source, result, split), and
-        // the region whose tiles wrote each one's source (None for the first).
-        let list = |steps: &[(usize, Loc, Loc, u32)], inverse: bool| -> Vec<[u32; 16]> {
-            let mut item = 0;
-            let mut out = Vec::new();
-            for (k, &(r, src, dst, split)) in steps.iter().enumerate() {
-                let (rw, rh) = regions[r];
-                let (tx, ty) = (rw.div_ceil(tile_w), rh.div_ceil(tile_h));
-                let before = k.checked_sub(1).map(|b| steps[b].3);
-                let (dep_rows, dep_cols) =
-                    dependency_divisors(inverse, split, before, (tile_w, tile_h));
-                out.push([
+        let split = |l: usize| u32::from(regions[l].0 > 1) | (u32::from(regions[l].1 > 1) << 1);
+        let params =
+            |l: usize, src: Loc, dst: Loc, split: u32, inverse: bool| -> Result<LevelPass> {
+                let (rw, rh) = regions[l];
+                let tile = self.tile();
+                let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
+                let words: [u32; 16] = [
                     rw,
                     rh,
                     tx,
@@ -650,76 +566,30 @@ impl Dwt {
                     dst.offset,
                     dst.pitch,
                     dst.plane,
+                    w,
+                    w * h,
                     split,
-                    item,
-                    u32::from(k == 0),
-                    u32::from(k + 1 == steps.len()),
-                    dep_rows,
-                    dep_cols,
-                ]);
-                item += tx * ty * p;
-            }
-            out
-        };
-        let first_src = match mode {
-            Mode::Separate => whole(IMAGE_IN),
-            _ => whole(SCRATCH),
-        };
-        let last_dst = match mode {
-            Mode::Separate => whole(IMAGE_OUT),
-            Mode::InPlace => whole(SCRATCH),
-            Mode::InPlaceU8 => whole(OUT8),
-        };
-        let forward_steps: Vec<_> = (0..levels)
-            .map(|l| {
-                let src = if l == 0 { first_src } else { inner(l) };
-                let dst = if l + 1 == levels {
-                    whole(COEFFS)
-                } else {
-                    inner(l + 1)
+                    128,
+                    0,
+                    0,
+                ];
+                let variant = Variant {
+                    inverse,
+                    src: src.sel,
+                    dst: dst.sel,
                 };
-                (l, src, dst, split(l))
-            })
-            .collect();
-        let mut inverse_steps: Vec<_> = (0..levels)
-            .rev()
-            .map(|l| {
-                let src = if l + 1 == levels {
-                    whole(COEFFS)
-                } else {
-                    inner(l + 1)
-                };
-                let dst = if l == 0 { last_dst } else { inner(l) };
-                (l, src, dst, split(l))
-            })
-            .collect();
-        if levels == 0 && mode == Mode::InPlaceU8 {
-            // No levels: a store-only pass to the 8-bit output.
-            inverse_steps.push((0, whole(COEFFS), last_dst, 0));
-        }
-        let forward_levels = list(&forward_steps, false);
-        let inverse_levels = list(&inverse_steps, true);
-        let items = |l: &[[u32; 16]]| l.iter().map(|v| v[2] * v[3] * p).sum::<u32>();
-        let most_items = items(&forward_levels).max(items(&inverse_levels));
-        // Fused: the work counter, finished counter, epoch, takeovers, a flag per item.
-        let state = ctx.storage_from("dwt state", &vec![0u32; 4 + most_items as usize])?;
+                Ok(LevelPass {
+                    kernel: self.kernel(ctx, variant)?,
+                    params: ctx.uniform_from("dwt level params", &words)?,
+                    groups: (tx, ty * p),
+                })
+            };
         let placeholder = [
             ctx.storage_uninit("dwt no image in", 16)?,
             ctx.storage_uninit("dwt no image out", 16)?,
             ctx.storage_uninit("dwt no 8-bit output", 16)?,
         ];
-        let direction = |levels: &[[u32; 16]], inverse: bool| -> Result<Vec<LevelPass>> {
-            if levels.is_empty() {
-                return Ok(Vec::new());
-            }
-            let variant = Variant {
-                inverse,
-                src: if inverse { COEFFS } else { first_src.sel },
-                dst: if inverse { last_dst.sel } else { COEFFS },
-                fused: self.fused,
-            };
-            let kernel = self.kernel(ctx, variant)?;
-            let table = ctx.storage_from("dwt levels", levels.as_flattened())?;
+        let bind = |pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
             let image_in = if mode == Mode::Separate && !inverse {
                 image
             } else {
@@ -731,42 +601,60 @@ impl Dwt {
                 &placeholder[1]
             };
             let out = out8.unwrap_or(&placeholder[2]);
-            // One dispatch for every level, or one per level.
-            let ranges: Vec<(usize, usize)> = if self.fused {
-                vec![(0, levels.len())]
-            } else {
-                (0..levels.len()).map(|l| (l, l + 1)).collect()
-            };
-            ranges
-                .into_iter()
-                .map(|(lo, hi)| {
-                    let items = items(&levels[lo..hi]);
-                    let words: [u32; 8] = [lo as u32, hi as u32, items, w, w * h, 128, 0, 0];
-                    let params = ctx.uniform_from("dwt dispatch", &words)?;
-                    let bind = kernel.bind(
-                        ctx,
-                        &[
-                            (0, &params),
-                            (1, image_in),
-                            (2, coeffs),
-                            (3, &scratch),
-                            (4, image_out),
-                            (5, out),
-                            (6, &table),
-                            (7, &state),
-                        ],
-                    )?;
-                    Ok(LevelPass {
-                        kernel: kernel.clone(),
-                        bind,
-                        items,
-                        _buffers: [params, table.clone()],
-                    })
-                })
-                .collect()
+            Ok(pass.kernel.bind(
+                ctx,
+                &[
+                    (0, &pass.params),
+                    (1, image_in),
+                    (2, coeffs),
+                    (3, &scratch),
+                    (4, image_out),
+                    (5, out),
+                ],
+            )?)
         };
-        let forward = direction(&forward_levels, false)?;
-        let inverse = direction(&inverse_levels, true)?;
+        let mut forward = Vec::new();
+        for l in 0..levels {
+            let src = if l == 0 {
+                match mode {
+                    Mode::Separate => whole(IMAGE_IN),
+                    _ => whole(SCRATCH),
+                }
+            } else {
+                ll(l - 1)
+            };
+            let dst = if l + 1 == levels {
+                whole(COEFFS)
+            } else {
+                ll(l)
+            };
+            let pass = params(l, src, dst, split(l), false)?;
+            forward.push((bind(&pass, false)?, pass));
+        }
+        let mut inverse = Vec::new();
+        for l in (0..levels).rev() {
+            let src = if l + 1 == levels {
+                whole(COEFFS)
+            } else {
+                ll(l)
+            };
+            let dst = if l == 0 {
+                match mode {
+                    Mode::Separate => whole(IMAGE_OUT),
+                    Mode::InPlace => whole(SCRATCH),
+                    Mode::InPlaceU8 => whole(OUT8),
+                }
+            } else {
+                ll(l - 1)
+            };
+            let pass = params(l, src, dst, split(l), true)?;
+            inverse.push((bind(&pass, true)?, pass));
+        }
+        if levels == 0 && mode == Mode::InPlaceU8 {
+            // No levels: a store-only pass to the 8-bit output.
+            let pass = params(0, whole(COEFFS), whole(OUT8), 0, true)?;
+            inverse.push((bind(&pass, true)?, pass));
+        }
         let bytes = u64::from(n) * 4;
         let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.copy.bind(ctx, from, to, bytes);
         let (forward_copy, inverse_copy) = match mode {
@@ -789,7 +677,6 @@ impl Dwt {
             forward_copy,
             inverse_copy,
             out8: out8.cloned(),
-            state: state.clone(),
             _buffers: (scratch, placeholder),
         })
     }
@@ -882,35 +769,31 @@ impl Dwt {
     }
 }
 
-/// One dispatch: its kernel, bind group and work items (every level's tiles, or one level's).
+/// One level's dispatch: its kernel, parameters and workgroup grid.
 #[derive(Debug)]
 struct LevelPass {
     kernel: Kernel,
-    bind: wgpu::BindGroup,
-    items: u32,
-    /// The dispatch's parameters and its direction's level table.
-    _buffers: [wgpu::Buffer; 2],
+    params: wgpu::Buffer,
+    groups: (u32, u32),
 }
 
 /// A transform bound to its buffers, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundDwt {
-    /// The dispatches, in order.
-    forward: Vec<LevelPass>,
-    inverse: Vec<LevelPass>,
+    /// Per level, in order: bind group and dispatch.
+    forward: Vec<(wgpu::BindGroup, LevelPass)>,
+    inverse: Vec<(wgpu::BindGroup, LevelPass)>,
     /// In place: the data to scratch before the forward, scratch back to the data after the
     /// inverse. Separate with no levels: the copy that is the whole transform.
     forward_copy: Option<wavekit::copy::BoundCopy>,
     inverse_copy: Option<wavekit::copy::BoundCopy>,
     /// The 8-bit output, cleared before each inverse.
     out8: Option<wgpu::Buffer>,
-    /// The fused levels' counters and flags (tile.wgsl).
-    state: wgpu::Buffer,
     _buffers: (wgpu::Buffer, [wgpu::Buffer; 3]),
 }
 
 impl BoundDwt {
-    fn record(&self, enc: &mut wgpu::CommandEncoder, passes: &[LevelPass]) {
+    fn record(&self, enc: &mut wgpu::CommandEncoder, passes: &[(wgpu::BindGroup, LevelPass)]) {
         if passes.is_empty() {
             return;
         }
@@ -918,18 +801,11 @@ impl BoundDwt {
             label: Some("wavekit.dwt"),
             timestamp_writes: None,
         });
-        for level in passes {
-            level.kernel.dispatch(&mut pass, &level.bind, level.items);
+        for (bind, level) in passes {
+            level
+                .kernel
+                .dispatch_grid(&mut pass, bind, level.groups.0, level.groups.1);
         }
-    }
-
-    /// Tiles of fused transforms that a workgroup computed for a tile it was waiting on,
-    /// because their own workgroup had not flagged them done in time, since this binding was
-    /// made (all runs together). Waits for the GPU. Zero in a healthy run is usual but not
-    /// guaranteed: a takeover only costs time, never correctness.
-    pub fn takeovers(&self, ctx: &GpuContext) -> Result<u32> {
-        let words: Vec<u32> = ctx.read_back("dwt state", &self.state, 4)?;
-        Ok(words[3])
     }
 
     /// Record the forward transform.

@@ -21,92 +21,50 @@
 // row held, then the columns; 9/7 (linear, so the order changes only the rounding): the columns,
 // then the segment's rows; store the segment to `dst` (or as 8-bit samples to `out8`).
 //
-// Levels run either one dispatch each (`FUSED` false: workgroup g takes tile g of level
-// `dispatch.lo`) or all in one dispatch (`FUSED`, ADR-029): workgroups claim work items in order
-// from an atomic counter, a level's tiles after the tiles of the level before, and a tile waits
-// until the tiles of the level before that wrote the samples it reads have flagged themselves
-// done. A tile claimed later depends only on tiles claimed earlier, so nothing waits on a tile
-// whose workgroup has not started; and a tile that has waited SPINS rounds computes every
-// missing tile it depends on itself (the same values, written again), so nothing relies on
-// forward progress between workgroups either. Samples passed between levels (in `scratch`)
-// are read and written with atomics, which bypass the non-coherent L1; a tile's stores are
-// made visible by a storage barrier (device scope) before its flag, and the flags are read
-// before a storage barrier and the tile's loads.
-//
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
-// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), FUSED (bool),
-// SPINS, FAULT (every FAULT-th tile's own workgroup never flags it done: fault injection for
-// the tests; 0 off), SRC_SEL (where the first level's source region is: 0 `image`, 1
-// `coeffs`, 2 `scratch`) and DST_SEL (where the last level's result goes: 1 `coeffs`, 2
-// `scratch`, 3 `image_out`, 4 `out8`); the other levels read and write `scratch`. Both choices
-// are made once per tile, with the selector a literal at each call, so that no load or store
-// carries a branch of its own. Imported by name: `dwt/sample` (alias S). Its CPU port, tested
-// against the reference at every small size and many tile shapes, is `sim.rs`; the tiles a
-// tile waits for are ported there too (`sim::dependencies`).
+// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), SRC_SEL
+// (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`) and DST_SEL (where the
+// result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline per
+// source and destination, so that the loads and stores of a column carry no branch on them.
+// Imported by name: `dwt/sample` (alias S). Its CPU port, tested against the reference at every
+// small size and many tile shapes, is `sim.rs`.
 #import dwt/sample
 
-// What a dispatch runs: levels lo..hi of its direction's list, in the order they run.
-struct Dispatch {
-    lo: u32,
-    hi: u32,
-    // Work items (tiles of every plane) of those levels: the workgroups that do something.
-    items: u32,
+struct Params {
+    // The region transformed at this level (the LL split by the forward, rebuilt by the
+    // inverse), and its tiles.
+    width: u32,
+    height: u32,
+    tiles_x: u32,
+    tiles_y: u32,
+    // Where the region's samples (forward) or its LL (inverse) are read (in buffer SRC_SEL):
+    // first element, row pitch, plane stride.
+    src_offset: u32,
+    src_pitch: u32,
+    src_plane: u32,
+    // Where LL (forward) or the rebuilt region (inverse) go (in buffer DST_SEL).
+    dst_offset: u32,
+    dst_pitch: u32,
+    dst_plane: u32,
     // The bands HL, LH, HH: row pitch and plane stride in `coeffs`.
     c_pitch: u32,
     c_plane: u32,
+    // Bit 0: split (and lift) the rows; bit 1: the columns. A signal of one sample is neither
+    // split nor lifted; nothing is for a store-only pass (no levels, 8-bit output).
+    split: u32,
     // Added to rounded samples stored to `out8` (then clamped to 0..=255).
     shift: i32,
     _pad0: u32,
     _pad1: u32,
 }
 
-// One level.
-struct Level {
-    // The region transformed (the LL split by the forward, rebuilt by the inverse), its tiles.
-    width: u32,
-    height: u32,
-    tiles_x: u32,
-    tiles_y: u32,
-    // Where the region's samples (forward) or its LL (inverse) are read: first element, row
-    // pitch, plane stride.
-    src_offset: u32,
-    src_pitch: u32,
-    src_plane: u32,
-    // Where LL (forward) or the rebuilt region (inverse) go.
-    dst_offset: u32,
-    dst_pitch: u32,
-    dst_plane: u32,
-    // Bit 0: split (and lift) the rows; bit 1: the columns. A signal of one sample is neither
-    // split nor lifted; nothing is for a store-only pass (no levels, 8-bit output).
-    split: u32,
-    // The level's first work item (tile 0 of plane 0) in the direction's numbering.
-    first_item: u32,
-    // 1: the source is in SRC_SEL (else `scratch`); 1: the result goes to DST_SEL.
-    from_src: u32,
-    to_dst: u32,
-    // The level before (FUSED) wrote a sample this level reads at region row y, column x in
-    // its tile row y / dep_rows, column x / dep_cols.
-    dep_rows: u32,
-    dep_cols: u32,
-}
-
-@group(0) @binding(0) var<uniform> dispatch: Dispatch;
+@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> image: array<S>;
 @group(0) @binding(2) var<storage, read_write> coeffs: array<S>;
-// The regions passed between levels: bit patterns of S, atomic (see above).
-@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> scratch: array<S>;
 @group(0) @binding(4) var<storage, read_write> image_out: array<S>;
 // Cleared by the host before the pass that writes it; each byte has one writer.
 @group(0) @binding(5) var<storage, read_write> out8: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read> levels: array<Level>;
-// FUSED: [0] the next work item, [1] items finished, [2] the last run's epoch, [3] tiles
-// computed by a workgroup that did not own them, then a done flag per item (the epoch of the
-// run that finished it). The last workgroup to finish resets [0] and [1] and moves the
-// epoch on, so each run starts afresh without a clear.
-@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
-
-const FLAGS: u32 = 4u;
-const NO_TILE: u32 = 0xffffffffu;
 
 const TILE_W: u32 = COLUMNS - 2u * APRON;
 const TILE_H: u32 = ROWS * SEGMENTS;
@@ -150,7 +108,6 @@ fn pse(i: i32, n: u32) -> u32 {
     return u32(min(m, period - m));
 }
 
-// `sel` is a literal at every call: the switch folds away.
 fn load_from(sel: u32, i: u32) -> S {
     switch sel {
         case 0u: {
@@ -160,7 +117,7 @@ fn load_from(sel: u32, i: u32) -> S {
             return coeffs[i];
         }
         default: {
-            return bitcast<S>(atomicLoad(&scratch[i]));
+            return scratch[i];
         }
     }
 }
@@ -171,13 +128,13 @@ fn store_to(sel: u32, i: u32, x: S) {
             coeffs[i] = x;
         }
         case 2u: {
-            atomicStore(&scratch[i], bitcast<u32>(x));
+            scratch[i] = x;
         }
         case 3u: {
             image_out[i] = x;
         }
         default: {
-            let b = clamp(i32(round(f32(x))) + dispatch.shift, 0i, 255i);
+            let b = clamp(i32(round(f32(x))) + params.shift, 0i, 255i);
             atomicOr(&out8[i / 4u], u32(b) << (8u * (i % 4u)));
         }
     }
@@ -305,177 +262,48 @@ fn horizontal(s: u32, p: u32) {
     }
 }
 
-// What an invocation of a tile needs to know about its column and segment.
-struct Col {
-    // The padded column (evens first), its segment.
-    p: u32,
-    s: u32,
-    // The plane and the level's region.
-    plane: u32,
-    w: u32,
-    h: u32,
-    split_x: bool,
-    split_y: bool,
-    // The column's coordinate before and after mirroring, its band column, whether it is low.
-    xs: i32,
-    x: u32,
-    bx: u32,
-    low_x: bool,
-    hl: u32,
-    // The first held row; whether every held row lies inside the plane; whether, inside,
-    // split and starting at an even row, held row j's band row is `band_row` (the first row
-    // is even for every shape with even ROWS; APRON is even).
-    y_first: i32,
-    inside: bool,
-    affine: bool,
-}
+@compute @workgroup_size(WG_SIZE, 1, 1)
+fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    let tx = wg.x;
+    let ty = wg.y % params.tiles_y;
+    let plane = wg.y / params.tiles_y;
+    let w = params.width;
+    let h = params.height;
+    let split_x = (params.split & 1u) != 0u;
+    let split_y = (params.split & 2u) != 0u;
+    let wl = low_len(w, split_x);
+    let hl = low_len(h, split_y);
 
-// Forward: the held samples of the column from the region in buffer `sel`.
-fn forward_load(sel: u32, lv: Level, k: Col) {
-    let base = lv.src_offset + k.plane * lv.src_plane + k.x;
-    // Rows mirrored only where a segment crosses the plane's edge (the modulo is dear).
-    if (k.inside) {
-        let first = base + u32(k.y_first) * lv.src_pitch;
-#unroll j REGS
-        v[{j}] = load_from(sel, first + {j} * lv.src_pitch);
-#end
-    } else {
-#unroll j REGS
-        v[{j}] = load_from(sel, base + pse(k.y_first + i32({j}), k.h) * lv.src_pitch);
-#end
-    }
-}
-
-// Forward: the tile's samples to their bands, LL to buffer `sel` (low rows of low columns),
-// the others to `coeffs`.
-fn forward_store(sel: u32, lv: Level, k: Col) {
-    if (k.p >= APRON && k.p < APRON + TILE_W && u32(k.xs) < k.w) {
-        let ll_base = lv.dst_offset + k.plane * lv.dst_plane + k.bx;
-        let c_base = k.plane * dispatch.c_plane + k.bx;
-        if (k.affine) {
-            // The segment's row r is y_first + APRON + r.
-            let first = u32(k.y_first) + APRON;
-            if (k.low_x) {
-#unroll r ROWS
-                if ({r} % 2u == 0u) {
-                    store_to(sel, ll_base + band_row(first, {r}, k.h) * lv.dst_pitch, v[APRON + {r}]);
-                } else {
-                    coeffs[c_base + band_row(first, {r}, k.h) * dispatch.c_pitch] = v[APRON + {r}];
-                }
-#end
-            } else {
-#unroll r ROWS
-                coeffs[c_base + band_row(first, {r}, k.h) * dispatch.c_pitch] = v[APRON + {r}];
-#end
-            }
-        } else {
-#unroll r ROWS
-            {
-                let y = u32(k.y_first + i32(APRON + {r}));
-                if (y < k.h) {
-                    let by = band(y, k.h, k.split_y);
-                    let x_out = v[APRON + {r}];
-                    if (k.low_x && by < k.hl) {
-                        store_to(sel, ll_base + by * lv.dst_pitch, x_out);
-                    } else {
-                        coeffs[c_base + by * dispatch.c_pitch] = x_out;
-                    }
-                }
-            }
-#end
-        }
-    }
-}
-
-// Inverse: each held sample from the band that holds it, LL from buffer `sel`, the others
-// from `coeffs`.
-fn inverse_load(sel: u32, lv: Level, k: Col) {
-    let ll_base = lv.src_offset + k.plane * lv.src_plane + k.bx;
-    let c_base = k.plane * dispatch.c_plane + k.bx;
-    if (k.affine) {
-        let first = u32(k.y_first);
-        if (k.low_x) {
-#unroll j REGS
-            if ({j} % 2u == 0u) {
-                v[{j}] = load_from(sel, ll_base + band_row(first, {j}, k.h) * lv.src_pitch);
-            } else {
-                v[{j}] = coeffs[c_base + band_row(first, {j}, k.h) * dispatch.c_pitch];
-            }
-#end
-        } else {
-#unroll j REGS
-            v[{j}] = coeffs[c_base + band_row(first, {j}, k.h) * dispatch.c_pitch];
-#end
-        }
-    } else {
-#unroll j REGS
-        {
-            var y = u32(k.y_first + i32({j}));
-            if (!k.inside) {
-                y = pse(k.y_first + i32({j}), k.h);
-            }
-            let by = band(y, k.h, k.split_y);
-            if (k.low_x && by < k.hl) {
-                v[{j}] = load_from(sel, ll_base + by * lv.src_pitch);
-            } else {
-                v[{j}] = coeffs[c_base + by * dispatch.c_pitch];
-            }
-        }
-#end
-    }
-}
-
-// Inverse: the segment's rebuilt rows to buffer `sel`.
-fn inverse_store(sel: u32, lv: Level, k: Col) {
-    if (k.p >= APRON && k.p < APRON + TILE_W && u32(k.xs) < k.w) {
-        let out_base = lv.dst_offset + k.plane * lv.dst_plane + u32(k.xs);
-#unroll r ROWS
-        {
-            let y = u32(k.y_first + i32(APRON + {r}));
-            if (y < k.h) {
-                store_to(sel, out_base + y * lv.dst_pitch, v[APRON + {r}]);
-            }
-        }
-#end
-    }
-}
-
-// Tile t (in plane-major, then row-major order) of level l. Called by every invocation
-// (barriers inside).
-fn run_tile(l: u32, t: u32, local: u32) {
-    let lv = levels[l];
-    var k: Col;
-    k.plane = t / (lv.tiles_x * lv.tiles_y);
-    let tx = t % lv.tiles_x;
-    let ty = (t / lv.tiles_x) % lv.tiles_y;
-    k.w = lv.width;
-    k.h = lv.height;
-    k.split_x = (lv.split & 1u) != 0u;
-    k.split_y = (lv.split & 2u) != 0u;
-    let wl = low_len(k.w, k.split_x);
-    k.hl = low_len(k.h, k.split_y);
-
+    // This invocation's padded column p (evens first) and segment s.
     let c = local % COLUMNS;
-    k.s = local / COLUMNS;
-    k.p = select(2u * (c - HALF) + 1u, 2u * c, c < HALF);
-    k.xs = i32(tx * TILE_W + k.p) - i32(APRON);
-    k.x = pse(k.xs, k.w);
-    k.bx = band(k.x, k.w, k.split_x);
-    k.low_x = k.bx < wl;
-    k.y_first = i32(ty * TILE_H + k.s * ROWS) - i32(APRON);
-    k.inside = k.y_first >= 0i && k.y_first + i32(REGS) <= i32(k.h);
-    k.affine = k.inside && k.split_y && (k.y_first & 1i) == 0i;
-    let s = k.s;
-    let p = k.p;
+    let s = local / COLUMNS;
+    let p = select(2u * (c - HALF) + 1u, 2u * c, c < HALF);
+    let xs = i32(tx * TILE_W + p) - i32(APRON);
+    let x = pse(xs, w);
+    let bx = band(x, w, split_x);
+    let low_x = bx < wl;
+    // The first held row, and whether every held row lies inside the plane.
+    let y_first = i32(ty * TILE_H + s * ROWS) - i32(APRON);
+    let inside = y_first >= 0i && y_first + i32(REGS) <= i32(h);
+    // Inside, split, and starting at an even row: held row j's band row is `band_row` (the
+    // first row is even for every shape with even ROWS; APRON is even).
+    let affine = inside && split_y && (y_first & 1i) == 0i;
 
     if (!INVERSE) {
-        if (lv.from_src != 0u) {
-            forward_load(SRC_SEL, lv, k);
+        let base = params.src_offset + plane * params.src_plane + x;
+        // Rows mirrored only where a segment crosses the plane's edge (the modulo is dear).
+        if (inside) {
+            let first = base + u32(y_first) * params.src_pitch;
+#unroll j REGS
+            v[{j}] = load_from(SRC_SEL, first + {j} * params.src_pitch);
+#end
         } else {
-            forward_load(2u, lv, k);
+#unroll j REGS
+            v[{j}] = load_from(SRC_SEL, base + pse(y_first + i32({j}), h) * params.src_pitch);
+#end
         }
         // Columns (every held row), then the segment's rows.
-        if (k.split_y) {
+        if (split_y) {
             if (WAVELET == 0u) {
                 vstep(1u, PREDICT_FWD, 0.0);
                 vstep(0u, UPDATE_FWD, 0.0);
@@ -487,30 +315,91 @@ fn run_tile(l: u32, t: u32, local: u32) {
                 scale_rows(true, false, false);
             }
         }
-        if (k.split_x) {
+        if (split_x) {
             horizontal(s, p);
             if (WAVELET == 1u) {
                 scale_rows(false, (p & 1u) == 0u, false);
             }
         }
-        if (lv.to_dst != 0u) {
-            forward_store(DST_SEL, lv, k);
-        } else {
-            forward_store(2u, lv, k);
+        // The tile's samples to their bands: low rows of low columns are LL.
+        if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+            let ll_base = params.dst_offset + plane * params.dst_plane + bx;
+            let c_base = plane * params.c_plane + bx;
+            if (affine) {
+                // The segment's row r is y_first + APRON + r.
+                let first = u32(y_first) + APRON;
+                if (low_x) {
+#unroll r ROWS
+                    if ({r} % 2u == 0u) {
+                        store_to(DST_SEL, ll_base + band_row(first, {r}, h) * params.dst_pitch, v[APRON + {r}]);
+                    } else {
+                        coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
+                    }
+#end
+                } else {
+#unroll r ROWS
+                    coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
+#end
+                }
+            } else {
+#unroll r ROWS
+                {
+                    let y = u32(y_first + i32(APRON + {r}));
+                    if (y < h) {
+                        let by = band(y, h, split_y);
+                        let x_out = v[APRON + {r}];
+                        if (low_x && by < hl) {
+                            store_to(DST_SEL, ll_base + by * params.dst_pitch, x_out);
+                        } else {
+                            coeffs[c_base + by * params.c_pitch] = x_out;
+                        }
+                    }
+                }
+#end
+            }
         }
     } else {
-        if (lv.from_src != 0u) {
-            inverse_load(SRC_SEL, lv, k);
+        // Each held sample from its band: LL from `src`, the others from `coeffs`.
+        let ll_base = params.src_offset + plane * params.src_plane + bx;
+        let c_base = plane * params.c_plane + bx;
+        if (affine) {
+            let first = u32(y_first);
+            if (low_x) {
+#unroll j REGS
+                if ({j} % 2u == 0u) {
+                    v[{j}] = load_from(SRC_SEL, ll_base + band_row(first, {j}, h) * params.src_pitch);
+                } else {
+                    v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
+                }
+#end
+            } else {
+#unroll j REGS
+                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
+#end
+            }
         } else {
-            inverse_load(2u, lv, k);
+#unroll j REGS
+            {
+                var y = u32(y_first + i32({j}));
+                if (!inside) {
+                    y = pse(y_first + i32({j}), h);
+                }
+                let by = band(y, h, split_y);
+                if (low_x && by < hl) {
+                    v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
+                } else {
+                    v[{j}] = coeffs[c_base + by * params.c_pitch];
+                }
+            }
+#end
         }
         if (WAVELET == 0u) {
             // 5/3: rows (every held row: the columns need their apron), then the columns, in
             // T.800's order (the rounding makes the order matter).
-            if (k.split_x) {
+            if (split_x) {
                 horizontal(s, p);
             }
-            if (k.split_y) {
+            if (split_y) {
                 vstep(0u, UPDATE_INV, 0.0);
                 vstep(1u, PREDICT_INV, 0.0);
             }
@@ -518,150 +407,28 @@ fn run_tile(l: u32, t: u32, local: u32) {
             // 9/7 is linear: the columns first (in registers, every held column), then only the
             // segment's rows, as in the forward (ADR-019: the same result up to f32 rounding,
             // with half the horizontal work and workgroup memory traffic).
-            if (k.split_y) {
+            if (split_y) {
                 scale_rows(true, false, true);
                 vstep(0u, LIFT, -DELTA);
                 vstep(1u, LIFT, -GAMMA);
                 vstep(0u, LIFT, -BETA);
                 vstep(1u, LIFT, -ALPHA);
             }
-            if (k.split_x) {
+            if (split_x) {
                 scale_rows(false, (p & 1u) == 0u, true);
                 horizontal(s, p);
             }
         }
-        if (lv.to_dst != 0u) {
-            inverse_store(DST_SEL, lv, k);
-        } else {
-            inverse_store(2u, lv, k);
-        }
-    }
-}
-
-// The level of work item `item` (FUSED).
-fn level_of(item: u32) -> u32 {
-    var l = dispatch.lo;
-    loop {
-        if (l + 1u >= dispatch.hi || item < levels[l + 1u].first_item) {
-            break;
-        }
-        l += 1u;
-    }
-    return l;
-}
-
-// The coordinates `pse` gives for a..=b of a signal of n samples lie in the returned (first,
-// last): pse moves by one as its argument does, so they are a run; it holds a and b clamped,
-// and the reflection of b where the run crosses the far edge (the last tile may hold one row
-// and reach APRON past it). The near edge needs no such care: a tile's run has b >= -a.
-fn mirrored(a: i32, b: i32, n: u32) -> vec2<u32> {
-    let last = i32(n) - 1i;
-    var lo = max(a, 0i);
-    if (b > last) {
-        lo = max(0i, min(a, 2i * last - b));
-    }
-    return vec2(u32(lo), u32(min(b, last)));
-}
-
-var<workgroup> sh_word: vec2<u32>;
-var<workgroup> sh_missing: atomic<u32>;
-
-// The first tile of level l − 1 that tile t of level l reads from and that is not yet done
-// in this run (NO_TILE if none): the region's rows and columns the tile holds, mirrored, in
-// the tiles of the level before that wrote them. Called by every invocation (barriers inside); the result is uniform.
-fn first_missing(l: u32, t: u32, epoch: u32, local: u32) -> u32 {
-    let lv = levels[l];
-    let d = levels[l - 1u];
-    let plane = t / (lv.tiles_x * lv.tiles_y);
-    let tx = t % lv.tiles_x;
-    let ty = (t / lv.tiles_x) % lv.tiles_y;
-    let xs = mirrored(i32(tx * TILE_W) - i32(APRON), i32(tx * TILE_W + TILE_W + APRON) - 1i, lv.width);
-    let ys = mirrored(i32(ty * TILE_H) - i32(APRON), i32(ty * TILE_H + TILE_H + APRON) - 1i, lv.height);
-    let c0 = xs.x / lv.dep_cols;
-    let nc = xs.y / lv.dep_cols - c0 + 1u;
-    let r0 = ys.x / lv.dep_rows;
-    let n = (ys.y / lv.dep_rows - r0 + 1u) * nc;
-    if (local == 0u) {
-        atomicStore(&sh_missing, NO_TILE);
-    }
-    workgroupBarrier();
-    for (var i = local; i < n; i += WG_SIZE) {
-        let item = d.first_item + (plane * d.tiles_y + r0 + i / nc) * d.tiles_x + c0 + i % nc;
-        if (atomicLoad(&state[FLAGS + item]) != epoch) {
-            atomicMin(&sh_missing, item);
-        }
-    }
-    workgroupBarrier();
-    if (local == 0u) {
-        sh_word.x = atomicLoad(&sh_missing);
-    }
-    return workgroupUniformLoad(&sh_word).x;
-}
-
-@compute @workgroup_size(WG_SIZE, 1, 1)
-fn main(
-    @builtin(local_invocation_index) local: u32,
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    let linear = wg.x + wg.y * groups.x;
-    if (linear >= dispatch.items) {
-        return;
-    }
-    if (!FUSED) {
-        run_tile(dispatch.lo, linear, local);
-        return;
-    }
-    // Claim a work item; the run's epoch marks what this run has done.
-    if (local == 0u) {
-        let item = atomicAdd(&state[0], 1u);
-        sh_word = vec2(item, atomicLoad(&state[2]) + 1u);
-    }
-    let claim = workgroupUniformLoad(&sh_word);
-    let item = claim.x;
-    let epoch = claim.y;
-    // The tile being worked on: the claimed one, or one it waits for, taken over.
-    var work = item;
-    var spins = 0u;
-    loop {
-        let l = level_of(work);
-        let t = work - levels[l].first_item;
-        var missing = NO_TILE;
-        if (l > dispatch.lo) {
-            missing = first_missing(l, t, epoch, local);
-        }
-        if (missing == NO_TILE) {
-            // Acquire: the flags read above before the samples their tiles stored.
-            storageBarrier();
-            run_tile(l, t, local);
-            // Release: every invocation's stores before the flag.
-            storageBarrier();
-            if (local == 0u) {
-                if (work != item) {
-                    atomicAdd(&state[3], 1u);
-                }
-                if (work != item || FAULT == 0u || item % max(FAULT, 1u) != FAULT - 1u) {
-                    atomicStore(&state[FLAGS + work], epoch);
+        if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+            let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
+#unroll r ROWS
+            {
+                let y = u32(y_first + i32(APRON + {r}));
+                if (y < h) {
+                    store_to(DST_SEL, out_base + y * params.dst_pitch, v[APRON + {r}]);
                 }
             }
-            if (work == item) {
-                break;
-            }
-            work = item;
-        } else {
-            // After SPINS rounds of waiting, every tile still missing is computed here.
-            spins = min(spins + 1u, SPINS);
-            if (spins == SPINS) {
-                work = missing;
-            }
-        }
-    }
-    if (local == 0u) {
-        let done = atomicAdd(&state[1], 1u) + 1u;
-        if (done == dispatch.items) {
-            atomicStore(&state[0], 0u);
-            atomicStore(&state[1], 0u);
-            atomicStore(&state[2], epoch);
+#end
         }
     }
 }

@@ -220,14 +220,8 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
         shape(32, 8, 4),
     ] {
         let (tw, th) = tile.tile(Wavelet::Reversible53);
-        // Both schedules: every level in one dispatch, and one dispatch a level.
-        let fused = rng.bool();
-        let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile)
-            .unwrap()
-            .with_fused(fused);
-        let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile)
-            .unwrap()
-            .with_fused(!fused);
+        let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
+        let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
         for (w, h) in [
             (1, 1),
             (1, 9),
@@ -248,8 +242,7 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
                 for p in want.chunks_mut((w * h) as usize) {
                     reference::forward_2d_53(p, w as usize, h as usize, levels);
                 }
-                let case =
-                    format!("5/3 tile {tile:?} {w}x{h}x{planes} levels {levels} fused {fused}");
+                let case = format!("5/3 tile {tile:?} {w}x{h}x{planes} levels {levels}");
                 assert_eq!(c, want, "{case}");
                 assert_eq!(back, x, "{case} round trip");
 
@@ -260,10 +253,7 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
                 for p in want.chunks_mut((w * h) as usize) {
                     reference::forward_2d_97(p, w as usize, h as usize, levels);
                 }
-                let case = format!(
-                    "9/7 tile {tile:?} {w}x{h}x{planes} levels {levels} fused {}",
-                    !fused
-                );
+                let case = format!("9/7 tile {tile:?} {w}x{h}x{planes} levels {levels}");
                 check_97(&c, &want, &back, &x, &case);
             }
         }
@@ -310,53 +300,5 @@ fn lines_longer_than_workgroup_memory() {
         reference::forward_2d_53(&mut want, w as usize, h as usize, 4);
         assert_eq!(c, want, "{w}x{h}");
         assert_eq!(back, x, "{w}x{h} round trip");
-    }
-}
-
-/// A binding runs again and again: the fused schedule's counters reset themselves at the end
-/// of each run (a run that started where the last one stopped would take no tile or the
-/// wrong ones), forward and inverse in turn, with new samples each time; and one dispatch a
-/// level gives the same coefficients.
-#[test]
-fn a_binding_runs_again_with_new_samples() {
-    let Some(ctx) = gpu() else { return };
-    let mut rng = fastrand::Rng::with_seed(77);
-    let (w, h, planes) = (45, 38, 2);
-    let tile = shape(10, 2, 2);
-    let fused = Dwt::with_shape(ctx, Wavelet::Reversible53, w, h, 4, planes, tile)
-        .unwrap()
-        .with_fused(true);
-    let apart = Dwt::with_shape(ctx, Wavelet::Reversible53, w, h, 4, planes, tile)
-        .unwrap()
-        .with_fused(false);
-    let n = (w * h * planes) as usize;
-    let image = ctx.storage_from("test image", &vec![0i32; n]).unwrap();
-    let coeffs = ctx.storage_from("test coeffs", &vec![0i32; n]).unwrap();
-    let bound = fused.bind_separate(ctx, &image, &coeffs).unwrap();
-    let bound_apart = apart.bind_separate(ctx, &image, &coeffs).unwrap();
-    for run in 0..4 {
-        let x: Vec<i32> = (0..n).map(|_| rng.i32(-2048..2048)).collect();
-        let mut want = x.clone();
-        for p in want.chunks_mut((w * h) as usize) {
-            reference::forward_2d_53(p, w as usize, h as usize, 4);
-        }
-        for (name, b) in [("fused", &bound), ("one dispatch a level", &bound_apart)] {
-            ctx.queue.write_buffer(&image, 0, bytemuck::cast_slice(&x));
-            ctx.queue
-                .write_buffer(&coeffs, 0, bytemuck::cast_slice(&vec![i32::MIN + 7; n]));
-            ctx.submit(|e| b.record_forward(e));
-            let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-            let wrong = c.iter().zip(&want).position(|(g, r)| g != r);
-            assert!(
-                wrong.is_none(),
-                "{name}, run {run}: coefficient {wrong:?} wrong"
-            );
-            ctx.queue
-                .write_buffer(&image, 0, bytemuck::cast_slice(&vec![i32::MIN + 7; n]));
-            ctx.submit(|e| b.record_inverse(e));
-            let back: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
-            let wrong = back.iter().zip(&x).position(|(g, r)| g != r);
-            assert!(wrong.is_none(), "{name}, run {run}: sample {wrong:?} wrong");
-        }
     }
 }
