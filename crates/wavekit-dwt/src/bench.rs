@@ -1,7 +1,8 @@
 //! `wavekit bench dwt`: the transform at video sizes, timed on the GPU (median of many runs,
 //! the input restored before each run outside the timed part), beside the copy kernel on the
-//! same bytes in the same run. Both bindings: separate image and coefficient buffers (what the
-//! kernels do), and in place (one more copy of the planes each way).
+//! same bytes in the same run. Three bindings: separate image and coefficient buffers (what the
+//! kernels do), in place (one more copy of the planes each way), and an 8-bit image with
+//! separate coefficients (`Dwt::bind_u8`: a codec's ends).
 
 use wavekit::{GpuContext, GpuTimer};
 
@@ -32,7 +33,8 @@ pub struct DwtBench {
     pub wavelet: &'static str,
     /// "forward" or "inverse".
     pub direction: &'static str,
-    /// "separate" (image and coefficients in two buffers) or "in place".
+    /// "separate" (image and coefficients in two buffers), "in place" or "8-bit" (an 8-bit
+    /// image and separate coefficients).
     pub binding: &'static str,
     /// The tile shape the kernels work in.
     pub shape: crate::TileShape,
@@ -47,7 +49,8 @@ pub struct DwtBench {
     /// Samples (all planes) per second.
     pub samples_per_s: f64,
     /// The memory traffic of an ideal transform: per level, its LL region read once and its
-    /// coefficients written once (4 bytes a sample, all planes).
+    /// coefficients written once (4 bytes a sample, all planes; the image's side of the first
+    /// level 1 byte a sample with the 8-bit binding).
     pub bound_bytes: u64,
     /// The copy kernel's GB/s on the planes' bytes, in the same run.
     pub copy_gbps: f64,
@@ -55,12 +58,19 @@ pub struct DwtBench {
     pub bound_fraction: f64,
 }
 
-/// Bytes an ideal transform of `levels` levels moves.
-pub fn bound_bytes(width: u32, height: u32, planes: u32, levels: u32) -> u64 {
-    reference::regions(width as usize, height as usize, levels)
+/// Bytes an ideal transform of `levels` levels moves, with `image_bytes` per sample on the
+/// image's side (4, or 1 for 8-bit samples).
+pub fn bound_bytes(width: u32, height: u32, planes: u32, levels: u32, image_bytes: u64) -> u64 {
+    let all: u64 = reference::regions(width as usize, height as usize, levels)
         .into_iter()
         .map(|(w, h)| 2 * 4 * (w * h) as u64 * u64::from(planes))
-        .sum()
+        .sum();
+    let samples = u64::from(width) * u64::from(height) * u64::from(planes);
+    all - if levels > 0 {
+        (4 - image_bytes) * samples
+    } else {
+        0
+    }
 }
 
 /// Measure forward and inverse of both wavelets at each size and plane count.
@@ -74,7 +84,7 @@ pub fn run(
 ) -> Result<Vec<DwtBench>> {
     let timer = GpuTimer::new(ctx, runs);
     let mut out = Vec::new();
-    let total = sizes.len() * planes.len() * 8;
+    let total = sizes.len() * planes.len() * 12;
     for &(name, width, height) in sizes {
         for &p in planes {
             let n = (width * height * p) as usize;
@@ -82,6 +92,7 @@ pub fn run(
             let mut rng = fastrand::Rng::with_seed(u64::from(width) * 7 + u64::from(p));
             let ints: Vec<i32> = (0..n).map(|_| rng.i32(-128..128)).collect();
             let floats: Vec<f32> = ints.iter().map(|&v| v as f32).collect();
+            let bytes8: Vec<u8> = (0..n.next_multiple_of(4)).map(|_| rng.u8(..)).collect();
             let copy = wavekit::bench::bench_copy(ctx, bytes, 5, runs)?;
             for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
                 let dwt = Dwt::new(ctx, wavelet, width, height, levels, p)?;
@@ -92,16 +103,20 @@ pub fn run(
                 let data = ctx.storage_uninit("dwt data", bytes)?;
                 let in_place = dwt.bind(ctx, &data)?;
                 let separate = dwt.bind_separate(ctx, &pristine, &data)?;
+                let image8 = ctx.storage_from("dwt 8-bit input", &bytes8)?;
+                let eight = dwt.bind_u8(ctx, &image8, &data)?;
                 for (binding, direction) in [
                     ("separate", "forward"),
                     ("separate", "inverse"),
                     ("in place", "forward"),
                     ("in place", "inverse"),
+                    ("8-bit", "forward"),
+                    ("8-bit", "inverse"),
                 ] {
-                    let bound = if binding == "separate" {
-                        &separate
-                    } else {
-                        &in_place
+                    let bound = match binding {
+                        "separate" => &separate,
+                        "in place" => &in_place,
+                        _ => &eight,
                     };
                     out.push(DwtBench {
                         size: name.to_string(),
@@ -118,7 +133,13 @@ pub fn run(
                         p10_ns: 0.0,
                         p90_ns: 0.0,
                         samples_per_s: 0.0,
-                        bound_bytes: bound_bytes(width, height, p, levels),
+                        bound_bytes: bound_bytes(
+                            width,
+                            height,
+                            p,
+                            levels,
+                            if binding == "8-bit" { 1 } else { 4 },
+                        ),
                         copy_gbps: copy.gbps,
                         bound_fraction: 0.0,
                     });

@@ -192,11 +192,14 @@ const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
     Variant { inverse, src, dst }
 }
 
-/// Every variant a plan may use: the forward from the image or scratch to the coefficients or
-/// scratch, the inverse from the coefficients or scratch to scratch, the image or 8-bit output.
-pub const VARIANTS: [Variant; 10] = [
+/// Every variant a plan may use: the forward from the image (samples or 8-bit) or scratch to
+/// the coefficients or scratch, the inverse from the coefficients or scratch to scratch, the
+/// image or 8-bit output.
+pub const VARIANTS: [Variant; 12] = [
     variant(false, IMAGE_IN, COEFFS),
     variant(false, IMAGE_IN, SCRATCH),
+    variant(false, IMAGE8, COEFFS),
+    variant(false, IMAGE8, SCRATCH),
     variant(false, SCRATCH, COEFFS),
     variant(false, SCRATCH, SCRATCH),
     variant(true, COEFFS, SCRATCH),
@@ -281,6 +284,7 @@ const COEFFS: u32 = 1;
 const SCRATCH: u32 = 2;
 const IMAGE_OUT: u32 = 3;
 const OUT8: u32 = 4;
+const IMAGE8: u32 = 5;
 
 /// What a binding writes to: the same buffer (in place), separate image and coefficients,
 /// or in place with the inverse to 8-bit samples.
@@ -289,6 +293,8 @@ enum Mode {
     InPlace,
     Separate,
     InPlaceU8,
+    /// Separate, the image 8-bit: read by the forward, written by the inverse.
+    SeparateU8,
 }
 
 /// A transform planned once for a size, level count, wavelet and number of planes; run it on
@@ -481,8 +487,8 @@ impl Dwt {
     /// Bind like [`Dwt::bind`], with the inverse's last pass writing 8-bit samples to `out`
     /// instead of `data`: rounded, plus 128 (the level shift of 8-bit samples), clamped to
     /// 0..=255, four to a `u32`, in the same order as the samples (`out` holds at least
-    /// `len()` bytes). The forward transform is as with [`Dwt::bind`]; the inverse leaves
-    /// `data` as it was.
+    /// `len()` bytes; any past them are left as they were). The forward transform is as with
+    /// [`Dwt::bind`]; the inverse leaves `data` as it was.
     pub fn bind_u8_output(
         &self,
         ctx: &GpuContext,
@@ -499,6 +505,35 @@ impl Dwt {
         }
         self.check("data", data)?;
         self.bind_all(ctx, data, data, Some(out), Mode::InPlaceU8)
+    }
+
+    /// Bind to 8-bit samples and a coefficient buffer: `image` holds `len()` bytes (four to a
+    /// `u32`, in the same order as the samples of [`Dwt::bind`]; its size rounded up to 4),
+    /// `coeffs` as for [`Dwt::bind`]. The forward transform reads the bytes with JPEG 2000's
+    /// level shift (minus 128) and writes `coeffs`; the inverse reads `coeffs` and writes the
+    /// bytes (rounded, plus 128, clamped to 0..=255, as [`Dwt::bind_u8_output`]). Neither
+    /// changes its source. A codec's usual ends: a quarter of the first level's image traffic.
+    pub fn bind_u8(
+        &self,
+        ctx: &GpuContext,
+        image: &wgpu::Buffer,
+        coeffs: &wgpu::Buffer,
+    ) -> Result<BoundDwt> {
+        if image == coeffs {
+            return Err(DwtError::InvalidArgument(
+                "bind_u8 takes two different buffers: the 8-bit image and the coefficients".into(),
+            ));
+        }
+        let need = (self.len() as u64).next_multiple_of(4);
+        if image.size() < need {
+            return Err(DwtError::InvalidArgument(format!(
+                "an 8-bit image of {} bytes for {} samples: needs {need}",
+                image.size(),
+                self.len()
+            )));
+        }
+        self.check("coefficients", coeffs)?;
+        self.bind_all(ctx, image, coeffs, Some(image), Mode::SeparateU8)
     }
 
     /// The kernel of `variant`, compiled on first use.
@@ -529,7 +564,11 @@ impl Dwt {
         let levels = self.levels as usize;
         // Scratch: the whole image (in place: the forward's source, the inverse's last
         // destination), then LL of even levels (A) and of odd levels (B), each compact.
-        let full = if mode == Mode::Separate { 0 } else { n };
+        let full = if matches!(mode, Mode::Separate | Mode::SeparateU8) {
+            0
+        } else {
+            n
+        };
         let size = |l: usize| regions[l].0 * regions[l].1 * p;
         let a_off = full;
         let b_off = a_off + if levels >= 2 { size(1) } else { 0 };
@@ -600,7 +639,17 @@ impl Dwt {
             } else {
                 &placeholder[1]
             };
-            let out = out8.unwrap_or(&placeholder[2]);
+            // The 8-bit image: read by the forward, written by the inverse (never both bound in
+            // one group: read-only and read-write bindings of one buffer conflict).
+            let image8 = if mode == Mode::SeparateU8 && !inverse {
+                image
+            } else {
+                &placeholder[0]
+            };
+            let out = match out8 {
+                Some(o) if inverse || mode != Mode::SeparateU8 => o,
+                _ => &placeholder[2],
+            };
             Ok(pass.kernel.bind(
                 ctx,
                 &[
@@ -610,6 +659,7 @@ impl Dwt {
                     (3, &scratch),
                     (4, image_out),
                     (5, out),
+                    (6, image8),
                 ],
             )?)
         };
@@ -618,6 +668,7 @@ impl Dwt {
             let src = if l == 0 {
                 match mode {
                     Mode::Separate => whole(IMAGE_IN),
+                    Mode::SeparateU8 => whole(IMAGE8),
                     _ => whole(SCRATCH),
                 }
             } else {
@@ -642,7 +693,7 @@ impl Dwt {
                 match mode {
                     Mode::Separate => whole(IMAGE_OUT),
                     Mode::InPlace => whole(SCRATCH),
-                    Mode::InPlaceU8 => whole(OUT8),
+                    Mode::InPlaceU8 | Mode::SeparateU8 => whole(OUT8),
                 }
             } else {
                 ll(l - 1)
@@ -650,10 +701,15 @@ impl Dwt {
             let pass = params(l, src, dst, split(l), true)?;
             inverse.push((bind(&pass, true)?, pass));
         }
-        if levels == 0 && mode == Mode::InPlaceU8 {
+        if levels == 0 && matches!(mode, Mode::InPlaceU8 | Mode::SeparateU8) {
             // No levels: a store-only pass to the 8-bit output.
             let pass = params(0, whole(COEFFS), whole(OUT8), 0, true)?;
             inverse.push((bind(&pass, true)?, pass));
+        }
+        if levels == 0 && mode == Mode::SeparateU8 {
+            // And one from the 8-bit image.
+            let pass = params(0, whole(IMAGE8), whole(COEFFS), 0, false)?;
+            forward.push((bind(&pass, false)?, pass));
         }
         let bytes = u64::from(n) * 4;
         let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.copy.bind(ctx, from, to, bytes);
@@ -676,7 +732,6 @@ impl Dwt {
             inverse,
             forward_copy,
             inverse_copy,
-            out8: out8.cloned(),
             _buffers: (scratch, placeholder),
         })
     }
@@ -697,6 +752,32 @@ impl Dwt {
         ctx.submit(|enc| bound.record_inverse(enc));
         let words: Vec<u32> = ctx.read_back("dwt 8-bit output", &out, coeffs.len().div_ceil(4))?;
         Ok(bytemuck::cast_slice(&words)[..coeffs.len()].to_vec())
+    }
+
+    fn run_from_u8<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+        want: Wavelet,
+    ) -> Result<Vec<T>> {
+        self.check_input(bytes.len(), want)?;
+        let mut words = bytes.to_vec();
+        words.resize(bytes.len().next_multiple_of(4), 0);
+        let image = ctx.storage_from("dwt 8-bit input", &words)?;
+        let coeffs = ctx.storage_uninit("dwt coefficients", bytes.len() as u64 * 4)?;
+        let bound = self.bind_u8(ctx, &image, &coeffs)?;
+        ctx.submit(|enc| bound.record_forward(enc));
+        Ok(ctx.read_back("dwt coefficients", &coeffs, bytes.len())?)
+    }
+
+    /// Forward 5/3 of 8-bit samples, level-shifted by −128 (see [`Dwt::bind_u8`]).
+    pub fn forward_u8_to_i32(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<Vec<i32>> {
+        self.run_from_u8(ctx, bytes, Wavelet::Reversible53)
+    }
+
+    /// Forward 9/7 of 8-bit samples, level-shifted by −128.
+    pub fn forward_u8_to_f32(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<Vec<f32>> {
+        self.run_from_u8(ctx, bytes, Wavelet::Irreversible97)
     }
 
     /// Inverse 5/3 straight to 8-bit samples (see [`Dwt::bind_u8_output`]).
@@ -787,8 +868,6 @@ pub struct BoundDwt {
     /// inverse. Separate with no levels: the copy that is the whole transform.
     forward_copy: Option<wavekit::copy::BoundCopy>,
     inverse_copy: Option<wavekit::copy::BoundCopy>,
-    /// The 8-bit output, cleared before each inverse.
-    out8: Option<wgpu::Buffer>,
     _buffers: (wgpu::Buffer, [wgpu::Buffer; 3]),
 }
 
@@ -818,9 +897,6 @@ impl BoundDwt {
 
     /// Record the inverse transform (its last level to the 8-bit output, if bound with one).
     pub fn record_inverse(&self, enc: &mut wgpu::CommandEncoder) {
-        if let Some(out) = &self.out8 {
-            enc.clear_buffer(out, 0, None);
-        }
         self.record(enc, &self.inverse);
         if let Some(c) = &self.inverse_copy {
             c.record(enc);

@@ -23,9 +23,10 @@
 //
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
 // (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), SRC_SEL
-// (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`) and DST_SEL (where the
-// result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline per
-// source and destination, so that the loads and stores of a column carry no branch on them.
+// (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`, 5 `image8`) and DST_SEL
+// (where the result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline
+// per source and destination, so that the loads and stores of a column carry no branch on
+// them.
 // Imported by name: `dwt/sample` (alias S). Its CPU port, tested against the reference at every
 // small size and many tile shapes, is `sim.rs`.
 #import dwt/sample
@@ -52,7 +53,8 @@ struct Params {
     // Bit 0: split (and lift) the rows; bit 1: the columns. A signal of one sample is neither
     // split nor lifted; nothing is for a store-only pass (no levels, 8-bit output).
     split: u32,
-    // Added to rounded samples stored to `out8` (then clamped to 0..=255).
+    // Added to rounded samples stored to `out8` (then clamped to 0..=255); taken from samples
+    // read from `image8`.
     shift: i32,
     _pad0: u32,
     _pad1: u32,
@@ -63,8 +65,11 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> coeffs: array<S>;
 @group(0) @binding(3) var<storage, read_write> scratch: array<S>;
 @group(0) @binding(4) var<storage, read_write> image_out: array<S>;
-// Cleared by the host before the pass that writes it; each byte has one writer.
+// Written by `store_bytes` only: each byte has one writer; bytes no sample maps to are left as
+// they were.
 @group(0) @binding(5) var<storage, read_write> out8: array<atomic<u32>>;
+// 8-bit samples, four to a word, read with the level shift undone (minus `params.shift`).
+@group(0) @binding(6) var<storage, read> image8: array<u32>;
 
 const TILE_W: u32 = COLUMNS - 2u * APRON;
 const TILE_H: u32 = ROWS * SEGMENTS;
@@ -116,6 +121,9 @@ fn load_from(sel: u32, i: u32) -> S {
         case 1u: {
             return coeffs[i];
         }
+        case 5u: {
+            return S(i32((image8[i / 4u] >> (8u * (i % 4u))) & 0xffu) - params.shift);
+        }
         default: {
             return scratch[i];
         }
@@ -130,12 +138,8 @@ fn store_to(sel: u32, i: u32, x: S) {
         case 2u: {
             scratch[i] = x;
         }
-        case 3u: {
-            image_out[i] = x;
-        }
         default: {
-            let b = clamp(i32(round(f32(x))) + params.shift, 0i, 255i);
-            atomicOr(&out8[i / 4u], u32(b) << (8u * (i % 4u)));
+            image_out[i] = x;
         }
     }
 }
@@ -419,7 +423,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                 horizontal(s, p);
             }
         }
-        if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+        if (DST_SEL == 4u) {
+            store_bytes(tx, ty, plane, s, p);
+        } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
             let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
 #unroll r ROWS
             {
@@ -431,4 +437,56 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
 #end
         }
     }
+}
+
+// Words a row of a tile's bytes can touch: TILE_W bytes at any alignment.
+const ROW_WORDS: u32 = TILE_W / 4u + 2u;
+
+// The inverse's last pass to 8-bit samples: each invocation puts its column's bytes (rounded,
+// level shift undone, clamped) in workgroup memory in column order, then the segment writes
+// each row of its tile as whole words — a store where the tile owns every byte of the word; an
+// atomic AND clearing its own bytes, then an atomic OR setting them, where the word is shared
+// with another tile or row (each writer touches only its own bytes, so any interleaving is
+// right, and the output needs no clearing). Called by every invocation (barriers inside); the
+// horizontal steps are over.
+fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32) {
+#unroll r ROWS
+    sh[slot_natural(s, {r}, p)] = S(clamp(i32(round(f32(v[APRON + {r}]))) + params.shift, 0i, 255i));
+#end
+    workgroupBarrier();
+    let x0 = tx * TILE_W;
+    let len = min(TILE_W, params.width - min(x0, params.width));
+    let c = p / 2u + (p & 1u) * HALF;
+    for (var t = c; t < ROWS * ROW_WORDS; t += COLUMNS) {
+        let r = t / ROW_WORDS;
+        let y = ty * TILE_H + s * ROWS + r;
+        if (y < params.height && len > 0u) {
+            let e0 = params.dst_offset + plane * params.dst_plane + y * params.dst_pitch + x0;
+            let word = e0 / 4u + t % ROW_WORDS;
+            if (word * 4u < e0 + len) {
+                var bits = 0u;
+                var mask = 0u;
+#unroll b 4
+                {
+                    let q = i32(word * 4u + {b}) - i32(e0);
+                    if (q >= 0i && q < i32(len)) {
+                        bits |= u32(i32(sh[slot_natural(s, r, u32(q) + APRON)])) << (8u * {b});
+                        mask |= 0xffu << (8u * {b});
+                    }
+                }
+#end
+                if (mask == 0xffffffffu) {
+                    atomicStore(&out8[word], bits);
+                } else {
+                    atomicAnd(&out8[word], ~mask);
+                    atomicOr(&out8[word], bits);
+                }
+            }
+        }
+    }
+}
+
+// Workgroup memory slot of padded column p of the segment's row r, in column order.
+fn slot_natural(s: u32, r: u32, p: u32) -> u32 {
+    return (s * (H_HI - H_LO) + r) * COLUMNS + p;
 }

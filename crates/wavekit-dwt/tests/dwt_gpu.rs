@@ -302,3 +302,99 @@ fn lines_longer_than_workgroup_memory() {
         assert_eq!(back, x, "{w}x{h} round trip");
     }
 }
+
+/// 8-bit samples in and out through `bind_u8`: the forward reads the bytes level-shifted
+/// (5/3 equal to the reference bit for bit, 9/7 within the tolerance above) and leaves them as
+/// they were; the inverse writes them back exactly into a poisoned buffer, every byte of it
+/// (sizes not a multiple of four included); several tile shapes, planes and level counts, no
+/// levels too (a conversion each way).
+#[test]
+fn eight_bit_samples_in_and_out_through_separate_buffers() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(88);
+    for tile in [shape(10, 2, 1), shape(128, 8, 2)] {
+        let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
+        let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
+        for (w, h, planes) in [(1, 1, 1), (3, 1, 2), (1, 7, 1), (13, 11, 3), (67, 29, 1)] {
+            for levels in [
+                0,
+                1.min(max_levels(w as usize, h as usize)),
+                max_levels(w as usize, h as usize),
+            ] {
+                let n = (w * h * planes) as usize;
+                let bytes: Vec<u8> = (0..n).map(|_| rng.u8(..)).collect();
+                let x: Vec<i32> = bytes.iter().map(|&b| i32::from(b) - 128).collect();
+                let case = format!("tile {tile:?} {w}x{h}x{planes} levels {levels}");
+                for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+                    let base = if wavelet == Wavelet::Reversible53 {
+                        &base53
+                    } else {
+                        &base97
+                    };
+                    let d = base.resized(ctx, w, h, levels, planes).unwrap();
+                    let mut words = bytes.clone();
+                    words.resize(n.next_multiple_of(4), 0xa5);
+                    let image = ctx.storage_from("test 8-bit image", &words).unwrap();
+                    let coeffs = ctx.storage_poisoned("test coeffs", n).unwrap();
+                    let bound = d.bind_u8(ctx, &image, &coeffs).unwrap();
+                    ctx.submit(|e| bound.record_forward(e));
+                    let kept: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
+                    assert_eq!(
+                        bytemuck::cast_slice::<u32, u8>(&kept),
+                        &words[..],
+                        "{case}: the forward changed its source"
+                    );
+                    if wavelet == Wavelet::Reversible53 {
+                        let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+                        let mut want = x.clone();
+                        for p in want.chunks_mut((w * h) as usize) {
+                            reference::forward_2d_53(p, w as usize, h as usize, levels);
+                        }
+                        assert_eq!(c, want, "5/3 {case}");
+                    } else {
+                        let c: Vec<f32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+                        let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                        for p in want.chunks_mut((w * h) as usize) {
+                            reference::forward_2d_97(p, w as usize, h as usize, levels);
+                        }
+                        let top = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                        for (i, (g, r)) in c.iter().zip(&want).enumerate() {
+                            assert!(
+                                (f64::from(*g) - r).abs() <= 1e-5 * top,
+                                "9/7 {case} coefficient {i}: {g} against {r}"
+                            );
+                        }
+                    }
+                    // Poison the bytes the inverse writes (it writes them all, and no others).
+                    ctx.queue
+                        .write_buffer(&image, 0, &vec![0x5a; n.next_multiple_of(4)]);
+                    ctx.submit(|e| bound.record_inverse(e));
+                    let back: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
+                    let back: &[u8] = bytemuck::cast_slice(&back);
+                    let wrong = back[..n].iter().zip(&bytes).position(|(g, b)| g != b);
+                    assert!(
+                        wrong.is_none(),
+                        "{wavelet:?} {case}: byte {wrong:?} wrong after the round trip"
+                    );
+                    // Bytes past the samples (the last word's) are left as they were.
+                    assert!(
+                        back[n..].iter().all(|&b| b == 0x5a),
+                        "{wavelet:?} {case}: padding changed"
+                    );
+                }
+            }
+        }
+    }
+    let d = Dwt::new(ctx, Wavelet::Reversible53, 9, 9, 1, 1).unwrap();
+    let small = ctx.storage_from("small", &[0u8; 80]).unwrap();
+    let coeffs = ctx.storage_from("coeffs", &[0i32; 81]).unwrap();
+    let e = d.bind_u8(ctx, &small, &coeffs).unwrap_err();
+    assert!(e.to_string().contains("needs 84"), "{e}");
+    let e = d.bind_u8(ctx, &coeffs, &coeffs).unwrap_err();
+    assert!(e.to_string().contains("two different buffers"), "{e}");
+    let bytes: Vec<u8> = (0..81).map(|_| rng.u8(..)).collect();
+    let mut want: Vec<i32> = bytes.iter().map(|&b| i32::from(b) - 128).collect();
+    reference::forward_2d_53(&mut want, 9, 9, 1);
+    assert_eq!(d.forward_u8_to_i32(ctx, &bytes).unwrap(), want);
+    assert!(d.forward_u8_to_f32(ctx, &bytes).is_err());
+}
