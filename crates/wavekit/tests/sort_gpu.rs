@@ -195,12 +195,16 @@ fn sorts_across_blocks_of_tiles() {
         };
         let sorter = RadixSort::new(ctx, &config).unwrap();
         let tile = sort::tile_keys(ctx, &config) as usize;
+        // Routes (ADR-027, ADR-031): one block, no blocks kernel; one block of twice the
+        // tiles; a few blocks; a few blocks of twice the tiles (more than `inline` of the
+        // usual); the scan of the blocks' sums (more than `inline` even of twice the tiles).
         for n in [
             block * tile - 1,
             block * tile,
             block * tile + 1,
             (2 * block + 1) * tile + 5,
             (inline + 1) * block * tile + 3,
+            (2 * inline * block + 1) * tile + 7,
         ] {
             let all = inputs(n, n as u64 * 3 + 5, |r| r.u32(..));
             let large = n > (2 * block + 1) * tile + 5;

@@ -234,6 +234,19 @@ pub fn block_tiles() -> u32 {
         .unwrap_or(SORT_BLOCK_TILES)
 }
 
+/// Tiles per block for a three-kernel sort of `tiles` tiles within one binding: twice `base`
+/// (at most 64) where that leaves out a dispatch a pass — one block instead of two (no blocks
+/// kernel), or at most `inline` blocks instead of more (no scan) — else `base`. Measured on the
+/// H200 (ADR-031): 2^18 keys 113 → 98 µs, 2^22 310 → 299 µs; where both sizes need the same
+/// dispatches the smaller blocks were as fast or faster (2^20: 125 against 134 µs).
+pub fn block_tiles_for(tiles: u32, base: u32, inline: u32) -> u32 {
+    let double = 2 * base;
+    let saves = inline > 0
+        && ((tiles > base && tiles <= double)
+            || (tiles.div_ceil(base) > inline && tiles.div_ceil(double) <= inline));
+    if double <= 64 && saves { double } else { base }
+}
+
 /// Blocks of tiles up to which each scatter workgroup sums the blocks' digit sums itself
 /// instead of the scan primitive scanning them: [`SORT_INLINE_BLOCKS`] unless
 /// `WAVEKIT_SORT_INLINE_BLOCKS` (0 to 64, a tuning knob; 0: always the scan) says otherwise.
@@ -496,6 +509,10 @@ pub struct RadixSort {
     /// Three-kernel mode: the scatter that sums up to `shape.inline_blocks` blocks' sums itself
     /// (one window), compiled when first needed; `scatter` and `wide` scan them.
     few_blocks: std::sync::OnceLock<Kernel>,
+    /// The same scatter and the blocks kernel for blocks of twice `shape.block_tiles` tiles,
+    /// for the sizes where that saves a dispatch (`block_tiles_for`), compiled when first
+    /// needed.
+    double_blocks: std::sync::OnceLock<(Kernel, Kernel)>,
     /// Three-kernel mode: the blocks kernel (sort/blocks.wgsl) and the scan of the blocks'
     /// digit sums.
     scan: Option<(Kernel, Scan)>,
@@ -513,17 +530,22 @@ impl RadixSort {
     }
 
     /// The first and scatter kernels for one or two windows; with `few_blocks` (one window
-    /// only), the scatter that sums the blocks' sums itself.
+    /// only), the scatter that sums the blocks' sums itself, for blocks of `block_tiles`.
     fn kernels(
         &self,
         ctx: &GpuContext,
         two_windows: bool,
         few_blocks: bool,
+        block_tiles: u32,
     ) -> Result<(Kernel, Kernel)> {
         let sg = ctx.caps.subgroups.supported;
         let build = |name: &str, shape: Shape, windows: u32| -> Result<Kernel> {
             Kernel::new(ctx, &composed(name, &self.config, sg, shape, windows)?)
         };
+        if few_blocks && block_tiles != self.shape.block_tiles {
+            let (scatter, _) = self.double_blocks(ctx)?;
+            return Ok((self.first.clone(), scatter));
+        }
         if few_blocks {
             let scatter = cached(&self.few_blocks, || build("sort/scatter", self.shape, 1))?;
             return Ok((self.first.clone(), scatter));
@@ -536,6 +558,21 @@ impl RadixSort {
             Ok((
                 build(self.first_name(), shape, 2)?,
                 build("sort/scatter", shape, 2)?,
+            ))
+        })
+    }
+
+    /// The few-blocks scatter and the blocks kernel for blocks of twice the shape's tiles.
+    fn double_blocks(&self, ctx: &GpuContext) -> Result<(Kernel, Kernel)> {
+        cached(&self.double_blocks, || {
+            let sg = ctx.caps.subgroups.supported;
+            let shape = Shape {
+                block_tiles: 2 * self.shape.block_tiles,
+                ..self.shape
+            };
+            Ok((
+                Kernel::new(ctx, &composed("sort/scatter", &self.config, sg, shape, 1)?)?,
+                Kernel::new(ctx, &composed("sort/blocks", &self.config, sg, shape, 1)?)?,
             ))
         })
     }
@@ -558,6 +595,7 @@ impl RadixSort {
             scatter: Kernel::new(ctx, &composed("sort/scatter", config, sg, scanning, 1)?)?,
             wide: std::sync::OnceLock::new(),
             few_blocks: std::sync::OnceLock::new(),
+            double_blocks: std::sync::OnceLock::new(),
             scan: if single_pass {
                 None
             } else {
@@ -642,8 +680,14 @@ impl RadixSort {
         let slots = u64::from(tiles) * 256;
         let two = n > window;
         // Three-kernel passes over a few blocks of tiles within one binding: no scan, and over
-        // one block no blocks kernel (the scatter sums them itself, ADR-027).
-        let blocks = tiles.div_ceil(self.shape.block_tiles);
+        // one block no blocks kernel (the scatter sums them itself, ADR-027); blocks twice as
+        // large where that saves one of those dispatches (ADR-031).
+        let block_tiles = if self.single_pass || two {
+            self.shape.block_tiles
+        } else {
+            block_tiles_for(tiles, self.shape.block_tiles, self.shape.inline_blocks)
+        };
+        let blocks = tiles.div_ceil(block_tiles);
         let few = !self.single_pass && !two && blocks <= self.shape.inline_blocks;
         let (table, state, block_offsets, scan, first_groups, first_params) = if self.single_pass {
             if n >= 1 << 30 {
@@ -688,6 +732,11 @@ impl RadixSort {
             let block_slots = u64::from(blocks) * 256;
             let sums = ctx.storage_uninit("sort block sums", block_slots.max(1) * 4)?;
             let (blocks_k, scan) = self.scan.as_ref().expect("three-kernel mode has a scan");
+            let blocks_k = if block_tiles == self.shape.block_tiles {
+                blocks_k.clone()
+            } else {
+                self.double_blocks(ctx)?.1
+            };
             // Few blocks: the scatter reads the sums themselves (scatter.wgsl, inline_bases).
             let (offsets, scan) = if few {
                 (sums.clone(), None)
@@ -710,7 +759,7 @@ impl RadixSort {
         let window_words = window * words;
         let key_window = u64::from(window_words) * 4;
         let [none_ro, none_rw] = &none;
-        let (first_k, scatter_k) = self.kernels(ctx, two, few)?;
+        let (first_k, scatter_k) = self.kernels(ctx, two, few, block_tiles)?;
         let first_bind = match &first_params {
             Some(p) => {
                 let [k, k_hi] = windows((1, 9), keys, key_bytes_all, key_window, none_ro);
@@ -1023,6 +1072,29 @@ pub fn sort_pairs_slice<K: SortKey>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_double_only_where_a_dispatch_goes() {
+        // Blocks of 32 tiles, the scatter summing up to 16 blocks (the H200's defaults).
+        let route = |tiles: u32| block_tiles_for(tiles, 32, 16);
+        // One block of 32 already, or two of 32 against one of 64: no blocks kernel with 64.
+        assert_eq!(route(1), 32);
+        assert_eq!(route(32), 32);
+        assert_eq!(route(33), 64);
+        assert_eq!(route(64), 64);
+        // A few blocks either way: the same dispatches, the smaller blocks.
+        assert_eq!(route(65), 32);
+        assert_eq!(route(512), 32);
+        // Over 16 blocks of 32 but at most 16 of 64: no scan with 64.
+        assert_eq!(route(513), 64);
+        assert_eq!(route(1024), 64);
+        // Over 16 even of 64: the scan either way.
+        assert_eq!(route(1025), 32);
+        // No inline sums (always the scan): nothing to save; blocks past 64: not doubled.
+        assert_eq!(block_tiles_for(40, 32, 0), 32);
+        assert_eq!(block_tiles_for(40, 33, 16), 33);
+        assert_eq!(block_tiles_for(20, 16, 16), 32);
+    }
 
     #[test]
     fn skipping_the_scan_needs_skipping_the_scatter() {

@@ -244,7 +244,7 @@ mod tests {
         for &width in &WIDTHS {
             for _ in 0..40 {
                 let wg = [32usize, 64, 128, 256, 512][rng.usize(..5)].max(width);
-                let block = [1usize, 2, 3, 16, 32][rng.usize(..5)];
+                let block = [1usize, 2, 3, 16, 32, 64][rng.usize(..6)];
                 let tiles = [1usize, 2, block, block + 1, 3 * block + 2][rng.usize(..5)].max(1);
                 // Summed in the scatter up to `inline` blocks, else scanned.
                 let inline = [0usize, 1, 3, 16][rng.usize(..4)];
