@@ -287,7 +287,7 @@ const OUT8: u32 = 4;
 const IMAGE8: u32 = 5;
 
 /// What a binding writes to: the same buffer (in place), separate image and coefficients,
-/// or in place with the inverse to 8-bit samples.
+/// in place with the inverse to 8-bit samples, or an 8-bit image and separate coefficients.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     InPlace,

@@ -130,6 +130,7 @@ fn load_from(sel: u32, i: u32) -> S {
     }
 }
 
+// (The 8-bit output, 4, is written by `store_bytes`, a row at a time.)
 fn store_to(sel: u32, i: u32, x: S) {
     switch sel {
         case 1u: {

@@ -237,8 +237,9 @@ pub fn block_tiles() -> u32 {
 /// Tiles per block for a three-kernel sort of `tiles` tiles within one binding: twice `base`
 /// (at most 64) where that leaves out a dispatch a pass — one block instead of two (no blocks
 /// kernel), or at most `inline` blocks instead of more (no scan) — else `base`. Measured on the
-/// H200 (ADR-031): 2^18 keys 113 → 98 µs, 2^22 310 → 299 µs; where both sizes need the same
-/// dispatches the smaller blocks were as fast or faster (2^20: 125 against 134 µs).
+/// H200 (ADR-031): 2^18 keys 112 → 99 µs, 2^22 312 → 304 µs; where both sizes need the same
+/// dispatches the smaller blocks were as fast or faster (2^20: 125 against 134 µs, seventh
+/// session).
 pub fn block_tiles_for(tiles: u32, base: u32, inline: u32) -> u32 {
     let double = 2 * base;
     let saves = inline > 0
