@@ -269,6 +269,14 @@ mod tests {
     }
 }
 
+/// An error saying `message` if `image` and `coeffs` are the same buffer.
+fn apart(image: &wgpu::Buffer, coeffs: &wgpu::Buffer, message: &str) -> Result<()> {
+    if image == coeffs {
+        return Err(DwtError::InvalidArgument(message.into()));
+    }
+    Ok(())
+}
+
 /// Where a level reads or writes a region: buffer (see tile.wgsl), first element, row pitch,
 /// plane stride.
 #[derive(Clone, Copy, Debug)]
@@ -457,6 +465,19 @@ impl Dwt {
         Ok(())
     }
 
+    /// `what` (8-bit samples, four to a word) holds `len()` bytes, rounded up to a word.
+    fn check_bytes(&self, what: &str, buf: &wgpu::Buffer) -> Result<()> {
+        let need = (self.len() as u64).next_multiple_of(4);
+        if buf.size() < need {
+            return Err(DwtError::InvalidArgument(format!(
+                "{what} of {} bytes for {} samples: needs {need}",
+                buf.size(),
+                self.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Bind to `data`: the planes one after another, each row-major, `len()` samples (i32 for
     /// 5/3, f32 for 9/7). The transforms then run in place on it (each copies the whole of
     /// it once to scratch: [`Dwt::bind_separate`] does without).
@@ -474,11 +495,11 @@ impl Dwt {
         image: &wgpu::Buffer,
         coeffs: &wgpu::Buffer,
     ) -> Result<BoundDwt> {
-        if image == coeffs {
-            return Err(DwtError::InvalidArgument(
-                "bind_separate takes two different buffers (use bind for one, in place)".into(),
-            ));
-        }
+        apart(
+            image,
+            coeffs,
+            "bind_separate takes two different buffers (use bind for one, in place)",
+        )?;
         self.check("image", image)?;
         self.check("coefficients", coeffs)?;
         self.bind_all(ctx, image, coeffs, None, Mode::Separate)
@@ -495,14 +516,7 @@ impl Dwt {
         data: &wgpu::Buffer,
         out: &wgpu::Buffer,
     ) -> Result<BoundDwt> {
-        let need = (self.len() as u64).next_multiple_of(4);
-        if out.size() < need {
-            return Err(DwtError::InvalidArgument(format!(
-                "an 8-bit output of {} bytes for {} samples: needs {need}",
-                out.size(),
-                self.len()
-            )));
-        }
+        self.check_bytes("an 8-bit output", out)?;
         self.check("data", data)?;
         self.bind_all(ctx, data, data, Some(out), Mode::InPlaceU8)
     }
@@ -519,19 +533,12 @@ impl Dwt {
         image: &wgpu::Buffer,
         coeffs: &wgpu::Buffer,
     ) -> Result<BoundDwt> {
-        if image == coeffs {
-            return Err(DwtError::InvalidArgument(
-                "bind_u8 takes two different buffers: the 8-bit image and the coefficients".into(),
-            ));
-        }
-        let need = (self.len() as u64).next_multiple_of(4);
-        if image.size() < need {
-            return Err(DwtError::InvalidArgument(format!(
-                "an 8-bit image of {} bytes for {} samples: needs {need}",
-                image.size(),
-                self.len()
-            )));
-        }
+        apart(
+            image,
+            coeffs,
+            "bind_u8 takes two different buffers: the 8-bit image and the coefficients",
+        )?;
+        self.check_bytes("an 8-bit image", image)?;
         self.check("coefficients", coeffs)?;
         self.bind_all(ctx, image, coeffs, Some(image), Mode::SeparateU8)
     }
