@@ -434,8 +434,18 @@ pub fn bench(
     println!("adapter: {}", ctx.summary.label());
     if let Some(r) = results.first() {
         println!(
-            "tile: {} x {} (shape {} columns, {} rows, {} segments)",
-            r.tile.0, r.tile.1, r.shape.columns, r.shape.rows, r.shape.segments
+            "tile: {} x {} (shape {} columns, {} rows, {} segments){}",
+            r.tile.0,
+            r.tile.1,
+            r.shape.columns,
+            r.shape.rows,
+            r.shape.segments,
+            match r.small_levels {
+                Some((rows, most)) => format!(
+                    "; levels of at most {most} samples (all planes): {rows} rows an invocation"
+                ),
+                None => String::new(),
+            }
         );
     }
     println!(

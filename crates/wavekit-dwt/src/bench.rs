@@ -40,6 +40,9 @@ pub struct DwtBench {
     pub shape: crate::TileShape,
     /// The samples one workgroup transforms (width, height).
     pub tile: (u32, u32),
+    /// Levels whose region (all planes) has at most this many samples use tiles of this many
+    /// rows an invocation instead (ADR-032): (rows, samples).
+    pub small_levels: Option<(u32, u64)>,
     /// Median GPU time.
     pub median_ns: f64,
     /// 10th percentile.
@@ -129,6 +132,7 @@ pub fn run(
                         binding,
                         shape: dwt.shape(),
                         tile: dwt.tile(),
+                        small_levels: dwt.small_levels().map(|(t, most)| (t.rows, most)),
                         median_ns: 0.0,
                         p10_ns: 0.0,
                         p90_ns: 0.0,

@@ -71,7 +71,7 @@ pub const TILE_ENV: &str = "WAVEKIT_DWT_TILE";
 /// How a level's kernel cuts the plane: a workgroup of `columns × segments` invocations, each
 /// holding one column of `rows` samples plus an apron in registers. The tile it transforms is
 /// `columns − 2·apron` wide and `rows · segments` high (ADR-019).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct TileShape {
     /// Columns per workgroup, the apron on both sides included (even).
     pub columns: u32,
@@ -156,6 +156,18 @@ pub const SHAPES: [TileShape; 3] = [
         segments: 2,
     },
 ];
+
+/// Regions (samples of all planes) up to which [`Dwt::new`]'s plans use tiles of half the rows
+/// (ADR-032): `WAVEKIT_DWT_SMALL_SAMPLES` (tuning) or [`SMALL_LEVEL_SAMPLES`].
+pub fn small_level_samples() -> u64 {
+    std::env::var("WAVEKIT_DWT_SMALL_SAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SMALL_LEVEL_SAMPLES)
+}
+
+/// See [`small_level_samples`]: a 4K plane (3840 × 2160) and smaller.
+pub const SMALL_LEVEL_SAMPLES: u64 = 3840 * 2160;
 
 /// Samples of apron on each side of a tile: one per lifting step of a direction.
 pub fn apron(wavelet: Wavelet) -> u32 {
@@ -321,8 +333,12 @@ pub struct Dwt {
     levels: u32,
     planes: u32,
     shape: TileShape,
-    /// The level kernel's variants, compiled when first bound (shared by resized plans).
-    kernels: Arc<Mutex<HashMap<Variant, Kernel>>>,
+    /// Levels whose region (all planes) has at most this many samples use this shape instead:
+    /// more, shorter tiles, for levels too small to keep the GPU's memory busy (ADR-032).
+    small: Option<(TileShape, u64)>,
+    /// The level kernel's variants and shapes, compiled when first bound (shared by resized
+    /// plans).
+    kernels: Arc<Mutex<HashMap<(Variant, TileShape), Kernel>>>,
     copy: Arc<wavekit::copy::CopyKernel>,
 }
 
@@ -336,14 +352,61 @@ impl Dwt {
         levels: u32,
         planes: u32,
     ) -> Result<Self> {
-        let shape = match shape_from_env() {
-            Some(t) => t,
-            None => *SHAPES
-                .iter()
-                .find(|t| t.check(ctx, wavelet).is_ok())
-                .unwrap_or(SHAPES.last().expect("shapes")),
+        let (shape, tuned) = match shape_from_env() {
+            Some(t) => (t, true),
+            None => (
+                *SHAPES
+                    .iter()
+                    .find(|t| t.check(ctx, wavelet).is_ok())
+                    .unwrap_or(SHAPES.last().expect("shapes")),
+                false,
+            ),
         };
-        Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)
+        let plan = Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)?;
+        // Small levels: the same tile with half the rows per invocation (ADR-032), unless a
+        // shape was forced for tuning.
+        let half = TileShape {
+            rows: shape.rows / 2,
+            ..shape
+        };
+        if tuned
+            || half.rows < 2
+            || !half.rows.is_multiple_of(2)
+            || half.check(ctx, wavelet).is_err()
+        {
+            return Ok(plan);
+        }
+        plan.with_small_levels(ctx, half, small_level_samples())
+    }
+
+    /// The same plan with the levels whose region (all planes together) has at most
+    /// `up_to_samples` samples transformed in tiles of `shape`: for tests and tuning; any
+    /// shapes give the same coefficients. [`Dwt::new`] does this by itself (ADR-032).
+    pub fn with_small_levels(
+        mut self,
+        ctx: &GpuContext,
+        shape: TileShape,
+        up_to_samples: u64,
+    ) -> Result<Self> {
+        shape.check(ctx, self.wavelet)?;
+        self.small = Some((shape, up_to_samples));
+        Ok(self)
+    }
+
+    /// The shape of the levels whose region (all planes) has at most the given number of
+    /// samples, if they have one of their own (ADR-032).
+    pub fn small_levels(&self) -> Option<(TileShape, u64)> {
+        self.small
+    }
+
+    /// The tile shape of a level whose region is `w × h`.
+    fn level_shape(&self, w: u32, h: u32) -> TileShape {
+        match self.small {
+            Some((shape, most)) if u64::from(w) * u64::from(h) * u64::from(self.planes) <= most => {
+                shape
+            }
+            _ => self.shape,
+        }
     }
 
     /// [`Dwt::new`] with a given tile shape: for tests and tuning; any shape gives the same
@@ -365,6 +428,7 @@ impl Dwt {
             levels,
             planes,
             shape,
+            small: None,
             kernels: Arc::default(),
             copy: Arc::new(wavekit::copy::CopyKernel::new(ctx)?),
         })
@@ -543,14 +607,14 @@ impl Dwt {
         self.bind_all(ctx, image, coeffs, Some(image), Mode::SeparateU8)
     }
 
-    /// The kernel of `variant`, compiled on first use.
-    fn kernel(&self, ctx: &GpuContext, variant: Variant) -> Result<Kernel> {
+    /// The kernel of `variant` in tiles of `shape`, compiled on first use.
+    fn kernel(&self, ctx: &GpuContext, variant: Variant, shape: TileShape) -> Result<Kernel> {
         let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = kernels.get(&variant) {
+        if let Some(k) = kernels.get(&(variant, shape)) {
             return Ok(k.clone());
         }
-        let k = Kernel::new(ctx, &composed(self.wavelet, variant, self.shape)?)?;
-        kernels.insert(variant, k.clone());
+        let k = Kernel::new(ctx, &composed(self.wavelet, variant, shape)?)?;
+        kernels.insert((variant, shape), k.clone());
         Ok(k)
     }
 
@@ -599,8 +663,19 @@ impl Dwt {
         let params =
             |l: usize, src: Loc, dst: Loc, split: u32, inverse: bool| -> Result<LevelPass> {
                 let (rw, rh) = regions[l];
-                let tile = self.tile();
+                let shape = self.level_shape(rw, rh);
+                let tile = shape.tile(self.wavelet);
                 let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
+                let most_groups = ctx.caps.limits.max_compute_workgroups_per_dimension;
+                if tx > most_groups || u64::from(ty) * u64::from(p) > u64::from(most_groups) {
+                    return Err(DwtError::InvalidArgument(format!(
+                        "level {l} of {p} planes of {rw} × {rh}: {tx} × {} tiles of {} × {}, \
+                         over this adapter's {most_groups} workgroups per dimension",
+                        u64::from(ty) * u64::from(p),
+                        tile.0,
+                        tile.1
+                    )));
+                }
                 let words: [u32; 16] = [
                     rw,
                     rh,
@@ -625,7 +700,7 @@ impl Dwt {
                     dst: dst.sel,
                 };
                 Ok(LevelPass {
-                    kernel: self.kernel(ctx, variant)?,
+                    kernel: self.kernel(ctx, variant, shape)?,
                     params: ctx.uniform_from("dwt level params", &words)?,
                     groups: (tx, ty * p),
                 })

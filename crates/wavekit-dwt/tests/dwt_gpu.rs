@@ -398,3 +398,54 @@ fn eight_bit_samples_in_and_out_through_separate_buffers() {
     assert_eq!(d.forward_u8_to_i32(ctx, &bytes).unwrap(), want);
     assert!(d.forward_u8_to_f32(ctx, &bytes).is_err());
 }
+
+/// Plans whose small levels use another tile shape (as `Dwt::new` makes them, ADR-032): the
+/// first levels in one shape, the rest in another, at every switch point, both wavelets,
+/// several planes, through separate buffers with poisoned outputs.
+#[test]
+fn levels_in_two_tile_shapes_give_the_reference() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(32);
+    let (w, h, planes) = (61u32, 47u32, 2u32);
+    let levels = 4;
+    let n = (w * h * planes) as usize;
+    for (large, small) in [(shape(16, 4, 2), shape(10, 2, 1))] {
+        // Regions of all planes: 5734, 1488, 384, 96 samples; switch before each level.
+        for most in [0u64, 96, 384, 1488, 5734] {
+            let x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
+            let d = Dwt::with_shape(ctx, Wavelet::Reversible53, w, h, levels, planes, large)
+                .unwrap()
+                .with_small_levels(ctx, small, most)
+                .unwrap();
+            let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
+            let mut want = x.clone();
+            for p in want.chunks_mut((w * h) as usize) {
+                reference::forward_2d_53(p, w as usize, h as usize, levels);
+            }
+            let case = format!("5/3 {large:?} then {small:?} up to {most} samples");
+            assert_eq!(c, want, "{case}");
+            assert_eq!(back, x, "{case} round trip");
+
+            let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
+            let d = Dwt::with_shape(ctx, Wavelet::Irreversible97, w, h, levels, planes, large)
+                .unwrap()
+                .with_small_levels(ctx, small, most)
+                .unwrap();
+            let (c, back) = separate(ctx, &d, &x, f32::NAN);
+            let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+            for p in want.chunks_mut((w * h) as usize) {
+                reference::forward_2d_97(p, w as usize, h as usize, levels);
+            }
+            check_97(
+                &c,
+                &want,
+                &back,
+                &x,
+                &format!("9/7 {large:?} then {small:?} up to {most}"),
+            );
+        }
+    }
+    let bad = shape(11, 2, 1);
+    let d = Dwt::new(ctx, Wavelet::Reversible53, w, h, 1, 1).unwrap();
+    assert!(d.with_small_levels(ctx, bad, 100).is_err());
+}
