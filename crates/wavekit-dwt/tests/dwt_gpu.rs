@@ -205,6 +205,34 @@ fn separate<T: bytemuck::Pod + PartialEq + std::fmt::Debug>(
     (c, back)
 }
 
+/// Forward and inverse of random planes through `separate`: 5/3 (samples ±32768) equal to the
+/// reference and back exactly, 9/7 (±128) within `check_97`'s tolerances.
+fn both_against_the_reference(
+    ctx: &GpuContext,
+    (d53, d97): (&Dwt, &Dwt),
+    (w, h, planes, levels): (u32, u32, u32, u32),
+    rng: &mut fastrand::Rng,
+    case: &str,
+) {
+    let n = (w * h * planes) as usize;
+    let x: Vec<i32> = (0..n).map(|_| rng.i32(-32768..32768)).collect();
+    let (c, back) = separate(ctx, d53, &x, i32::MIN + 7);
+    let mut want = x.clone();
+    for p in want.chunks_mut((w * h) as usize) {
+        reference::forward_2d_53(p, w as usize, h as usize, levels);
+    }
+    assert_eq!(c, want, "5/3 {case}");
+    assert_eq!(back, x, "5/3 {case} round trip");
+
+    let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
+    let (c, back) = separate(ctx, d97, &x, f32::NAN);
+    let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+    for p in want.chunks_mut((w * h) as usize) {
+        reference::forward_2d_97(p, w as usize, h as usize, levels);
+    }
+    check_97(&c, &want, &back, &x, &format!("9/7 {case}"));
+}
+
 /// Tile shapes from the smallest (9/7: tiles two samples wide and high, an apron wider than the
 /// tile, so every tile reads several neighbours) to the planned one, on sizes around them, both
 /// wavelets, several planes; image and coefficients in separate buffers, poisoned outputs.
@@ -234,27 +262,16 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
             let planes = rng.u32(1..=3);
             let most = max_levels(w as usize, h as usize);
             for levels in [0, 1.min(most), most] {
-                let n = (w * h * planes) as usize;
-                let x: Vec<i32> = (0..n).map(|_| rng.i32(-32768..32768)).collect();
-                let d = base53.resized(ctx, w, h, levels, planes).unwrap();
-                let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
-                let mut want = x.clone();
-                for p in want.chunks_mut((w * h) as usize) {
-                    reference::forward_2d_53(p, w as usize, h as usize, levels);
-                }
-                let case = format!("5/3 tile {tile:?} {w}x{h}x{planes} levels {levels}");
-                assert_eq!(c, want, "{case}");
-                assert_eq!(back, x, "{case} round trip");
-
-                let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
-                let d = base97.resized(ctx, w, h, levels, planes).unwrap();
-                let (c, back) = separate(ctx, &d, &x, f32::NAN);
-                let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-                for p in want.chunks_mut((w * h) as usize) {
-                    reference::forward_2d_97(p, w as usize, h as usize, levels);
-                }
-                let case = format!("9/7 tile {tile:?} {w}x{h}x{planes} levels {levels}");
-                check_97(&c, &want, &back, &x, &case);
+                let d53 = base53.resized(ctx, w, h, levels, planes).unwrap();
+                let d97 = base97.resized(ctx, w, h, levels, planes).unwrap();
+                let case = format!("tile {tile:?} {w}x{h}x{planes} levels {levels}");
+                both_against_the_reference(
+                    ctx,
+                    (&d53, &d97),
+                    (w, h, planes, levels),
+                    &mut rng,
+                    &case,
+                );
             }
         }
     }
@@ -406,44 +423,19 @@ fn eight_bit_samples_in_and_out_through_separate_buffers() {
 fn levels_in_two_tile_shapes_give_the_reference() {
     let Some(ctx) = gpu() else { return };
     let mut rng = fastrand::Rng::with_seed(32);
-    let (w, h, planes) = (61u32, 47u32, 2u32);
-    let levels = 4;
-    let n = (w * h * planes) as usize;
-    for (large, small) in [(shape(16, 4, 2), shape(10, 2, 1))] {
-        // Regions of all planes: 5734, 1488, 384, 96 samples; switch before each level.
-        for most in [0u64, 96, 384, 1488, 5734] {
-            let x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
-            let d = Dwt::with_shape(ctx, Wavelet::Reversible53, w, h, levels, planes, large)
+    let (w, h, planes, levels) = (61u32, 47u32, 2u32, 4u32);
+    let (large, small) = (shape(16, 4, 2), shape(10, 2, 1));
+    // Regions of all planes: 5734, 1488, 384, 96 samples; switch before each level.
+    for most in [0u64, 96, 384, 1488, 5734] {
+        let plan = |wavelet| {
+            Dwt::with_shape(ctx, wavelet, w, h, levels, planes, large)
                 .unwrap()
                 .with_small_levels(ctx, small, most)
-                .unwrap();
-            let (c, back) = separate(ctx, &d, &x, i32::MIN + 7);
-            let mut want = x.clone();
-            for p in want.chunks_mut((w * h) as usize) {
-                reference::forward_2d_53(p, w as usize, h as usize, levels);
-            }
-            let case = format!("5/3 {large:?} then {small:?} up to {most} samples");
-            assert_eq!(c, want, "{case}");
-            assert_eq!(back, x, "{case} round trip");
-
-            let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
-            let d = Dwt::with_shape(ctx, Wavelet::Irreversible97, w, h, levels, planes, large)
                 .unwrap()
-                .with_small_levels(ctx, small, most)
-                .unwrap();
-            let (c, back) = separate(ctx, &d, &x, f32::NAN);
-            let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-            for p in want.chunks_mut((w * h) as usize) {
-                reference::forward_2d_97(p, w as usize, h as usize, levels);
-            }
-            check_97(
-                &c,
-                &want,
-                &back,
-                &x,
-                &format!("9/7 {large:?} then {small:?} up to {most}"),
-            );
-        }
+        };
+        let (d53, d97) = (plan(Wavelet::Reversible53), plan(Wavelet::Irreversible97));
+        let case = format!("{large:?} then {small:?} up to {most} samples");
+        both_against_the_reference(ctx, (&d53, &d97), (w, h, planes, levels), &mut rng, &case);
     }
     let bad = shape(11, 2, 1);
     let d = Dwt::new(ctx, Wavelet::Reversible53, w, h, 1, 1).unwrap();
