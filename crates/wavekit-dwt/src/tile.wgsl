@@ -425,7 +425,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             }
         }
         if (DST_SEL == 4u) {
-            store_bytes(tx, ty, plane, s, p);
+            store_bytes(tx, ty, plane, s, p, c);
         } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
             let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
 #unroll r ROWS
@@ -450,14 +450,13 @@ const ROW_WORDS: u32 = TILE_W / 4u + 2u;
 // with another tile or row (each writer touches only its own bytes, so any interleaving is
 // right, and the output needs no clearing). Called by every invocation (barriers inside); the
 // horizontal steps are over.
-fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32) {
+fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32, c: u32) {
 #unroll r ROWS
     sh[slot_natural(s, {r}, p)] = S(clamp(i32(round(f32(v[APRON + {r}]))) + params.shift, 0i, 255i));
 #end
     workgroupBarrier();
     let x0 = tx * TILE_W;
     let len = min(TILE_W, params.width - min(x0, params.width));
-    let c = p / 2u + (p & 1u) * HALF;
     for (var t = c; t < ROWS * ROW_WORDS; t += COLUMNS) {
         let r = t / ROW_WORDS;
         let y = ty * TILE_H + s * ROWS + r;

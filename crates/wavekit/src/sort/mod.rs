@@ -539,10 +539,8 @@ impl RadixSort {
         few_blocks: bool,
         block_tiles: u32,
     ) -> Result<(Kernel, Kernel)> {
-        let sg = ctx.caps.subgroups.supported;
-        let build = |name: &str, shape: Shape, windows: u32| -> Result<Kernel> {
-            Kernel::new(ctx, &composed(name, &self.config, sg, shape, windows)?)
-        };
+        let build =
+            |name: &str, shape: Shape, windows: u32| self.pipeline(ctx, name, shape, windows);
         if few_blocks && block_tiles != self.shape.block_tiles {
             let (scatter, _) = self.double_blocks(ctx)?;
             return Ok((self.first.clone(), scatter));
@@ -566,16 +564,21 @@ impl RadixSort {
     /// The few-blocks scatter and the blocks kernel for blocks of twice the shape's tiles.
     fn double_blocks(&self, ctx: &GpuContext) -> Result<(Kernel, Kernel)> {
         cached(&self.double_blocks, || {
-            let sg = ctx.caps.subgroups.supported;
             let shape = Shape {
                 block_tiles: 2 * self.shape.block_tiles,
                 ..self.shape
             };
             Ok((
-                Kernel::new(ctx, &composed("sort/scatter", &self.config, sg, shape, 1)?)?,
-                Kernel::new(ctx, &composed("sort/blocks", &self.config, sg, shape, 1)?)?,
+                self.pipeline(ctx, "sort/scatter", shape, 1)?,
+                self.pipeline(ctx, "sort/blocks", shape, 1)?,
             ))
         })
+    }
+
+    /// Kernel `name` of this sort's configuration in `shape`, for `windows` key windows.
+    fn pipeline(&self, ctx: &GpuContext, name: &str, shape: Shape, windows: u32) -> Result<Kernel> {
+        let sg = ctx.caps.subgroups.supported;
+        Kernel::new(ctx, &composed(name, &self.config, sg, shape, windows)?)
     }
 
     /// Build the pipelines for `config` (its bit range is checked here).
