@@ -92,6 +92,21 @@ pub enum Error {
         max_z: u32,
     },
 
+    /// A kernel needs more workgroup memory than the device has (a tuning knob such as
+    /// `WAVEKIT_TILE_STEPS` set too high, or a wide custom element type).
+    #[error(
+        "shader '{shader}' needs {bytes} bytes of workgroup memory, over this device's limit of \
+         {limit}: use fewer steps per tile (WAVEKIT_TILE_STEPS) or a narrower element type"
+    )]
+    WorkgroupMemoryTooLarge {
+        /// The shader's name.
+        shader: String,
+        /// Bytes its entry point uses (each variable rounded up to 16).
+        bytes: u64,
+        /// The device's `max_compute_workgroup_storage_size`.
+        limit: u64,
+    },
+
     /// WGSL failed to compose, parse or validate. `message` names the file and line.
     #[error("shader '{shader}': {message}")]
     Shader {

@@ -413,6 +413,23 @@ fn used_bindings(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &
     out
 }
 
+/// Bytes of workgroup memory entry point `entry` uses, as WebGPU counts them: each variable
+/// it uses, rounded up to 16 bytes.
+pub fn workgroup_bytes(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &str) -> u64 {
+    let Some(index) = module.entry_points.iter().position(|e| e.name == entry) else {
+        return 0;
+    };
+    let ep = info.get_entry_point(index);
+    module
+        .global_variables
+        .iter()
+        .filter(|(h, g)| g.space == naga::AddressSpace::WorkGroup && !ep[*h].is_empty())
+        .map(|(_, g)| {
+            u64::from(module.types[g.ty].inner.size(module.to_ctx())).next_multiple_of(16)
+        })
+        .sum()
+}
+
 /// Whether `WAVEKIT_CHECKED=1` asks for bounds-checked shaders.
 pub fn checked_from_env() -> bool {
     std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
@@ -434,6 +451,17 @@ impl GpuContext {
     ) -> Result<(wgpu::ShaderModule, Vec<u32>)> {
         let (module, info) = validate(composed, self.caps.subgroups.supported)?;
         let used = used_bindings(&module, &info, "main");
+        // wgpu 30 does not check this limit (gfx-rs/wgpu#8946); a driver given a kernel over
+        // it may lose the device instead of failing the pipeline.
+        let bytes = workgroup_bytes(&module, &info, "main");
+        let limit = u64::from(self.device.limits().max_compute_workgroup_storage_size);
+        if bytes > limit {
+            return Err(Error::WorkgroupMemoryTooLarge {
+                shader: composed.name.clone(),
+                bytes,
+                limit,
+            });
+        }
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&composed.name),
             source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
@@ -524,6 +552,21 @@ mod tests {
         assert!(c.source.starts_with("const K: u32 = 7u;\n"));
         assert_eq!(c.files(), vec!["<constants>", "t/b", "t/a"]);
         validate(&c, true).unwrap();
+    }
+
+    #[test]
+    fn workgroup_bytes_counts_the_variables_main_uses_rounded_to_16() {
+        let extra = [src(
+            "t/w",
+            "var<workgroup> a: array<u32, 5>;\nvar<workgroup> b: vec3<f32>;\n\
+             var<workgroup> unused: array<u32, 1000>;\n\
+             @compute @workgroup_size(1) fn main() { a[0] = 1u; b.x = 2.0; }",
+        )];
+        let c = compose("t/w", &[], &extra).unwrap();
+        let (module, info) = validate(&c, false).unwrap();
+        // 20 bytes round to 32, 12 to 16; `unused` is not counted.
+        assert_eq!(workgroup_bytes(&module, &info, "main"), 48);
+        assert_eq!(workgroup_bytes(&module, &info, "other"), 0);
     }
 
     #[test]

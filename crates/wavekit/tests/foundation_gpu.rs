@@ -25,6 +25,33 @@ fn selftest_passes_for_several_seeds() {
     }
 }
 
+/// wgpu does not check a kernel's workgroup memory against the device's limit, and a driver
+/// given one over it may lose the device: wavekit refuses it with an error instead.
+#[test]
+fn a_kernel_over_the_workgroup_memory_limit_is_an_error() {
+    let Some(ctx) = gpu() else { return };
+    let limit = ctx.device.limits().max_compute_workgroup_storage_size;
+    let kernel = |words: u32| {
+        let text = format!(
+            "var<workgroup> big: array<u32, {words}>;\n\
+             @group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32) {{\n\
+             \x20   big[i] = i;\n    workgroupBarrier();\n    out[i] = big[63u - i];\n}}"
+        );
+        let c = wavekit::shader::compose("t/big", &[], &[("t/big", &text)]).unwrap();
+        wavekit::kernel::Kernel::new(ctx, &c)
+    };
+    kernel(limit / 4).unwrap_or_else(|e| panic!("{}: at the limit: {e}", on(ctx)));
+    match kernel(limit / 4 + 4) {
+        Err(Error::WorkgroupMemoryTooLarge {
+            bytes, limit: l, ..
+        }) => {
+            assert_eq!((bytes, l), (u64::from(limit) + 16, u64::from(limit)));
+        }
+        other => panic!("{}: 16 bytes over the limit gave {other:?}", on(ctx)),
+    }
+}
+
 #[test]
 fn a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane() {
     let Some(ctx) = gpu() else { return };
