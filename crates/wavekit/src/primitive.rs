@@ -84,8 +84,9 @@ pub fn select_steps(partition: bool) -> u32 {
     })
 }
 
-/// Consecutive elements per lane and step of select and partition: always 4, one 16-byte
-/// load (`WAVEKIT_TILE_VEC` does not apply).
+/// Elements per step of select and partition: a tile is WG × STEPS × 4 elements, a lane
+/// holds STEPS × 4 of them (one per subgroup-wide step, ADR-033), and the look-back's fallback
+/// and the partition's count read them as 16-byte quads (`WAVEKIT_TILE_VEC` does not apply).
 pub const SELECT_VEC: u32 = 4;
 
 /// Elements per tile of select or partition.

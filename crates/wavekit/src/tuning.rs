@@ -41,19 +41,18 @@ pub const PRIMITIVE_STEPS: u32 = 7;
 /// scan's 7 (twice); shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
 pub const REDUCE_STEPS: u32 = 6;
 
-/// Steps per tile of select (tiles of 256 × 4 × 4 = 4096 elements), whose survivors go
-/// from registers straight to their slots (ADR-024). Measured on the H200 (2026-11-29, fifth
-/// session, 2^28 u32, half kept, CUB in the same call): 2 steps 0.43×, 3 0.48×, 4 0.53×,
-/// 6 0.47×, 8 0.53× CUB; compacted in workgroup memory with 2 steps (as before) 0.47×.
-pub const SELECT_STEPS: u32 = 4;
+/// Steps of four elements per tile of select (tiles of 256 × 8 × 4 = 8192 elements; a lane
+/// holds one element of each of 32 steps of a subgroup width, ADR-033), its survivors stored
+/// from registers to their slots. Measured on the H200 (2026-11-30, ninth session, 2^28 u32,
+/// half kept, CUB in the same call): 2 steps 0.45×, 3 0.54×, 4 0.55×, 6 0.54×, 8 0.57–0.60×,
+/// 10 0.39×, 12 0.41×, 16 0.45× CUB; the earlier layout (four consecutive elements per lane
+/// and step, 4 steps) 0.53× in the same calls. Past 8 the registers cost occupancy.
+pub const SELECT_STEPS: u32 = 8;
 
-/// Steps per tile of partition (tiles of 256 × 2 × 4 = 2048 elements), compacted in
-/// workgroup memory before the look-back and stored coalesced. Measured on the H200
-/// (2026-11-29): 28.0 % / 27.1 % of copy bandwidth at 2^24 / 2^28 with 2 steps against 21.7 %
-/// at 2^24 with 4; fifth session, 2^28: 0.53× CUB with 2 steps against 0.44×, 0.31× and 0.35×
-/// with 4, 6 and 8 (more workgroup memory per tile, fewer workgroups in flight: ADR-024), and
-/// 0.43–0.48× with its values scattered from registers as select's.
-pub const PARTITION_STEPS: u32 = 2;
+/// Steps of four elements per tile of partition, in select's layout. Measured in the same
+/// calls: 2 steps 0.51×, 3 0.57×, 4 0.51×, 6 0.56×, 8 0.60–0.61×, 10 0.39–0.40×, 12 0.43×,
+/// 16 0.43× CUB; the earlier kernel (compacted in workgroup memory, 2 steps, ADR-024) 0.53–0.54×.
+pub const PARTITION_STEPS: u32 = 8;
 
 /// Consecutive elements an invocation scans serially per step before one subgroup scan.
 pub const PRIMITIVE_VEC: u32 = 4;

@@ -127,45 +127,55 @@ pub fn scan_tile<T: SimMonoid>(
     (out, total)
 }
 
-/// `count_tile`'s slots: for each element, the survivors before it in the tile, for the
-/// direct layout (subgroup chunk, then step, then lane, then VEC consecutive values).
-pub fn select_slots(keep: &[bool], wg: usize, steps: usize, vec: usize, width: usize) -> Vec<u32> {
-    let per_lane = steps * vec;
+/// `lanes_below` of `shared/ballot.wgsl`: the lanes strictly below `lane` as four words.
+pub fn lanes_below(lane: u32) -> [u32; 4] {
+    std::array::from_fn(|w| {
+        let lo = 32 * w as u32;
+        if lane <= lo {
+            0
+        } else if lane >= lo + 32 {
+            u32::MAX
+        } else {
+            (1u32 << ((lane - lo) & 31)) - 1
+        }
+    })
+}
+
+/// `ballot_count` of `shared/ballot.wgsl` over `b & mask`.
+fn ballot_count(b: [u32; 4], mask: [u32; 4]) -> u32 {
+    (0..4).map(|w| (b[w] & mask[w]).count_ones()).sum()
+}
+
+/// `count_tile`'s slots in `select/select.wgsl` (ADR-033): for each element, the survivors
+/// before it in the tile. Subgroup `sg` holds the chunk of `per_lane * width` elements at
+/// `sg * per_lane * width`; in step v lane i holds element `v * width + i` of it; a ballot per
+/// step (four words, as the GPU's) ranks the step's survivors.
+pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> Vec<u32> {
     assert_eq!(keep.len(), wg * per_lane);
     let subgroups = wg / width;
-    let element = |sg: usize, lane: usize, k: usize, j: usize| {
-        (sg * steps + k) * width * vec + lane * vec + j
-    };
+    let element = |sg: usize, lane: usize, v: usize| (sg * per_lane + v) * width + lane;
     let mut slots = vec![0u32; keep.len()];
     let mut totals = Vec::with_capacity(subgroups);
     for sg in 0..subgroups {
         let mut carry = 0u32;
-        for k in 0..steps {
-            let counts: Vec<u32> = (0..width)
-                .map(|lane| (0..vec).filter(|&j| keep[element(sg, lane, k, j)]).count() as u32)
-                .collect();
-            let before = sg_exclusive(&counts);
+        for v in 0..per_lane {
+            let mut ballot = [0u32; 4];
             for lane in 0..width {
-                let mut count = 0;
-                for j in 0..vec {
-                    let e = element(sg, lane, k, j);
-                    slots[e] = carry + before[lane] + count;
-                    count += u32::from(keep[e]);
+                if keep[element(sg, lane, v)] {
+                    ballot[lane / 32] |= 1 << (lane % 32);
                 }
             }
-            carry += before[width - 1] + counts[width - 1];
+            for lane in 0..width {
+                slots[element(sg, lane, v)] =
+                    carry + ballot_count(ballot, lanes_below(lane as u32));
+            }
+            carry += ballot_count(ballot, [u32::MAX; 4]);
         }
         totals.push(carry);
     }
     let (sg_prefix, _) = wg_exclusive_of_subgroups(&totals, width);
-    for sg in 0..subgroups {
-        for lane in 0..width {
-            for k in 0..steps {
-                for j in 0..vec {
-                    slots[element(sg, lane, k, j)] += sg_prefix[sg];
-                }
-            }
-        }
+    for (e, slot) in slots.iter_mut().enumerate() {
+        *slot += sg_prefix[e / (per_lane * width)];
     }
     slots
 }
@@ -413,17 +423,30 @@ mod tests {
         for &width in &WIDTHS {
             for _ in 0..40 {
                 let wg = 128 << rng.usize(..4);
-                let (steps, vec) = ([1, 2, 4][rng.usize(..3)], [1, 2, 4][rng.usize(..3)]);
+                let per_lane = [1, 2, 3, 4, 8, 32][rng.usize(..6)];
                 let density = rng.u32(..=100);
-                let keep: Vec<bool> = (0..wg * steps * vec)
+                let keep: Vec<bool> = (0..wg * per_lane)
                     .map(|_| rng.u32(..100) < density)
                     .collect();
-                let slots = select_slots(&keep, wg, steps, vec, width);
+                let slots = select_slots(&keep, wg, per_lane, width);
                 let mut seen = 0;
                 for (i, &k) in keep.iter().enumerate() {
+                    // A survivor's slot, and (partition) a rejected element's rank among the
+                    // rejected, `i - slot`.
                     assert_eq!(slots[i], seen, "width {width} element {i}");
                     seen += u32::from(k);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_below_is_every_lane_under_it() {
+        for lane in 0..=128u32 {
+            let m = lanes_below(lane);
+            for l in 0..128u32 {
+                let set = m[l as usize / 32] >> (l % 32) & 1 == 1;
+                assert_eq!(set, l < lane, "lane {lane}, bit {l}");
             }
         }
     }

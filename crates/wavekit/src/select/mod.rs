@@ -87,7 +87,6 @@ fn compose_kernel(
     let steps = select_steps(partition || name == "select/count");
     let mut consts = with_steps(lookback_consts(subgroups, 1), steps, SELECT_VEC);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
-    consts.push(("SCATTER", ConstValue::Bool(scatter(partition))));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
@@ -110,19 +109,6 @@ fn compose_kernel(
 /// Elements per tile of select or partition (their tile boundaries are worth testing).
 pub fn tile_elements(partition: bool) -> u32 {
     select_tile(partition)
-}
-
-/// Environment variable choosing how survivors are stored (benchmarks and tests): `1` from
-/// registers straight to their slots, `0` compacted in workgroup memory and stored
-/// coalesced. Unset: select scatters, partition compacts (ADR-024).
-pub const SCATTER_ENV: &str = "WAVEKIT_SELECT_SCATTER";
-
-fn scatter(partition: bool) -> bool {
-    match std::env::var(SCATTER_ENV).as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => !partition,
-    }
 }
 
 /// The select kernel's WGSL.

@@ -1,21 +1,22 @@
-// Device-wide select and partition, single pass: each tile counts its survivors (a lane counts
-// its VEC consecutive values, a subgroup exclusive sum gives the survivors of the lanes below),
-// the counts are carried across subgroups and, by the decoupled look-back with fallback, across tiles; each survivor goes to the slot equal to the number
-// of survivors before it, so order is kept. With PARTITION, a rejected element goes to
-// total + (rejected before it), so both sides keep their order (the total comes from a
-// count pass, select/count.wgsl).
+// Device-wide select and partition, single pass. In step v lane i of subgroup s holds element
+// (s * PER_LANE + v) * size + i of the tile (ADR-033): one 4-byte load per step, coalesced
+// across the subgroup; one ballot per step ranks the step's survivors, so a survivor's slot
+// among its subgroup chunk's is the survivors of the chunk's earlier steps plus those of the
+// lanes below it, and a step's survivors go out in one store to consecutive slots. The counts
+// are carried across subgroups (workgroup layer) and, by the decoupled look-back with
+// fallback, across tiles; each survivor goes to the slot equal to the number of survivors
+// before it, so order is kept. With PARTITION, a rejected element goes to total + (rejected
+// before it), so both sides keep their order (the total comes from a count pass,
+// select/count.wgsl). The tile stays in registers through the look-back and is stored from
+// there (ADR-024).
 //
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
 // by the previous chunk's last tile (two words used in turn, so no tile of a chunk can read
 // the word its chunk's last tile writes). Outputs past one binding go to a second window.
 //
-// How survivors are stored (SCATTER, ADR-024): select keeps its tile in registers through
-// the look-back and stores each survivor from there to its slot; partition compacts the tile
-// in workgroup memory first (survivors, then the rest) and stores it coalesced.
-//
-// Prepended constants: WG_SIZE, STEPS, VEC (4), MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool),
-// SCATTER (bool).
+// Prepended constants: WG_SIZE, STEPS, VEC (4), PER_LANE (STEPS * VEC elements per lane),
+// MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad, kept_in_quad).
 #import subgroup/api
@@ -23,6 +24,7 @@
 #import workgroup/scan
 #import workgroup/tile
 #import device/lookback
+#import shared/ballot
 
 struct Params {
     // Elements and tiles of this chunk.
@@ -67,98 +69,61 @@ fn store_out(pos: u32, v: D) {
 var<workgroup> sh_tile: u32;
 var<workgroup> sh_total: u32;
 var<workgroup> sh_carry: u32;
-// Only the compaction through workgroup memory (!SCATTER) keeps the tile here.
-var<workgroup> sh_data: array<D, select(TILE_PADDED, 1u, SCATTER)>;
 
 fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-// The lane's values, whether each survives, and its slot among the subgroup chunk's
-// survivors: private arrays indexed only by constants (unrolled), so they stay in registers.
-// Without SCATTER a fallback (`tile_fallback`) overwrites them, but by then the tile is
-// compacted in sh_data; with SCATTER the fallback counts from loads of its own.
+// The lane's values and, for each, its slot among its subgroup chunk's survivors with
+// KEPT_BIT set if it survives: private arrays indexed only by constants (unrolled), so they
+// stay in registers. The look-back's fallback counts from loads of its own.
 var<private> vals: array<D, PER_LANE>;
-var<private> keeps: array<bool, PER_LANE>;
 var<private> slots: array<u32, PER_LANE>;
 
-// Fills vals, keeps and slots. Returns the subgroup's survivors before it in the workgroup;
-// sh_wg_total holds the tile's survivors afterwards.
+// Element v of the lane in the tile.
+fn element_lanes(tile: u32, l: Lane, v: u32) -> u32 {
+    return tile * TILE + (l.sg * PER_LANE + v) * l.size + l.lane;
+}
+
+// Whether an element survives is the top bit of its slot (no array of flags: fewer
+// registers, larger tiles).
+const KEPT_BIT: u32 = 0x80000000u;
+
+// Fills vals and slots: every load first (a predicate between them kept the next step's load
+// from starting: measured on the scan, ADR-021), then one ballot per step. Returns the
+// subgroup's survivors before it in the workgroup; sh_wg_total holds the tile's survivors
+// afterwards.
 fn count_tile(tile: u32, l: Lane) -> u32 {
-    // VEC is 4: in each step a lane loads one quad, with one 16-byte load where it is whole.
-    // Every load is issued before any predicate looks at a value (a predicate between them
-    // kept the next step's load from starting: measured on the scan, ADR-021).
-#unroll k STEPS
+#unroll v PER_LANE
     {
-        let i0 = element(tile, l, {k} * 4u);
-        var x: vec4<D>;
-        if (i0 + 3u < params.n) {
-            x = load_quad(i0 / 4u);
-        } else {
-            // Constant indices only (unrolled): a vector indexed by a variable would be kept
-            // in memory rather than in registers, on the fast path too.
-#unroll j 4
-            if (i0 + {j} < params.n) {
-                x[{j}] = load_data(i0 + {j});
-            }
-#end
+        let i = element_lanes(tile, l, {v});
+        if (i < params.n) {
+            vals[{v}] = load_data(i);
         }
-#unroll j 4
-        vals[{k} * 4u + {j}] = x[{j}];
-#end
     }
 #end
-#unroll k STEPS
-    {
-        let i0 = element(tile, l, {k} * 4u);
-        let x = vec4<D>(vals[{k} * 4u], vals[{k} * 4u + 1u], vals[{k} * 4u + 2u], vals[{k} * 4u + 3u]);
-        var keep = vec4<bool>(false);
-        if (i0 + 3u < params.n) {
-            keep = keep_quad(x, i0 / 4u);
-        } else {
-#unroll j 4
-            if (i0 + {j} < params.n) {
-                keep[{j}] = keep_value(x[{j}], i0 + {j});
-            }
-#end
-        }
-#unroll j 4
-        keeps[{k} * 4u + {j}] = keep[{j}];
-#end
-    }
-#end
+    let below = lanes_below(l.lane);
     var carry = 0u;
-#unroll k STEPS
+#unroll v PER_LANE
     {
-        var count = 0u;
-#unroll j VEC
-        {
-            slots[{k} * VEC + {j}] = count;
-            count += u32(keeps[{k} * VEC + {j}]);
-        }
-#end
-        let lanes_before = sg_exclusive_scan(count, l.lane, l.size);
-        let base = carry + lanes_before;
-#unroll j VEC
-        slots[{k} * VEC + {j}] += base;
-#end
-        carry += sg_last(lanes_before + count, l.size);
+        let i = element_lanes(tile, l, {v});
+        let keep = i < params.n && keep_value(vals[{v}], i);
+        let b = sg_ballot(keep);
+        slots[{v}] = (carry + ballot_count(b & below)) | select(0u, KEPT_BIT, keep);
+        carry += ballot_count(b);
     }
 #end
     return wg_exclusive_of_subgroups(carry, l);
 }
 
-// The survivors of a predecessor tile (look-back fallback). With SCATTER it must leave the
-// private arrays alone (they hold this tile until it is stored): it counts from its own
-// loads, a quad at a time (`kept_in_quad`, as the partition's count kernel).
+// The survivors of a predecessor tile (look-back fallback). It must leave the private arrays
+// alone (they hold this tile until it is stored): it counts from its own loads, a quad at a
+// time (`kept_in_quad`, as the partition's count kernel), quad q of the tile taken by
+// invocation q % WG_SIZE.
 fn tile_fallback(tile: u32, l: Lane) -> u32 {
-    if (!SCATTER) {
-        _ = count_tile(tile, l);
-        return sh_wg_total;
-    }
     var count = 0u;
     for (var k = 0u; k < STEPS; k++) {
-        count += kept_in_quad(element(tile, l, k * 4u), params.n);
+        count += kept_in_quad(tile * TILE + (k * WG_SIZE + l.local) * VEC, params.n);
     }
     _ = wg_exclusive_of_subgroups(sg_reduce(count, l.lane, l.size), l);
     return sh_wg_total;
@@ -176,22 +141,6 @@ fn main(inv: Invocation) {
     }
     let sg_prefix = count_tile(tile, l);
     let kept = sh_wg_total;
-    // Compact in workgroup memory before the look-back, so the values need no registers while
-    // it runs: the tile's survivors at their slots in the tile, then (PARTITION) the rest.
-    // With SCATTER they stay in registers and go straight to their output slots afterwards.
-#unroll v PER_LANE
-    if (!SCATTER) {
-        let i = element(tile, l, {v});
-        if (i < params.n) {
-            let slot = sg_prefix + slots[{v}];
-            if (keeps[{v}]) {
-                sh_data[pad(slot)] = vals[{v}];
-            } else if (PARTITION) {
-                sh_data[pad(kept + (i - tile * TILE) - slot)] = vals[{v}];
-            }
-        }
-    }
-#end
     if (l.local == 0u && tile != 0u) {
         publish(tile, kept, false);
     }
@@ -203,7 +152,9 @@ fn main(inv: Invocation) {
             sh_total = counts[1];
         }
     }
-    var prefix = 0u;
+    // Measurement only (EXPERIMENT_NO_LOOKBACK, wrong results): every tile writes its
+    // survivors from the start of its own range, so the stores do not contend.
+    var prefix = tile * TILE;
     if (!EXPERIMENT_NO_LOOKBACK) {
         prefix = lookback(tile, kept, l, true);
     }
@@ -221,33 +172,19 @@ fn main(inv: Invocation) {
         counts[3] = 1u;
         counts[4] = 1u;
     }
-    let in_tile = min(TILE, params.n - tile * TILE);
     // Rejected elements of earlier chunks and tiles, for PARTITION.
     let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
-    if (SCATTER) {
-#unroll v PER_LANE
-        {
-            let i = element(tile, l, {v});
-            if (i < params.n) {
-                let slot = sg_prefix + slots[{v}];
-                if (keeps[{v}]) {
-                    store_out(carry + prefix + slot, vals[{v}]);
-                } else if (PARTITION) {
-                    store_out(total + rejected_before + (i - tile * TILE) - slot, vals[{v}]);
-                }
-            }
-        }
-#end
-        return;
-    }
 #unroll v PER_LANE
     {
-        let k = {v} * WG_SIZE + l.local;
-        if (k < kept) {
-            store_out(carry + prefix + k, sh_data[pad(k)]);
-        } else if (PARTITION && k < in_tile) {
-            store_out(total + rejected_before + (k - kept), sh_data[pad(k)]);
+        let i = element_lanes(tile, l, {v});
+        if (i < params.n) {
+            let slot = sg_prefix + (slots[{v}] & ~KEPT_BIT);
+            if ((slots[{v}] & KEPT_BIT) != 0u) {
+                store_out(carry + prefix + slot, vals[{v}]);
+            } else if (PARTITION) {
+                store_out(total + rejected_before + (i - tile * TILE) - slot, vals[{v}]);
+            }
         }
     }
 #end
