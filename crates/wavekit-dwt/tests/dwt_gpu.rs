@@ -346,7 +346,6 @@ fn eight_bit_samples_in_and_out_through_separate_buffers() {
             ] {
                 let n = (w * h * planes) as usize;
                 let bytes: Vec<u8> = (0..n).map(|_| rng.u8(..)).collect();
-                let x: Vec<i32> = bytes.iter().map(|&b| i32::from(b) - 128).collect();
                 let case = format!("tile {tile:?} {w}x{h}x{planes} levels {levels}");
                 for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
                     let base = if wavelet == Wavelet::Reversible53 {
@@ -355,49 +354,7 @@ fn eight_bit_samples_in_and_out_through_separate_buffers() {
                         &base97
                     };
                     let d = base.resized(ctx, w, h, levels, planes).unwrap();
-                    let mut words = bytes.clone();
-                    words.resize(n.next_multiple_of(4), 0xa5);
-                    let image = ctx.storage_from("test 8-bit image", &words).unwrap();
-                    let coeffs = ctx.storage_poisoned("test coeffs", n).unwrap();
-                    let bound = d.bind_u8(ctx, &image, &coeffs).unwrap();
-                    ctx.submit(|e| bound.record_forward(e));
-                    let kept: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
-                    assert_eq!(
-                        bytemuck::cast_slice::<u32, u8>(&kept),
-                        &words[..],
-                        "{case}: the forward changed its source"
-                    );
-                    if wavelet == Wavelet::Reversible53 {
-                        let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-                        let mut want = x.clone();
-                        for p in want.chunks_mut((w * h) as usize) {
-                            reference::forward_2d_53(p, w as usize, h as usize, levels);
-                        }
-                        assert_eq!(c, want, "5/3 {case}");
-                    } else {
-                        let c: Vec<f32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-                        let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-                        for p in want.chunks_mut((w * h) as usize) {
-                            reference::forward_2d_97(p, w as usize, h as usize, levels);
-                        }
-                        check_97_coefficients(&c, &want, &format!("9/7 {case}"));
-                    }
-                    // Poison the bytes the inverse writes (it writes them all, and no others).
-                    ctx.queue
-                        .write_buffer(&image, 0, &vec![0x5a; n.next_multiple_of(4)]);
-                    ctx.submit(|e| bound.record_inverse(e));
-                    let back: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
-                    let back: &[u8] = bytemuck::cast_slice(&back);
-                    let wrong = back[..n].iter().zip(&bytes).position(|(g, b)| g != b);
-                    assert!(
-                        wrong.is_none(),
-                        "{wavelet:?} {case}: byte {wrong:?} wrong after the round trip"
-                    );
-                    // Bytes past the samples (the last word's) are left as they were.
-                    assert!(
-                        back[n..].iter().all(|&b| b == 0x5a),
-                        "{wavelet:?} {case}: padding changed"
-                    );
+                    check_u8(ctx, &d, wavelet, &bytes, (w, h, planes, levels), &case);
                 }
             }
         }
@@ -414,6 +371,96 @@ fn eight_bit_samples_in_and_out_through_separate_buffers() {
     reference::forward_2d_53(&mut want, 9, 9, 1);
     assert_eq!(d.forward_u8_to_i32(ctx, &bytes).unwrap(), want);
     assert!(d.forward_u8_to_f32(ctx, &bytes).is_err());
+}
+
+/// Forward from the 8-bit image `bytes` (level-shifted) through `bind_u8`, coefficients
+/// against the reference, then the inverse back to bytes: every sample's byte written, the
+/// padding bytes of the last word left alone, the source untouched by the forward.
+fn check_u8(
+    ctx: &GpuContext,
+    d: &Dwt,
+    wavelet: Wavelet,
+    bytes: &[u8],
+    size: (u32, u32, u32, u32),
+    case: &str,
+) {
+    let (w, h, planes, levels) = size;
+    let n = bytes.len();
+    assert_eq!(n, (w * h * planes) as usize, "{case}: bytes for the image");
+    let x: Vec<i32> = bytes.iter().map(|&b| i32::from(b) - 128).collect();
+    let mut words = bytes.to_vec();
+    words.resize(n.next_multiple_of(4), 0xa5);
+    let image = ctx.storage_from("test 8-bit image", &words).unwrap();
+    let coeffs = ctx.storage_poisoned("test coeffs", n).unwrap();
+    let bound = d.bind_u8(ctx, &image, &coeffs).unwrap();
+    ctx.submit(|e| bound.record_forward(e));
+    let kept: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
+    assert_eq!(
+        bytemuck::cast_slice::<u32, u8>(&kept),
+        &words[..],
+        "{case}: the forward changed its source"
+    );
+    if wavelet == Wavelet::Reversible53 {
+        let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+        let mut want = x.clone();
+        for p in want.chunks_mut((w * h) as usize) {
+            reference::forward_2d_53(p, w as usize, h as usize, levels);
+        }
+        assert_eq!(c, want, "5/3 {case}");
+    } else {
+        let c: Vec<f32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+        let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        for p in want.chunks_mut((w * h) as usize) {
+            reference::forward_2d_97(p, w as usize, h as usize, levels);
+        }
+        check_97_coefficients(&c, &want, &format!("9/7 {case}"));
+    }
+    // Poison the bytes the inverse writes (it writes them all, and no others).
+    ctx.queue
+        .write_buffer(&image, 0, &vec![0x5a; n.next_multiple_of(4)]);
+    ctx.submit(|e| bound.record_inverse(e));
+    let back: Vec<u32> = ctx.read_back("image", &image, n.div_ceil(4)).unwrap();
+    let back: &[u8] = bytemuck::cast_slice(&back);
+    let wrong = back[..n].iter().zip(bytes).position(|(g, b)| g != b);
+    assert!(
+        wrong.is_none(),
+        "{wavelet:?} {case}: byte {wrong:?} wrong after the round trip"
+    );
+    // Bytes past the samples (the last word's) are left as they were.
+    assert!(
+        back[n..].iter().all(|&b| b == 0x5a),
+        "{wavelet:?} {case}: padding changed"
+    );
+}
+
+/// 8-bit images of many tiles in both axes, 5 levels and all 9, with the plans
+/// `Dwt::new` makes (at these sizes every level is small: the smaller tile shape) and with
+/// the first two levels in the default shape.
+#[test]
+fn eight_bit_images_of_several_tiles_with_the_default_plan() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(89);
+    for (w, h, planes, levels) in [(517u32, 389u32, 1u32, 5u32), (300, 259, 3, 9)] {
+        assert!(levels <= max_levels(w as usize, h as usize));
+        let bytes: Vec<u8> = (0..w * h * planes).map(|_| rng.u8(..)).collect();
+        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+            let d = Dwt::new(ctx, wavelet, w, h, levels, planes).unwrap();
+            let mut plans = vec![(d, "default plan")];
+            if let Some((small, _)) = plans[0].0.small_levels() {
+                // Level 3's region and smaller in the small shape, levels 1 and 2 not.
+                let level3 = u64::from(w.div_ceil(4) * h.div_ceil(4) * planes);
+                let mixed = Dwt::new(ctx, wavelet, w, h, levels, planes)
+                    .unwrap()
+                    .with_small_levels(ctx, small, level3)
+                    .unwrap();
+                plans.push((mixed, "two levels large"));
+            }
+            for (plan, name) in &plans {
+                let case = format!("{name} {w}x{h}x{planes} levels {levels}");
+                check_u8(ctx, plan, wavelet, &bytes, (w, h, planes, levels), &case);
+            }
+        }
+    }
 }
 
 /// Plans whose small levels use another tile shape (as `Dwt::new` makes them, ADR-032): the
