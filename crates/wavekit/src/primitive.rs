@@ -151,6 +151,10 @@ pub fn lookback_consts(subgroups: bool, words: u32) -> Vec<(&'static str, ConstV
         "EXPERIMENT_NO_LOOKBACK",
         ConstValue::Bool(env_u32("WAVEKIT_EXPERIMENT_NO_LOOKBACK") == Some(1)),
     ));
+    c.push((
+        "EXPERIMENT_SELECT_STORES",
+        ConstValue::U32(env_u32("WAVEKIT_EXPERIMENT_SELECT_STORES").unwrap_or(0)),
+    ));
     c
 }
 

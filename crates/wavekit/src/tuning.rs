@@ -49,6 +49,17 @@ pub const REDUCE_STEPS: u32 = 6;
 /// and step, 4 steps) 0.53× in the same calls. Past 8 the registers cost occupancy.
 pub const SELECT_STEPS: u32 = 8;
 
+/// Elements per lane that select stores in one batch through workgroup memory, in runs that
+/// start on a line of 32 words (16: two batches of a tile; 0 would store from registers).
+/// Measured on the H200 (2026-11-30, 2^28 u32, half kept, CUB in the same call, ADR-033): from
+/// registers 1008 µs (0.59×); batches of 2, 4, 8, 16, 32 elements 1151, 1015, 955, 899–900,
+/// 1436 µs (16: 0.66–0.67×); tiles of 4 / 6 / 7 steps with batches of 8–28: 936–1684 µs.
+pub const SELECT_STAGE_STEPS: u32 = 16;
+
+/// Partition's batches (0: its two sides stored straight from registers). Staging both sides
+/// took 1501–1941 µs against 1469 µs from registers (batches of 16 down to 2; ADR-033).
+pub const PARTITION_STAGE_STEPS: u32 = 0;
+
 /// Steps of four elements per tile of partition, in select's layout. Measured in the same
 /// calls: 2 steps 0.51×, 3 0.57×, 4 0.51×, 6 0.56×, 8 0.60–0.61×, 10 0.39–0.40×, 12 0.43×,
 /// 16 0.43× CUB; the earlier kernel (compacted in workgroup memory, 2 steps, ADR-024) 0.53–0.54×.

@@ -180,6 +180,82 @@ pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> 
     slots
 }
 
+/// `store_staged` of `select/select.wgsl` for one subgroup of `width` lanes and one side
+/// (`kept_side`): `keep` is its chunk in (step, lane) order, `per_lane` steps, of which the
+/// first `avail` elements lie below n; batches of `stage` steps; `base` is where the side's
+/// rank 0 goes. Returns the store instructions that write anything, in order: lane 0's
+/// destination and the (destination, element) pairs its lanes write. Panics where the GPU
+/// would index past the subgroup's region or store a word it did not stage.
+pub fn staged_stores(
+    keep: &[bool],
+    width: usize,
+    avail: usize,
+    stage: usize,
+    kept_side: bool,
+    base: u32,
+) -> Vec<(u32, Vec<(u32, usize)>)> {
+    const KEPT: u32 = 1 << 31;
+    let per_lane = keep.len() / width;
+    assert_eq!(per_lane % stage, 0);
+    let keep: Vec<bool> = keep
+        .iter()
+        .enumerate()
+        .map(|(e, &k)| k && e < avail)
+        .collect();
+    let slots: Vec<u32> = select_slots(&keep, width, per_lane, width)
+        .iter()
+        .zip(&keep)
+        .map(|(&s, &k)| s | if k { KEPT } else { 0 })
+        .collect();
+    let line = width.min(32) as u32;
+    let region = width * (stage + 1);
+    let mut stores = Vec::new();
+    for b in 0..per_lane / stage {
+        let first = slots[b * stage * width];
+        let last = slots[(b * stage + stage - 1) * width + width - 1];
+        let (k0, k1) = (first & !KEPT, (last & !KEPT) + (last >> 31));
+        let e0 = (b * stage * width).min(avail) as u32;
+        let e1 = ((b + 1) * stage * width).min(avail) as u32;
+        let r0 = if kept_side { k0 } else { e0 - k0 };
+        let count = if kept_side { k1 } else { e1 - k1 } - r0;
+        let base = base + r0;
+        let m = base % line;
+        let mut staged = vec![None; region];
+        for v in b * stage..(b + 1) * stage {
+            for lane in 0..width {
+                let e = v * width + lane;
+                let kept_rank = slots[e] & !KEPT;
+                if e < avail && ((slots[e] & KEPT) != 0) == kept_side {
+                    let rank = if kept_side {
+                        kept_rank
+                    } else {
+                        e as u32 - kept_rank
+                    };
+                    let at = (m + rank - r0) as usize;
+                    assert!(at < region, "staged past the region: {at} of {region}");
+                    staged[at] = Some(e);
+                }
+            }
+        }
+        let end = (m + count) as usize;
+        for start in (0..end).step_by(width) {
+            let writes: Vec<(u32, usize)> = (start..(start + width).min(end))
+                .filter(|&j| j >= m as usize)
+                .map(|j| {
+                    (
+                        base - m + j as u32,
+                        staged[j].expect("a staged word left unwritten"),
+                    )
+                })
+                .collect();
+            if !writes.is_empty() {
+                stores.push((base - m + start as u32, writes));
+            }
+        }
+    }
+    stores
+}
+
 /// What a look-back lane sees of a predecessor.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Seen<T> {
@@ -435,6 +511,42 @@ mod tests {
                     // rejected, `i - slot`.
                     assert_eq!(slots[i], seen, "width {width} element {i}");
                     seen += u32::from(k);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn staged_stores_place_every_element_and_start_on_lines() {
+        let mut rng = fastrand::Rng::with_seed(24);
+        for &width in &WIDTHS {
+            for _ in 0..60 {
+                let stage = [1, 2, 4, 8, 16][rng.usize(..5)];
+                let per_lane = stage * (1 + rng.usize(..4));
+                let len = per_lane * width;
+                let avail = if rng.bool() { len } else { rng.usize(..=len) };
+                let density = rng.u32(..=100);
+                let keep: Vec<bool> = (0..len).map(|_| rng.u32(..100) < density).collect();
+                let base = rng.u32(..1 << 30);
+                for kept_side in [true, false] {
+                    let stores = staged_stores(&keep, width, avail, stage, kept_side, base);
+                    // The side's elements below `avail`, in order, at consecutive places.
+                    let want: Vec<usize> = (0..avail).filter(|&e| keep[e] == kept_side).collect();
+                    let got: Vec<(u32, usize)> =
+                        stores.iter().flat_map(|s| s.1.iter().copied()).collect();
+                    let at: Vec<u32> = (0..want.len() as u32).map(|r| base + r).collect();
+                    assert_eq!(got.iter().map(|w| w.1).collect::<Vec<_>>(), want);
+                    assert_eq!(got.iter().map(|w| w.0).collect::<Vec<_>>(), at);
+                    // Every store starts on a line (32 words, or the subgroup's width if less)
+                    // and writes within the `width` words from there.
+                    let line = width.min(32) as u32;
+                    for (start, w) in &stores {
+                        assert_eq!(start % line, 0, "width {width}: a store starts at {start}");
+                        assert!(
+                            w.iter()
+                                .all(|&(d, _)| d >= *start && d - start < width as u32)
+                        );
+                    }
                 }
             }
         }

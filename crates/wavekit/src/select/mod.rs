@@ -12,7 +12,7 @@ use crate::primitive::{
     state_buffer, subgroup_api, with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::REDUCE_MAX_WORKGROUPS;
+use crate::tuning::{PARTITION_STAGE_STEPS, REDUCE_MAX_WORKGROUPS, SELECT_STAGE_STEPS};
 
 /// Bytes of the counts buffer: survivors, the partition total, three indirect arguments, two
 /// carry words for chunked inputs, one unused.
@@ -87,6 +87,12 @@ fn compose_kernel(
     let steps = select_steps(partition || name == "select/count");
     let mut consts = with_steps(lookback_consts(subgroups, 1), steps, SELECT_VEC);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
+    let stage = stage_steps(partition, steps * SELECT_VEC);
+    consts.push(("STAGE_STEPS", ConstValue::U32(stage)));
+    consts.push((
+        "STAGE_BATCHES",
+        ConstValue::U32((steps * SELECT_VEC).checked_div(stage).unwrap_or(0)),
+    ));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
@@ -109,6 +115,29 @@ fn compose_kernel(
 /// Elements per tile of select or partition (their tile boundaries are worth testing).
 pub fn tile_elements(partition: bool) -> u32 {
     select_tile(partition)
+}
+
+/// Environment variable overriding the elements per lane that select and partition store in
+/// one batch through workgroup memory ([`SELECT_STAGE_STEPS`], [`PARTITION_STAGE_STEPS`];
+/// `0`: straight from registers). A value that does not divide the elements per lane is
+/// ignored.
+pub const STAGE_ENV: &str = "WAVEKIT_SELECT_STAGE_STEPS";
+
+fn stage_steps(partition: bool, per_lane: u32) -> u32 {
+    let default = if partition {
+        PARTITION_STAGE_STEPS
+    } else {
+        SELECT_STAGE_STEPS
+    };
+    let s = std::env::var(STAGE_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(default);
+    if s == 0 || !per_lane.is_multiple_of(s) {
+        0
+    } else {
+        s
+    }
 }
 
 /// The select kernel's WGSL.

@@ -7,8 +7,9 @@
 // fallback, across tiles; each survivor goes to the slot equal to the number of survivors
 // before it, so order is kept. With PARTITION, a rejected element goes to total + (rejected
 // before it), so both sides keep their order (the total comes from a count pass,
-// select/count.wgsl). The tile stays in registers through the look-back and is stored from
-// there (ADR-024).
+// select/count.wgsl). The tile stays in registers through the look-back (ADR-024); then it
+// is stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0,
+// select's default) or straight from registers (partition's).
 //
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
@@ -16,7 +17,9 @@
 // the word its chunk's last tile writes). Outputs past one binding go to a second window.
 //
 // Prepended constants: WG_SIZE, STEPS, VEC (4), PER_LANE (STEPS * VEC elements per lane),
-// MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool).
+// MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool), STAGE_STEPS (elements per lane and batch; 0:
+// no staging), STAGE_BATCHES (PER_LANE / STAGE_STEPS), EXPERIMENT_SELECT_STORES (measurement
+// only: 1 no stores, 2 every element stored at its own index).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad, kept_in_quad).
 #import subgroup/api
@@ -80,6 +83,12 @@ fn num_tiles() -> u32 {
 var<private> vals: array<D, PER_LANE>;
 var<private> slots: array<u32, PER_LANE>;
 
+// Staged stores (STAGE_STEPS > 0): subgroup s stages a batch of STAGE_STEPS steps of one side
+// at sh_stage[s * size * (STAGE_STEPS + 1) ..], shifted so that its stores start on a line
+// of min(size, 32) words; one word per invocation and step, plus one line per subgroup.
+const STAGE_LEN: u32 = select(1u, WG_SIZE * (STAGE_STEPS + 1u), STAGE_STEPS > 0u);
+var<workgroup> sh_stage: array<D, STAGE_LEN>;
+
 // Element v of the lane in the tile.
 fn element_lanes(tile: u32, l: Lane, v: u32) -> u32 {
     return tile * TILE + (l.sg * PER_LANE + v) * l.size + l.lane;
@@ -129,6 +138,61 @@ fn tile_fallback(tile: u32, l: Lane) -> u32 {
     return sh_wg_total;
 }
 
+// Stores the tile through workgroup memory (STAGE_STEPS > 0), one batch of STAGE_STEPS steps
+// and one side at a time: each subgroup stages the batch's elements of that side at their
+// ranks, shifted by the misalignment of the batch's first destination, and after a barrier
+// writes them out `size` words per store from a line boundary, so every store but the
+// batch's first and last covers whole lines (stores straight from registers write each
+// step's survivors as a run starting anywhere, which cost select 435 µs of its 1008 at 2^28
+// on the H200: ADR-033). `kept_base` and `rejected_base` are where this subgroup's kept rank
+// 0 and rejected rank 0 go. Called by every invocation (barriers inside).
+fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
+    // This subgroup's elements below n, and its region of sh_stage.
+    let chunk = l.sg * PER_LANE * l.size;
+    let avail = min(params.n - min(params.n, tile * TILE + chunk), PER_LANE * l.size);
+    let line = min(l.size, 32u);
+    let region = l.sg * l.size * (STAGE_STEPS + 1u);
+#unroll b STAGE_BATCHES
+    {
+        // Kept ranks at the batch's first step (lane 0's slot there) and after its last (the
+        // last lane's slot and bit), and the subgroup's elements before each.
+        let first = slots[{b} * STAGE_STEPS];
+        let last = slots[{b} * STAGE_STEPS + STAGE_STEPS - 1u];
+        let k0 = sg_shuffle_u32(first & ~KEPT_BIT, 0u);
+        let k1 = sg_shuffle_u32((last & ~KEPT_BIT) + (last >> 31u), l.size - 1u);
+        let e0 = min({b} * STAGE_STEPS * l.size, avail);
+        let e1 = min(({b} + 1u) * STAGE_STEPS * l.size, avail);
+        for (var side = 0u; side < select(1u, 2u, PARTITION); side++) {
+            let kept_side = side == 0u;
+            // The side's ranks at the batch's start and end, and where the first goes.
+            let r0 = select(e0 - k0, k0, kept_side);
+            let count = select(e1 - k1, k1, kept_side) - r0;
+            let base = select(rejected_base, kept_base, kept_side) + r0;
+            let m = base % line;
+#unroll k STAGE_STEPS
+            {
+                let v = {b} * STAGE_STEPS + {k};
+                let kept_rank = slots[v] & ~KEPT_BIT;
+                let e = v * l.size + l.lane;
+                if (e < avail && ((slots[v] & KEPT_BIT) != 0u) == kept_side) {
+                    let rank = select(e - kept_rank, kept_rank, kept_side);
+                    sh_stage[region + m + rank - r0] = vals[v];
+                }
+            }
+#end
+            workgroupBarrier();
+            for (var j = l.lane; j < m + count; j += l.size) {
+                if (j >= m) {
+                    store_out(base - m + j, sh_stage[region + j]);
+                }
+            }
+            // The next batch rewrites the region.
+            workgroupBarrier();
+        }
+    }
+#end
+}
+
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
@@ -175,6 +239,40 @@ fn main(inv: Invocation) {
     // Rejected elements of earlier chunks and tiles, for PARTITION.
     let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
+    if (STAGE_STEPS > 0u) {
+        store_staged(tile, l, carry + prefix + sg_prefix,
+            total + rejected_before + l.sg * PER_LANE * l.size - sg_prefix);
+        return;
+    }
+    if (EXPERIMENT_SELECT_STORES == 1u) {
+        // Measurement only: no stores; everything the stores would use still computed.
+        var acc = 0u;
+#unroll v PER_LANE
+        acc ^= bitcast<u32>(vals[{v}]) + (carry + prefix + sg_prefix + slots[{v}]);
+#end
+        if (acc == params._pad0 + 0x9e3779b9u) {
+            store_out(0u, vals[0]);
+        }
+        return;
+    }
+    if (EXPERIMENT_SELECT_STORES == 2u) {
+        // Measurement only: every element stored at its own index (whole lines, twice the
+        // bytes of half kept), as a copy would.
+        var acc = 0u;
+#unroll v PER_LANE
+        {
+            let i = element_lanes(tile, l, {v});
+            acc ^= carry + prefix + sg_prefix + slots[{v}];
+            if (i < params.n) {
+                store_out(i, vals[{v}]);
+            }
+        }
+#end
+        if (acc == params._pad0 + 0x9e3779b9u) {
+            store_out(0u, vals[0]);
+        }
+        return;
+    }
 #unroll v PER_LANE
     {
         let i = element_lanes(tile, l, {v});
