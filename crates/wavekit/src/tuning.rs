@@ -56,9 +56,12 @@ pub const SELECT_STEPS: u32 = 8;
 /// 1436 µs (16: 0.66–0.67×); tiles of 4 / 6 / 7 steps with batches of 8–28: 936–1684 µs.
 pub const SELECT_STAGE_STEPS: u32 = 16;
 
-/// Partition's batches (0: its two sides stored straight from registers). Staging both sides
-/// took 1501–1941 µs against 1469 µs from registers (batches of 16 down to 2; ADR-033).
-pub const PARTITION_STAGE_STEPS: u32 = 0;
+/// Elements per lane that partition stores in one batch, both sides staged together (the
+/// kept side, then the rejected side, each aligned to lines; one pair of barriers per batch).
+/// Measured on the H200 (2026-11-30, 2^28 u32, ADR-034): from registers 1470–1471 µs (0.59×
+/// CUB); batches of 4, 8, 16 elements 1617–1618, 1494–1496, 1446–1447 µs (0.60×). Staging the
+/// two sides one after the other, with a pair of barriers each, took 1501 µs with 16.
+pub const PARTITION_STAGE_STEPS: u32 = 16;
 
 /// Steps of four elements per tile of partition, in select's layout. Measured in the same
 /// calls: 2 steps 0.51×, 3 0.57×, 4 0.51×, 6 0.56×, 8 0.60–0.61×, 10 0.39–0.40×, 12 0.43×,

@@ -180,19 +180,20 @@ pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> 
     slots
 }
 
-/// `store_staged` of `select/select.wgsl` for one subgroup of `width` lanes and one side
-/// (`kept_side`): `keep` is its chunk in (step, lane) order, `per_lane` steps, of which the
-/// first `avail` elements lie below n; batches of `stage` steps; `base` is where the side's
-/// rank 0 goes. Returns the store instructions that write anything, in order: lane 0's
+/// `store_staged` of `select/select.wgsl` for one subgroup of `width` lanes: `keep` is its
+/// chunk in (step, lane) order, of which the first `avail` elements lie below n; batches of
+/// `stage` steps; kept rank 0 goes to `kept_base` and (with `partition`) rejected rank 0 to
+/// `rejected_base`. Returns the store instructions that write anything, in order: lane 0's
 /// destination and the (destination, element) pairs its lanes write. Panics where the GPU
-/// would index past the subgroup's region or store a word it did not stage.
+/// would stage past the subgroup's region, stage two elements in one word, or store a word
+/// it did not stage.
 pub fn staged_stores(
     keep: &[bool],
     width: usize,
     avail: usize,
     stage: usize,
-    kept_side: bool,
-    base: u32,
+    partition: bool,
+    (kept_base, rejected_base): (u32, u32),
 ) -> Vec<(u32, Vec<(u32, usize)>)> {
     const KEPT: u32 = 1 << 31;
     let per_lane = keep.len() / width;
@@ -208,49 +209,62 @@ pub fn staged_stores(
         .map(|(&s, &k)| s | if k { KEPT } else { 0 })
         .collect();
     let line = width.min(32) as u32;
-    let region = width * (stage + 1);
+    let region = width * (stage + if partition { 2 } else { 1 });
     let mut stores = Vec::new();
+    // A subgroup's stores of staged words j in lo..hi from `from` in the region, word j going
+    // to at + j: `width` consecutive j per instruction, from 0.
+    let mut out = |staged: &[Option<usize>], from: usize, lo: u32, hi: u32, at: u32| {
+        for start in (0..hi).step_by(width) {
+            let writes: Vec<(u32, usize)> = (start..(start + width as u32).min(hi))
+                .filter(|&j| j >= lo)
+                .map(|j| (at + j, staged[from + j as usize].expect("stored unstaged")))
+                .collect();
+            if !writes.is_empty() {
+                stores.push((at + start, writes));
+            }
+        }
+    };
     for b in 0..per_lane / stage {
         let first = slots[b * stage * width];
         let last = slots[(b * stage + stage - 1) * width + width - 1];
         let (k0, k1) = (first & !KEPT, (last & !KEPT) + (last >> 31));
         let e0 = (b * stage * width).min(avail) as u32;
         let e1 = ((b + 1) * stage * width).min(avail) as u32;
-        let r0 = if kept_side { k0 } else { e0 - k0 };
-        let count = if kept_side { k1 } else { e1 - k1 } - r0;
-        let base = base + r0;
-        let m = base % line;
+        let kept_at = kept_base + k0;
+        let kept_m = kept_at % line;
+        let rejected_r0 = e0 - k0;
+        let rejected_at = rejected_base + rejected_r0;
+        let rejected_m = rejected_at % line;
+        let rejected_start = (line + k1 - k0) as usize;
         let mut staged = vec![None; region];
         for v in b * stage..(b + 1) * stage {
             for lane in 0..width {
                 let e = v * width + lane;
                 let kept_rank = slots[e] & !KEPT;
-                if e < avail && ((slots[e] & KEPT) != 0) == kept_side {
-                    let rank = if kept_side {
-                        kept_rank
-                    } else {
-                        e as u32 - kept_rank
-                    };
-                    let at = (m + rank - r0) as usize;
-                    assert!(at < region, "staged past the region: {at} of {region}");
-                    staged[at] = Some(e);
-                }
+                let at = if e >= avail {
+                    continue;
+                } else if slots[e] & KEPT != 0 {
+                    (kept_m + kept_rank - k0) as usize
+                } else if partition {
+                    rejected_start + (rejected_m + (e as u32 - kept_rank) - rejected_r0) as usize
+                } else {
+                    continue;
+                };
+                assert!(at < region, "staged past the region: {at} of {region}");
+                assert!(staged[at].is_none(), "two elements staged at {at}");
+                staged[at] = Some(e);
             }
         }
-        let end = (m + count) as usize;
-        for start in (0..end).step_by(width) {
-            let writes: Vec<(u32, usize)> = (start..(start + width).min(end))
-                .filter(|&j| j >= m as usize)
-                .map(|j| {
-                    (
-                        base - m + j as u32,
-                        staged[j].expect("a staged word left unwritten"),
-                    )
-                })
-                .collect();
-            if !writes.is_empty() {
-                stores.push((base - m + start as u32, writes));
-            }
+        out(&staged, 0, kept_m, kept_m + k1 - k0, kept_at - kept_m);
+        if partition {
+            let end = rejected_m + (e1 - k1) - rejected_r0;
+            out(
+                &staged,
+                rejected_start,
+                rejected_m,
+                end,
+                rejected_at - rejected_m,
+            );
         }
     }
     stores
@@ -527,16 +541,25 @@ mod tests {
                 let avail = if rng.bool() { len } else { rng.usize(..=len) };
                 let density = rng.u32(..=100);
                 let keep: Vec<bool> = (0..len).map(|_| rng.u32(..100) < density).collect();
-                let base = rng.u32(..1 << 30);
-                for kept_side in [true, false] {
-                    let stores = staged_stores(&keep, width, avail, stage, kept_side, base);
-                    // The side's elements below `avail`, in order, at consecutive places.
-                    let want: Vec<usize> = (0..avail).filter(|&e| keep[e] == kept_side).collect();
-                    let got: Vec<(u32, usize)> =
+                let bases = (rng.u32(..1 << 30), rng.u32(..1 << 30));
+                for partition in [false, true] {
+                    let stores = staged_stores(&keep, width, avail, stage, partition, bases);
+                    // Each side's elements below `avail`, in order, at consecutive places.
+                    let mut want: Vec<(u32, usize)> = Vec::new();
+                    for (kept_side, base) in [(true, bases.0), (false, bases.1)] {
+                        if kept_side || partition {
+                            let side = (0..avail).filter(|&e| keep[e] == kept_side);
+                            want.extend(side.zip(base..).map(|(e, d)| (d, e)));
+                        }
+                    }
+                    let mut got: Vec<(u32, usize)> =
                         stores.iter().flat_map(|s| s.1.iter().copied()).collect();
-                    let at: Vec<u32> = (0..want.len() as u32).map(|r| base + r).collect();
-                    assert_eq!(got.iter().map(|w| w.1).collect::<Vec<_>>(), want);
-                    assert_eq!(got.iter().map(|w| w.0).collect::<Vec<_>>(), at);
+                    got.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(
+                        got, want,
+                        "width {width} stage {stage} partition {partition}"
+                    );
                     // Every store starts on a line (32 words, or the subgroup's width if less)
                     // and writes within the `width` words from there.
                     let line = width.min(32) as u32;

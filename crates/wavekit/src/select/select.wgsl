@@ -9,7 +9,7 @@
 // before it), so both sides keep their order (the total comes from a count pass,
 // select/count.wgsl). The tile stays in registers through the look-back (ADR-024); then it
 // is stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0,
-// select's default) or straight from registers (partition's).
+// the default, ADR-034) or straight from registers.
 //
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
@@ -83,10 +83,12 @@ fn num_tiles() -> u32 {
 var<private> vals: array<D, PER_LANE>;
 var<private> slots: array<u32, PER_LANE>;
 
-// Staged stores (STAGE_STEPS > 0): subgroup s stages a batch of STAGE_STEPS steps of one side
-// at sh_stage[s * size * (STAGE_STEPS + 1) ..], shifted so that its stores start on a line
-// of min(size, 32) words; one word per invocation and step, plus one line per subgroup.
-const STAGE_LEN: u32 = select(1u, WG_SIZE * (STAGE_STEPS + 1u), STAGE_STEPS > 0u);
+// Staged stores (STAGE_STEPS > 0): subgroup s stages a batch of STAGE_STEPS steps at
+// sh_stage[s * size * (STAGE_STEPS + STAGE_SIDES) ..], each side shifted so that its stores
+// start on a line of min(size, 32) words: one word per invocation and step, plus a line per
+// side and subgroup.
+const STAGE_SIDES: u32 = select(1u, 2u, PARTITION);
+const STAGE_LEN: u32 = select(1u, WG_SIZE * (STAGE_STEPS + STAGE_SIDES), STAGE_STEPS > 0u);
 var<workgroup> sh_stage: array<D, STAGE_LEN>;
 
 // Element v of the lane in the tile.
@@ -139,19 +141,20 @@ fn tile_fallback(tile: u32, l: Lane) -> u32 {
 }
 
 // Stores the tile through workgroup memory (STAGE_STEPS > 0), one batch of STAGE_STEPS steps
-// and one side at a time: each subgroup stages the batch's elements of that side at their
-// ranks, shifted by the misalignment of the batch's first destination, and after a barrier
-// writes them out `size` words per store from a line boundary, so every store but the
-// batch's first and last covers whole lines (stores straight from registers write each
-// step's survivors as a run starting anywhere, which cost select 435 µs of its 1008 at 2^28
-// on the H200: ADR-033). `kept_base` and `rejected_base` are where this subgroup's kept rank
-// 0 and rejected rank 0 go. Called by every invocation (barriers inside).
+// at a time: each subgroup stages the batch's kept elements at their ranks, shifted by the
+// misalignment of the batch's first destination (and, for PARTITION, the rejected ones after
+// them, likewise), and after a barrier writes each side out `size` words per store from a line
+// boundary, so every store but a side's first and last in the batch covers whole lines
+// (stores straight from registers write each step's run starting anywhere, which cost select
+// 435 µs of its 1008 at 2^28 on the H200: ADR-034). `kept_base` and `rejected_base` are where
+// this subgroup's kept rank 0 and rejected rank 0 go. Called by every invocation (barriers
+// inside).
 fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
     // This subgroup's elements below n, and its region of sh_stage.
     let chunk = l.sg * PER_LANE * l.size;
     let avail = min(params.n - min(params.n, tile * TILE + chunk), PER_LANE * l.size);
     let line = min(l.size, 32u);
-    let region = l.sg * l.size * (STAGE_STEPS + 1u);
+    let region = l.sg * l.size * (STAGE_STEPS + STAGE_SIDES);
 #unroll b STAGE_BATCHES
     {
         // Kept ranks at the batch's first step (lane 0's slot there) and after its last (the
@@ -162,33 +165,44 @@ fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
         let k1 = sg_shuffle_u32((last & ~KEPT_BIT) + (last >> 31u), l.size - 1u);
         let e0 = min({b} * STAGE_STEPS * l.size, avail);
         let e1 = min(({b} + 1u) * STAGE_STEPS * l.size, avail);
-        for (var side = 0u; side < select(1u, 2u, PARTITION); side++) {
-            let kept_side = side == 0u;
-            // The side's ranks at the batch's start and end, and where the first goes.
-            let r0 = select(e0 - k0, k0, kept_side);
-            let count = select(e1 - k1, k1, kept_side) - r0;
-            let base = select(rejected_base, kept_base, kept_side) + r0;
-            let m = base % line;
+        // Each side: its rank at the batch's start, how many, where the first goes, its shift
+        // and where it starts in the region (the rejected side after the kept one).
+        let kept_at = kept_base + k0;
+        let kept_m = kept_at % line;
+        let rejected_r0 = e0 - k0;
+        let rejected_at = rejected_base + rejected_r0;
+        let rejected_m = rejected_at % line;
+        let rejected_start = region + line + (k1 - k0);
 #unroll k STAGE_STEPS
-            {
-                let v = {b} * STAGE_STEPS + {k};
-                let kept_rank = slots[v] & ~KEPT_BIT;
-                let e = v * l.size + l.lane;
-                if (e < avail && ((slots[v] & KEPT_BIT) != 0u) == kept_side) {
-                    let rank = select(e - kept_rank, kept_rank, kept_side);
-                    sh_stage[region + m + rank - r0] = vals[v];
+        {
+            let v = {b} * STAGE_STEPS + {k};
+            let kept_rank = slots[v] & ~KEPT_BIT;
+            let e = v * l.size + l.lane;
+            if (e < avail) {
+                if ((slots[v] & KEPT_BIT) != 0u) {
+                    sh_stage[region + kept_m + kept_rank - k0] = vals[v];
+                } else if (PARTITION) {
+                    sh_stage[rejected_start + rejected_m + (e - kept_rank) - rejected_r0] = vals[v];
                 }
             }
-#end
-            workgroupBarrier();
-            for (var j = l.lane; j < m + count; j += l.size) {
-                if (j >= m) {
-                    store_out(base - m + j, sh_stage[region + j]);
-                }
-            }
-            // The next batch rewrites the region.
-            workgroupBarrier();
         }
+#end
+        workgroupBarrier();
+        for (var j = l.lane; j < kept_m + k1 - k0; j += l.size) {
+            if (j >= kept_m) {
+                store_out(kept_at - kept_m + j, sh_stage[region + j]);
+            }
+        }
+        if (PARTITION) {
+            let rejected_end = rejected_m + (e1 - k1) - rejected_r0;
+            for (var j = l.lane; j < rejected_end; j += l.size) {
+                if (j >= rejected_m) {
+                    store_out(rejected_at - rejected_m + j, sh_stage[rejected_start + j]);
+                }
+            }
+        }
+        // The next batch rewrites the region.
+        workgroupBarrier();
     }
 #end
 }
