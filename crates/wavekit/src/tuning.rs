@@ -42,11 +42,12 @@ pub const PRIMITIVE_STEPS: u32 = 7;
 pub const REDUCE_STEPS: u32 = 6;
 
 /// Steps of four elements per tile of select (tiles of 256 × 8 × 4 = 8192 elements; a lane
-/// holds one element of each of 32 steps of a subgroup width, ADR-033), its survivors stored
-/// from registers to their slots. Measured on the H200 (2026-11-30, ninth session, 2^28 u32,
-/// half kept, CUB in the same call): 2 steps 0.45×, 3 0.54×, 4 0.55×, 6 0.54×, 8 0.57–0.60×,
-/// 10 0.39×, 12 0.41×, 16 0.45× CUB; the earlier layout (four consecutive elements per lane
-/// and step, 4 steps) 0.53× in the same calls. Past 8 the registers cost occupancy.
+/// holds one element of each of 32 steps of a subgroup width, ADR-033). Measured on the H200
+/// (2026-11-30, ninth session, 2^28 u32, half kept, CUB in the same call), survivors stored
+/// from registers as before ADR-034: 2 steps 0.45×, 3 0.54×, 4 0.55×, 6 0.54×, 8 0.57–0.60×,
+/// 10 0.39×, 12 0.41×, 16 0.45× CUB; the earlier layout (four consecutive elements per lane and
+/// step, 4 steps) 0.53× in the same calls. Past 8 the registers cost occupancy. With the
+/// staged stores, tiles of 4–7 steps were slower than 8 (ADR-034).
 pub const SELECT_STEPS: u32 = 8;
 
 /// Elements per lane that select stores in one batch through workgroup memory, in runs that

@@ -253,11 +253,6 @@ fn main(inv: Invocation) {
     // Rejected elements of earlier chunks and tiles, for PARTITION.
     let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
-    if (STAGE_STEPS > 0u) {
-        store_staged(tile, l, carry + prefix + sg_prefix,
-            total + rejected_before + l.sg * PER_LANE * l.size - sg_prefix);
-        return;
-    }
     if (EXPERIMENT_SELECT_STORES == 1u) {
         // Measurement only: no stores; everything the stores would use still computed.
         var acc = 0u;
@@ -285,6 +280,11 @@ fn main(inv: Invocation) {
         if (acc == params._pad0 + 0x9e3779b9u) {
             store_out(0u, vals[0]);
         }
+        return;
+    }
+    if (STAGE_STEPS > 0u) {
+        store_staged(tile, l, carry + prefix + sg_prefix,
+            total + rejected_before + l.sg * PER_LANE * l.size - sg_prefix);
         return;
     }
 #unroll v PER_LANE
