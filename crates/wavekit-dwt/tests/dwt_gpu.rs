@@ -26,6 +26,24 @@ fn gpu() -> Option<&'static GpuContext> {
 
 /// Sizes 1 to 140 in each axis, sampled: the small ones all, then primes and powers of two
 /// around the workgroup.
+/// The reference's 5/3 forward of every `w × h` plane of `x` (planes one after another).
+fn reference_53(x: &[i32], (w, h, levels): (u32, u32, u32)) -> Vec<i32> {
+    let mut want = x.to_vec();
+    for p in want.chunks_mut((w * h) as usize) {
+        reference::forward_2d_53(p, w as usize, h as usize, levels);
+    }
+    want
+}
+
+/// The reference's 9/7 forward (f64) of every `w × h` plane of `x`.
+fn reference_97<T: Copy + Into<f64>>(x: &[T], (w, h, levels): (u32, u32, u32)) -> Vec<f64> {
+    let mut want: Vec<f64> = x.iter().map(|&v| v.into()).collect();
+    for p in want.chunks_mut((w * h) as usize) {
+        reference::forward_2d_97(p, w as usize, h as usize, levels);
+    }
+    want
+}
+
 fn sizes() -> Vec<u32> {
     let mut s: Vec<u32> = (1..=9).collect();
     s.extend([16, 17, 31, 32, 33, 64, 127, 128, 129, 140]);
@@ -60,10 +78,7 @@ fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
                     .collect();
                 let dwt = base.resized(ctx, w, h, levels, planes).unwrap();
                 let got = dwt.forward_i32(ctx, &x).unwrap();
-                let mut want = x.clone();
-                for p in want.chunks_mut((w * h) as usize) {
-                    reference::forward_2d_53(p, w as usize, h as usize, levels);
-                }
+                let want = reference_53(&x, (w, h, levels));
                 assert_eq!(got, want, "{w}x{h} levels {levels} planes {planes}");
                 assert_eq!(
                     dwt.inverse_i32(ctx, &got).unwrap(),
@@ -223,19 +238,12 @@ fn both_against_the_reference(
     let n = (w * h * planes) as usize;
     let x: Vec<i32> = (0..n).map(|_| rng.i32(-32768..32768)).collect();
     let (c, back) = separate(ctx, d53, &x, i32::MIN + 7);
-    let mut want = x.clone();
-    for p in want.chunks_mut((w * h) as usize) {
-        reference::forward_2d_53(p, w as usize, h as usize, levels);
-    }
-    assert_eq!(c, want, "5/3 {case}");
+    assert_eq!(c, reference_53(&x, (w, h, levels)), "5/3 {case}");
     assert_eq!(back, x, "5/3 {case} round trip");
 
     let x: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0 - 128.0).collect();
     let (c, back) = separate(ctx, d97, &x, f32::NAN);
-    let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-    for p in want.chunks_mut((w * h) as usize) {
-        reference::forward_2d_97(p, w as usize, h as usize, levels);
-    }
+    let want = reference_97(&x, (w, h, levels));
     check_97(&c, &want, &back, &x, &format!("9/7 {case}"));
 }
 
@@ -402,17 +410,10 @@ fn check_u8(
     );
     if wavelet == Wavelet::Reversible53 {
         let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-        let mut want = x.clone();
-        for p in want.chunks_mut((w * h) as usize) {
-            reference::forward_2d_53(p, w as usize, h as usize, levels);
-        }
-        assert_eq!(c, want, "5/3 {case}");
+        assert_eq!(c, reference_53(&x, (w, h, levels)), "5/3 {case}");
     } else {
         let c: Vec<f32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-        let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-        for p in want.chunks_mut((w * h) as usize) {
-            reference::forward_2d_97(p, w as usize, h as usize, levels);
-        }
+        let want = reference_97(&x, (w, h, levels));
         check_97_coefficients(&c, &want, &format!("9/7 {case}"));
     }
     // Poison the bytes the inverse writes (it writes them all, and no others).

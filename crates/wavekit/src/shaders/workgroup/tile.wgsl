@@ -7,8 +7,9 @@
 // combines them serially and needs one subgroup operation per tile. Subgroups are laid out
 // linearly (ADR-004), so the invocations of a subgroup hold a contiguous chunk, in order.
 //
-// Direct (reduce, select, count): subgroup s takes the chunk s * size * PER_LANE; in step k lane i
-// holds the VEC consecutive elements (k * size + i) * VEC + j of it (`element`).
+// Direct (reduce, the partition's count): subgroup s takes the chunk s * size * PER_LANE; in step
+// k lane i holds the VEC consecutive elements (k * size + i) * VEC + j of it (`element`).
+// (Select holds one element per lane and step instead: `element_lanes`, select/select.wgsl.)
 // Needs WG_SIZE, STEPS, VEC, PER_LANE (prepended so `#unroll` can use it), Lane.
 
 const TILE: u32 = WG_SIZE * PER_LANE;
