@@ -15,13 +15,14 @@ if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
     [ -d /tmp/amd64/lists ] || apt-get $o update -qq
     (cd .gl && apt-get $o download libglvnd0 libgl1 libglx0 libegl1 libopengl0 libgles2)
 fi
-cargo build --release --quiet -p wavekit-cli
+cargo build --release --quiet -p wavekit-cli -p wavekit-kernel-stats
 mkdir -p .dev/bin
-cp target/release/wavekit .dev/bin/
+cp target/release/wavekit target/release/kernel-stats .dev/bin/
 for f in "$@"; do cp -r "$f" .dev/; done
 cat <<'MSG'
 run with carry [".gl", ".dev"] and a command starting:
   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; mkdir -p $OUT;
 then e.g.:
   .dev/bin/wavekit probe --json | tee $OUT/probe.json; .dev/bin/wavekit selftest | tee $OUT/selftest.txt
+  WAVEKIT_DUMP_WGSL=/tmp/wg .dev/bin/wavekit bench primitives --log2 16 --runs 2; .dev/bin/kernel-stats /tmp/wg
 MSG

@@ -430,6 +430,39 @@ pub fn workgroup_bytes(module: &naga::Module, info: &naga::valid::ModuleInfo, en
         .sum()
 }
 
+/// Environment variable naming a folder into which every kernel's composed WGSL is written
+/// as it is built (for inspection, and for `kernel-stats`, which reports what the driver
+/// made of it).
+pub const DUMP_ENV: &str = "WAVEKIT_DUMP_WGSL";
+
+/// Writes `composed` to `$WAVEKIT_DUMP_WGSL/<name>-<hash>.wgsl` when that is set (the hash of
+/// the source tells variants of one kernel apart). A debugging aid: a failed write is reported
+/// on stderr and otherwise ignored.
+fn dump_wgsl(composed: &Composed) {
+    let Some(dir) = std::env::var_os(DUMP_ENV) else {
+        return;
+    };
+    if let Err(e) = dump_wgsl_to(std::path::Path::new(&dir), composed) {
+        eprintln!(
+            "{DUMP_ENV}: cannot write into {}: {e}",
+            dir.to_string_lossy()
+        );
+    }
+}
+
+/// Writes `composed` to `dir/<name>-<hash>.wgsl` (slashes in the name become `_`) and
+/// returns the path.
+fn dump_wgsl_to(dir: &std::path::Path, composed: &Composed) -> std::io::Result<std::path::PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    composed.source.hash(&mut h);
+    let name = composed.name.replace(['/', '\\', ' '], "_");
+    let path = dir.join(format!("{name}-{:08x}.wgsl", h.finish() as u32));
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(&path, &composed.source)?;
+    Ok(path)
+}
+
 /// Whether `WAVEKIT_CHECKED=1` asks for bounds-checked shaders.
 pub fn checked_from_env() -> bool {
     std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
@@ -462,6 +495,7 @@ impl GpuContext {
                 limit,
             });
         }
+        dump_wgsl(composed);
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&composed.name),
             source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
@@ -517,6 +551,22 @@ mod tests {
         for (k, subgroups) in &kernels {
             validate(k, *subgroups).unwrap_or_else(|e| panic!("{e}"));
         }
+    }
+
+    #[test]
+    fn dumped_wgsl_is_the_composed_source_under_its_name() {
+        let kernels = all_kernels().unwrap();
+        let dir = std::env::temp_dir().join(format!("wavekit-dump-{}", std::process::id()));
+        let (a, b) = (&kernels[0].0, &kernels[1].0);
+        let pa = dump_wgsl_to(&dir, a).unwrap();
+        let pb = dump_wgsl_to(&dir, b).unwrap();
+        assert_eq!(std::fs::read_to_string(&pa).unwrap(), a.source);
+        let file = pa.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(file.starts_with(&a.name.replace('/', "_")), "{file}");
+        assert!(file.ends_with(".wgsl") && !file.contains('/'), "{file}");
+        // Variants of one kernel (or two kernels) never overwrite each other.
+        assert!(a.source == b.source || pa != pb);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
