@@ -41,33 +41,40 @@ pub const PRIMITIVE_STEPS: u32 = 7;
 /// scan's 7 (twice); shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
 pub const REDUCE_STEPS: u32 = 6;
 
-/// Steps of four elements per tile of select (tiles of 256 × 8 × 4 = 8192 elements; a lane
-/// holds one element of each of 32 steps of a subgroup width, ADR-033). Measured on the H200
-/// (2026-11-30, ninth session, 2^28 u32, half kept, CUB in the same call), survivors stored
-/// from registers as before ADR-034: 2 steps 0.45×, 3 0.54×, 4 0.55×, 6 0.54×, 8 0.57–0.60×,
-/// 10 0.39×, 12 0.41×, 16 0.45× CUB; the earlier layout (four consecutive elements per lane and
-/// step, 4 steps) 0.53× in the same calls. Past 8 the registers cost occupancy. With the
-/// staged stores, tiles of 4–7 steps were slower than 8 (ADR-034).
-pub const SELECT_STEPS: u32 = 8;
+/// Steps of four elements per tile of select (tiles of 256 × 12 × 4 = 12288 elements; a lane
+/// holds one element of each of 48 steps of a subgroup width, ADR-033). The tile's size is
+/// bounded by registers: past 128 an invocation, an SM of the H200 holds one workgroup of 256
+/// instead of two (`kernel-stats`, ADR-035). With the ranks computed after the look-back and
+/// branch-free staging (ADR-035), measured on the H200 (2026-11-30, tenth session, 2^28 u32,
+/// half kept, CUB in the same call): 8 steps 925 µs (0.64×, 99–102 registers), 10 steps 838 µs
+/// (batches of 20) and 868 µs (of 8), **12 steps 789–790 µs (0.75×, 128 registers)**, 14 steps
+/// 1169–1259 µs and 16 steps 1142 µs (169–194 registers: one workgroup an SM). Before ADR-035
+/// (a slot per element through the look-back) 8 steps took 128 registers and 900 µs, and
+/// 10–16 steps 0.39–0.45× CUB.
+pub const SELECT_STEPS: u32 = 12;
 
 /// Elements per lane that select stores in one batch through workgroup memory, in runs that
-/// start on a line of 32 words (16: two batches of a tile; 0 would store from registers).
-/// Measured on the H200 (2026-11-30, 2^28 u32, half kept, CUB in the same call, ADR-033): from
-/// registers 1008 µs (0.59×); batches of 2, 4, 8, 16, 32 elements 1151, 1015, 955, 899–900,
-/// 1436 µs (16: 0.66–0.67×); tiles of 4 / 6 / 7 steps with batches of 8–28: 936–1684 µs.
+/// start on a line of 32 words (16: three batches of a tile; 0 would store from registers).
+/// Measured on the H200 (2026-11-30, 2^28 u32, half kept, CUB in the same call): with 12 steps
+/// (ADR-035) batches of 12, 16, 24 elements 795, 789–790, 1221 µs (24: 143–169 registers);
+/// before, with 8 steps (ADR-034), from registers 1008 µs and batches of 2, 4, 8, 16, 32
+/// elements 1151, 1015, 955, 899–900, 1436 µs.
 pub const SELECT_STAGE_STEPS: u32 = 16;
 
 /// Elements per lane that partition stores in one batch, both sides staged together (the
 /// kept side, then the rejected side, each aligned to lines; one pair of barriers per batch).
-/// Measured on the H200 (2026-11-30, 2^28 u32, ADR-034): from registers 1470–1471 µs (0.59×
-/// CUB); batches of 4, 8, 16 elements 1617–1618, 1494–1496, 1446–1447 µs (0.60×). Staging the
-/// two sides one after the other, with a pair of barriers each, took 1501 µs with 16.
-pub const PARTITION_STAGE_STEPS: u32 = 16;
+/// Measured on the H200 (2026-11-30, 2^28 u32, CUB in the same call): with 10 steps (ADR-035)
+/// batches of 8 and 20 elements 1402 and **1312–1313 µs (0.66×)**; with 12 steps batches of 12,
+/// 16, 24 elements 1377, 1341, 1927 µs. Before ADR-035 (8 steps, ADR-034): from registers
+/// 1470–1471 µs (0.59×), batches of 4, 8, 16 elements 1617–1618, 1494–1496, 1446–1447 µs.
+pub const PARTITION_STAGE_STEPS: u32 = 20;
 
-/// Steps of four elements per tile of partition, in select's layout. Measured in the same
-/// calls: 2 steps 0.51×, 3 0.57×, 4 0.51×, 6 0.56×, 8 0.60–0.61×, 10 0.39–0.40×, 12 0.43×,
-/// 16 0.43× CUB; the earlier kernel (compacted in workgroup memory, 2 steps, ADR-024) 0.53–0.54×.
-pub const PARTITION_STEPS: u32 = 8;
+/// Steps of four elements per tile of partition (tiles of 256 × 10 × 4 = 10240 elements), in
+/// select's layout; the count kernel walks the same tiles. Measured in the same calls as
+/// [`PARTITION_STAGE_STEPS`] (ADR-035): 8 steps 1414 µs, **10 steps 1312–1313 µs (0.66×,
+/// 120–121 registers)**, 12 steps 1341 µs, 14 steps 1854–2071 µs (one workgroup an SM). Before
+/// ADR-035: 8 steps 0.60–0.61×, 10–16 steps 0.39–0.43× CUB.
+pub const PARTITION_STEPS: u32 = 10;
 
 /// Consecutive elements an invocation scans serially per step before one subgroup scan.
 pub const PRIMITIVE_VEC: u32 = 4;

@@ -101,9 +101,6 @@ fn inputs_larger_than_one_binding() {
     }
     // Select and partition: the input in chunks, the output across two windows, the carry
     // of survivors passed from chunk to chunk on the GPU; predicates see global indices.
-    let tile =
-        wavekit::select::tile_elements(false).max(wavekit::select::tile_elements(true)) as usize;
-    let sel_chunk = 16_384 / tile * tile;
     let by_index = Keep::Predicate(
         "fn keep(x: u32, i: u32) -> bool { return (i % 3u) == 0u || (x & 1u) == 1u; }".into(),
     );
@@ -114,12 +111,17 @@ fn inputs_larger_than_one_binding() {
         (by_index.clone(), true),
     ] {
         let s = Select::new(ctx, Scalar::U32, &keep, partition).unwrap();
+        // Input chunks of whole tiles in one 64 KiB binding; output windows of whole bindings
+        // (16384 elements), so the largest n is two of them whatever the tile.
+        let tile = wavekit::select::tile_elements(partition) as usize;
+        let sel_chunk = 16_384 / tile * tile;
         for n in [
             sel_chunk - 1,
             sel_chunk,
             sel_chunk + 1,
             sel_chunk + 4097,
             2 * sel_chunk,
+            2 * 16_384,
         ] {
             let mut r = fastrand::Rng::with_seed(n as u64 + 3);
             let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
@@ -184,7 +186,7 @@ fn inputs_larger_than_one_binding() {
     }
     // Past two output windows: a clear error.
     let s = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
-    let n = 2 * sel_chunk + 1;
+    let n = 2 * 16_384 + 1;
     let big = ctx.storage_uninit("big", 4 * n as u64).unwrap();
     let flags = ctx.storage_uninit("flags", 4 * n as u64).unwrap();
     let out = ctx.storage_uninit("out", 4 * n as u64).unwrap();

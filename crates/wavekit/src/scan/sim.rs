@@ -1,6 +1,6 @@
 //! A CPU port of the cross-subgroup arithmetic of the scan and select kernels, written to
 //! read like the WGSL (`workgroup/scan.wgsl`, `scan/scan.wgsl`'s `scan_tile`, `select.wgsl`'s
-//! `count_tile`, `device/lookback.wgsl`'s `walk`), for any subgroup width. The tests run it at
+//! ranking and staging, `device/lookback.wgsl`'s `walk`), for any subgroup width. The tests run it at
 //! widths 1, 2, 4 … 128 over many random trials against the serial reference, so an index
 //! error that only shows at a width no test machine has is still caught.
 
@@ -146,10 +146,11 @@ fn ballot_count(b: [u32; 4], mask: [u32; 4]) -> u32 {
     (0..4).map(|w| (b[w] & mask[w]).count_ones()).sum()
 }
 
-/// `count_tile`'s slots in `select/select.wgsl` (ADR-033): for each element, the survivors
-/// before it in the tile. Subgroup `sg` holds the chunk of `per_lane * width` elements at
-/// `sg * per_lane * width`; in step v lane i holds element `v * width + i` of it; a ballot per
-/// step (four words, as the GPU's) ranks the step's survivors.
+/// The ranks `select/select.wgsl` gives survivors after the look-back (ADR-033, ADR-035), as
+/// its direct stores compute them: for each element, the survivors before it in the tile.
+/// Subgroup `sg` holds the chunk of `per_lane * width` elements at `sg * per_lane * width`; in
+/// step v lane i holds element `v * width + i` of it; a ballot per step (four words, as the
+/// GPU's) ranks the step's survivors.
 pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> Vec<u32> {
     assert_eq!(keep.len(), wg * per_lane);
     let subgroups = wg / width;
@@ -195,18 +196,12 @@ pub fn staged_stores(
     partition: bool,
     (kept_base, rejected_base): (u32, u32),
 ) -> Vec<(u32, Vec<(u32, usize)>)> {
-    const KEPT: u32 = 1 << 31;
     let per_lane = keep.len() / width;
     assert_eq!(per_lane % stage, 0);
     let keep: Vec<bool> = keep
         .iter()
         .enumerate()
         .map(|(e, &k)| k && e < avail)
-        .collect();
-    let slots: Vec<u32> = select_slots(&keep, width, per_lane, width)
-        .iter()
-        .zip(&keep)
-        .map(|(&s, &k)| s | if k { KEPT } else { 0 })
         .collect();
     let line = width.min(32) as u32;
     let region = width * (stage + if partition { 2 } else { 1 });
@@ -224,10 +219,10 @@ pub fn staged_stores(
             }
         }
     };
+    // The subgroup's kept elements before the batch.
+    let mut k0 = 0u32;
     for b in 0..per_lane / stage {
-        let first = slots[b * stage * width];
-        let last = slots[(b * stage + stage - 1) * width + width - 1];
-        let (k0, k1) = (first & !KEPT, (last & !KEPT) + (last >> 31));
+        let steps = b * stage..(b + 1) * stage;
         let e0 = (b * stage * width).min(avail) as u32;
         let e1 = ((b + 1) * stage * width).min(avail) as u32;
         let kept_at = kept_base + k0;
@@ -235,15 +230,32 @@ pub fn staged_stores(
         let rejected_r0 = e0 - k0;
         let rejected_at = rejected_base + rejected_r0;
         let rejected_m = rejected_at % line;
-        let rejected_start = (line + k1 - k0) as usize;
+        // Partition counts the batch's survivors first (a subgroup reduce of each lane's).
+        let batch_kept = if partition {
+            keep[steps.start * width..steps.end * width]
+                .iter()
+                .filter(|&&k| k)
+                .count() as u32
+        } else {
+            0
+        };
+        let rejected_start = (line + batch_kept) as usize;
         let mut staged = vec![None; region];
-        for v in b * stage..(b + 1) * stage {
+        let mut rank = k0;
+        for v in steps {
+            let mut ballot = [0u32; 4];
+            for lane in 0..width {
+                if keep[v * width + lane] {
+                    ballot[lane / 32] |= 1 << (lane % 32);
+                }
+            }
             for lane in 0..width {
                 let e = v * width + lane;
-                let kept_rank = slots[e] & !KEPT;
+                let kept_rank = rank + ballot_count(ballot, lanes_below(lane as u32));
+                // What is not staged goes to the invocation's trash word, outside the region.
                 let at = if e >= avail {
                     continue;
-                } else if slots[e] & KEPT != 0 {
+                } else if keep[e] {
                     (kept_m + kept_rank - k0) as usize
                 } else if partition {
                     rejected_start + (rejected_m + (e as u32 - kept_rank) - rejected_r0) as usize
@@ -254,6 +266,15 @@ pub fn staged_stores(
                 assert!(staged[at].is_none(), "two elements staged at {at}");
                 staged[at] = Some(e);
             }
+            rank += ballot_count(ballot, [u32::MAX; 4]);
+        }
+        let k1 = rank;
+        if partition {
+            assert_eq!(
+                batch_kept,
+                k1 - k0,
+                "the batch's count and its ranks disagree"
+            );
         }
         out(&staged, 0, kept_m, kept_m + k1 - k0, kept_at - kept_m);
         if partition {
@@ -266,6 +287,7 @@ pub fn staged_stores(
                 rejected_at - rejected_m,
             );
         }
+        k0 = k1;
     }
     stores
 }

@@ -94,6 +94,11 @@ fn compose_kernel(
         ConstValue::U32((steps * SELECT_VEC).checked_div(stage).unwrap_or(0)),
     ));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(false)));
+    // One keep bit per element and lane, in words.
+    consts.push((
+        "KEEP_WORDS",
+        ConstValue::U32((steps * SELECT_VEC).div_ceil(32)),
+    ));
     let monoid = Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups);
     let io = io_piece(scalar, keep);
     let predicate = match keep {
@@ -262,9 +267,10 @@ impl Select {
         }
         let tile = self.tile;
         // Elements per chunk: whole tiles, one storage binding, aligned for binding offsets.
-        // The output's first window is as long; the rest goes to a second window.
+        // The output's first window is a whole binding (aligned, but not to tiles, so that a
+        // tile that does not divide a binding costs no range); the rest goes to a second one.
         let chunk = chunk_elements(ctx, 1, tile).min(u64::from(u32::MAX)) as u32;
-        let window = chunk;
+        let window = chunk_elements(ctx, 1, 1).min(u64::from(u32::MAX)) as u32;
         if u64::from(n) > 2 * u64::from(window) {
             return Err(Error::InvalidArgument(format!(
                 "select of {n} elements: its output would need more than two storage bindings \

@@ -7,9 +7,10 @@
 // fallback, across tiles; each survivor goes to the slot equal to the number of survivors
 // before it, so order is kept. With PARTITION, a rejected element goes to total + (rejected
 // before it), so both sides keep their order (the total comes from a count pass,
-// select/count.wgsl). The tile stays in registers through the look-back (ADR-024); then it
-// is stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0,
-// the default, ADR-034) or straight from registers.
+// select/count.wgsl). The tile stays in registers through the look-back (ADR-024) with one
+// keep bit per element; the ballots rank it only after the look-back (ADR-035), as it is
+// stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0, the
+// default, ADR-034) or straight from registers.
 //
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
@@ -77,18 +78,26 @@ fn num_tiles() -> u32 {
     return params.tiles;
 }
 
-// The lane's values and, for each, its slot among its subgroup chunk's survivors with
-// KEPT_BIT set if it survives: private arrays indexed only by constants (unrolled), so they
-// stay in registers. The look-back's fallback counts from loads of its own.
+// The lane's values and whether each survives (bit v % 32 of keeps[v / 32]): private arrays
+// indexed only by constants (unrolled), so they stay in registers. The ranks are computed
+// after the look-back, when the tile is stored, so that only one bit per element is live
+// through it (ADR-035: a slot per element held select to 128 registers, two workgroups an
+// SM). The look-back's fallback counts from loads of its own.
 var<private> vals: array<D, PER_LANE>;
-var<private> slots: array<u32, PER_LANE>;
+var<private> keeps: array<u32, KEEP_WORDS>;
+
+fn survives(v: u32) -> bool {
+    return ((keeps[v / 32u] >> (v % 32u)) & 1u) != 0u;
+}
 
 // Staged stores (STAGE_STEPS > 0): subgroup s stages a batch of STAGE_STEPS steps at
 // sh_stage[s * size * (STAGE_STEPS + STAGE_SIDES) ..], each side shifted so that its stores
 // start on a line of min(size, 32) words: one word per invocation and step, plus a line per
 // side and subgroup.
 const STAGE_SIDES: u32 = select(1u, 2u, PARTITION);
-const STAGE_LEN: u32 = select(1u, WG_SIZE * (STAGE_STEPS + STAGE_SIDES), STAGE_STEPS > 0u);
+// Plus one word per invocation where it puts what it does not stage (branch-free staging).
+const STAGE_LEN: u32 = select(1u, WG_SIZE * (STAGE_STEPS + STAGE_SIDES + 1u), STAGE_STEPS > 0u);
+const STAGE_TRASH: u32 = WG_SIZE * (STAGE_STEPS + STAGE_SIDES);
 var<workgroup> sh_stage: array<D, STAGE_LEN>;
 
 // Element v of the lane in the tile.
@@ -96,14 +105,9 @@ fn element_lanes(tile: u32, l: Lane, v: u32) -> u32 {
     return tile * TILE + (l.sg * PER_LANE + v) * l.size + l.lane;
 }
 
-// Whether an element survives is the top bit of its slot (no array of flags: fewer
-// registers, larger tiles).
-const KEPT_BIT: u32 = 0x80000000u;
-
-// Fills vals and slots: every load first (a predicate between them kept the next step's load
-// from starting: measured on the scan, ADR-021), then one ballot per step. Returns the
-// subgroup's survivors before it in the workgroup; sh_wg_total holds the tile's survivors
-// afterwards.
+// Fills vals and keeps: every load first (a predicate between them kept the next step's load
+// from starting: measured on the scan, ADR-021), then the predicates. Returns the subgroup's
+// survivors before it in the workgroup; sh_wg_total holds the tile's survivors afterwards.
 fn count_tile(tile: u32, l: Lane) -> u32 {
 #unroll v PER_LANE
     {
@@ -113,18 +117,18 @@ fn count_tile(tile: u32, l: Lane) -> u32 {
         }
     }
 #end
-    let below = lanes_below(l.lane);
-    var carry = 0u;
 #unroll v PER_LANE
     {
         let i = element_lanes(tile, l, {v});
         let keep = i < params.n && keep_value(vals[{v}], i);
-        let b = sg_ballot(keep);
-        slots[{v}] = (carry + ballot_count(b & below)) | select(0u, KEPT_BIT, keep);
-        carry += ballot_count(b);
+        keeps[{v} / 32u] |= select(0u, 1u << ({v} % 32u), keep);
     }
 #end
-    return wg_exclusive_of_subgroups(carry, l);
+    var count = 0u;
+#unroll w KEEP_WORDS
+    count += countOneBits(keeps[{w}]);
+#end
+    return wg_exclusive_of_subgroups(sg_reduce(count, l.lane, l.size), l);
 }
 
 // The survivors of a predecessor tile (look-back fallback). It must leave the private arrays
@@ -155,38 +159,51 @@ fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
     let avail = min(params.n - min(params.n, tile * TILE + chunk), PER_LANE * l.size);
     let line = min(l.size, 32u);
     let region = l.sg * l.size * (STAGE_STEPS + STAGE_SIDES);
+    let below = lanes_below(l.lane);
+    // This subgroup's kept elements before the batch (k0) and after it (k1).
+    var k0 = 0u;
 #unroll b STAGE_BATCHES
     {
-        // Kept ranks at the batch's first step (lane 0's slot there) and after its last (the
-        // last lane's slot and bit), and the subgroup's elements before each.
-        let first = slots[{b} * STAGE_STEPS];
-        let last = slots[{b} * STAGE_STEPS + STAGE_STEPS - 1u];
-        let k0 = sg_shuffle_u32(first & ~KEPT_BIT, 0u);
-        let k1 = sg_shuffle_u32((last & ~KEPT_BIT) + (last >> 31u), l.size - 1u);
         let e0 = min({b} * STAGE_STEPS * l.size, avail);
         let e1 = min(({b} + 1u) * STAGE_STEPS * l.size, avail);
-        // Each side: its rank at the batch's start, how many, where the first goes, its shift
-        // and where it starts in the region (the rejected side after the kept one).
+        // Each side: its rank at the batch's start, where the first goes, its shift and
+        // where it starts in the region (the rejected side after the kept one, so partition
+        // counts the batch's survivors first).
         let kept_at = kept_base + k0;
         let kept_m = kept_at % line;
         let rejected_r0 = e0 - k0;
         let rejected_at = rejected_base + rejected_r0;
         let rejected_m = rejected_at % line;
-        let rejected_start = region + line + (k1 - k0);
+        var batch_kept = 0u;
+        if (PARTITION) {
+            var mine = 0u;
+#unroll k STAGE_STEPS
+            mine += select(0u, 1u, survives({b} * STAGE_STEPS + {k}));
+#end
+            batch_kept = sg_reduce(mine, l.lane, l.size);
+        }
+        let rejected_start = region + line + batch_kept;
+        // One ballot per step ranks its survivors: those of the earlier steps, then those of
+        // the lanes below. The staging has no branches (an element that is not staged goes to
+        // the invocation's trash word), so the subgroup never splits between the ballots.
+        var rank = k0;
+        let trash = STAGE_TRASH + l.local;
 #unroll k STAGE_STEPS
         {
             let v = {b} * STAGE_STEPS + {k};
-            let kept_rank = slots[v] & ~KEPT_BIT;
+            let keep = survives(v);
+            let ballot = sg_ballot(keep);
+            let kept_rank = rank + ballot_count(ballot & below);
+            rank += ballot_count(ballot);
             let e = v * l.size + l.lane;
-            if (e < avail) {
-                if ((slots[v] & KEPT_BIT) != 0u) {
-                    sh_stage[region + kept_m + kept_rank - k0] = vals[v];
-                } else if (PARTITION) {
-                    sh_stage[rejected_start + rejected_m + (e - kept_rank) - rejected_r0] = vals[v];
-                }
+            var at = select(trash, region + kept_m + kept_rank - k0, keep);
+            if (PARTITION) {
+                at = select(rejected_start + rejected_m + (e - kept_rank) - rejected_r0, at, keep);
             }
+            sh_stage[select(trash, at, e < avail)] = vals[v];
         }
 #end
+        let k1 = rank;
         workgroupBarrier();
         for (var j = l.lane; j < kept_m + k1 - k0; j += l.size) {
             if (j >= kept_m) {
@@ -203,6 +220,7 @@ fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
         }
         // The next batch rewrites the region.
         workgroupBarrier();
+        k0 = k1;
     }
 #end
 }
@@ -257,7 +275,10 @@ fn main(inv: Invocation) {
         // Measurement only: no stores; everything the stores would use still computed.
         var acc = 0u;
 #unroll v PER_LANE
-        acc ^= bitcast<u32>(vals[{v}]) + (carry + prefix + sg_prefix + slots[{v}]);
+        acc ^= bitcast<u32>(vals[{v}]) + (carry + prefix + sg_prefix);
+#end
+#unroll w KEEP_WORDS
+        acc ^= keeps[{w}];
 #end
         if (acc == params._pad0 + 0x9e3779b9u) {
             store_out(0u, vals[0]);
@@ -271,7 +292,7 @@ fn main(inv: Invocation) {
 #unroll v PER_LANE
         {
             let i = element_lanes(tile, l, {v});
-            acc ^= carry + prefix + sg_prefix + slots[{v}];
+            acc ^= carry + prefix + sg_prefix + select(0u, 1u, survives({v}));
             if (i < params.n) {
                 store_out(i, vals[{v}]);
             }
@@ -287,12 +308,17 @@ fn main(inv: Invocation) {
             total + rejected_before + l.sg * PER_LANE * l.size - sg_prefix);
         return;
     }
+    let below = lanes_below(l.lane);
+    var rank = 0u;
 #unroll v PER_LANE
     {
         let i = element_lanes(tile, l, {v});
+        let keep = survives({v});
+        let ballot = sg_ballot(keep);
+        let slot = sg_prefix + rank + ballot_count(ballot & below);
+        rank += ballot_count(ballot);
         if (i < params.n) {
-            let slot = sg_prefix + (slots[{v}] & ~KEPT_BIT);
-            if ((slots[{v}] & KEPT_BIT) != 0u) {
+            if (keep) {
                 store_out(carry + prefix + slot, vals[{v}]);
             } else if (PARTITION) {
                 store_out(total + rejected_before + (i - tile * TILE) - slot, vals[{v}]);
