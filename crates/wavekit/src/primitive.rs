@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::shader::ConstValue;
 use crate::tuning::{
     LOOKBACK_BACKOFF, LOOKBACK_FIRST_WINDOW, LOOKBACK_PER_LANE, LOOKBACK_SPINS, PARTITION_STEPS,
-    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_STEPS, SELECT_STEPS,
+    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_STEPS, SCAN_STEPS, SELECT_STEPS,
 };
 
 /// The `subgroup/api` piece for this device.
@@ -64,6 +64,12 @@ pub fn vec() -> u32 {
         .unwrap_or(PRIMITIVE_VEC)
 }
 
+/// Steps per tile of one-word out-of-place scans (the direct layout): [`SCAN_STEPS`] unless
+/// `WAVEKIT_TILE_STEPS` says otherwise.
+pub fn scan_steps() -> u32 {
+    steps_or(SCAN_STEPS)
+}
+
 /// Steps per tile of reduce: [`REDUCE_STEPS`] unless `WAVEKIT_TILE_STEPS` says otherwise.
 pub fn reduce_steps() -> u32 {
     steps_or(REDUCE_STEPS)
@@ -111,9 +117,10 @@ pub fn with_steps(
     consts
 }
 
-/// Elements per tile of one-word elements.
+/// Elements per tile of a one-word out-of-place scan (the direct layout); other scans:
+/// [`crate::scan::tile_elements`].
 pub fn tile() -> u32 {
-    tile_for(1)
+    crate::scan::tile_elements(1, false)
 }
 
 /// Elements per tile of `words`-word elements.
@@ -194,11 +201,6 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
             ),
         ),
     ]
-}
-
-/// Tiles covering `n` elements of `words` words.
-pub fn tiles(n: u32, words: u32) -> u32 {
-    n.div_ceil(tile_for(words))
 }
 
 /// Environment variable lowering the binding size wavekit splits work at (tests only: it

@@ -36,45 +36,53 @@ pub const PRIMITIVE_WORKGROUP: u32 = 256;
 /// one element per lane per step with a subgroup scan each ran at 40 % and was shuffle-bound.
 pub const PRIMITIVE_STEPS: u32 = 7;
 
+/// Steps per tile of out-of-place scans of one-word elements (the direct layout, ADR-014):
+/// 256 × 10 × 4 = 10 240 elements. The other scans (in place, wider elements: through
+/// workgroup memory) keep [`PRIMITIVE_STEPS`]. Measured on the H200 (2026-11-30, tenth session,
+/// 2^28 u32, CUB in the same call, whole tiles loaded and stored without bound checks, ADR-036):
+/// 7 steps 73.0–73.2 % of copy (46–48 registers), 8 steps 75.2–75.9 %, 9 steps 77.6–78.5 %,
+/// **10 steps 79.0–79.4 % (1.00–1.01× CUB)**, all at 64 registers; before ADR-036, 7 steps took
+/// 64 registers and 67–68 %, and 8 steps 80 registers and 62 %.
+pub const SCAN_STEPS: u32 = 10;
+
 /// Steps per tile of reduce (tiles of 256 × 6 × 4 = 6144 elements). Measured on the H200
 /// (2026-11-29, 2^28 u32 sum, CUB in the same call): 0.98× CUB with 6 steps, 0.96× with the
 /// scan's 7 (twice); shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
 pub const REDUCE_STEPS: u32 = 6;
 
-/// Steps of four elements per tile of select (tiles of 256 × 12 × 4 = 12288 elements; a lane
-/// holds one element of each of 48 steps of a subgroup width, ADR-033). The tile's size is
+/// Steps of four elements per tile of select (tiles of 256 × 13 × 4 = 13 312 elements; a lane
+/// holds one element of each of 52 steps of a subgroup width, ADR-033). The tile's size is
 /// bounded by registers: past 128 an invocation, an SM of the H200 holds one workgroup of 256
-/// instead of two (`kernel-stats`, ADR-035). With the ranks computed after the look-back and
-/// branch-free staging (ADR-035), measured on the H200 (2026-11-30, tenth session, 2^28 u32,
-/// half kept, CUB in the same call): 8 steps 925 µs (0.64×, 99–102 registers), 10 steps 838 µs
-/// (batches of 20) and 868 µs (of 8), **12 steps 789–790 µs (0.75×, 128 registers)**, 14 steps
-/// 1169–1259 µs and 16 steps 1142 µs (169–194 registers: one workgroup an SM). Before ADR-035
-/// (a slot per element through the look-back) 8 steps took 128 registers and 900 µs, and
-/// 10–16 steps 0.39–0.45× CUB.
-pub const SELECT_STEPS: u32 = 12;
+/// instead of two (`kernel-stats`, ADR-035). Measured on the H200 (2026-11-30, tenth session,
+/// 2^28 u32, half kept, CUB in the same call), with whole tiles unchecked (ADR-036), steps /
+/// elements per batch: 10 / 20 759 µs, 12 / 16 701 µs (104–106 registers), **13 / 13 569–570 µs
+/// (1.04× CUB, 112–116 registers)**, 14 / 14 664 µs, 14 / 28 1031 µs (159 registers), 16 / 16
+/// 647 µs (127–128 registers), 11 / 22 1145 µs. Before ADR-036 (ADR-035's kernel): 8 steps
+/// 925 µs, 10 steps 838 µs, 12 steps 790 µs (128 registers), 14–16 steps 1142–1259 µs (169–194
+/// registers: one workgroup an SM); before ADR-035 (a slot per element through the look-back)
+/// 8 steps took 128 registers and 900 µs.
+pub const SELECT_STEPS: u32 = 13;
 
 /// Elements per lane that select stores in one batch through workgroup memory, in runs that
-/// start on a line of 32 words (16: three batches of a tile; 0 would store from registers).
-/// Measured on the H200 (2026-11-30, 2^28 u32, half kept, CUB in the same call): with 12 steps
-/// (ADR-035) batches of 12, 16, 24 elements 795, 789–790, 1221 µs (24: 143–169 registers);
-/// before, with 8 steps (ADR-034), from registers 1008 µs and batches of 2, 4, 8, 16, 32
-/// elements 1151, 1015, 955, 899–900, 1436 µs.
-pub const SELECT_STAGE_STEPS: u32 = 16;
+/// start on a line of 32 words (13: four batches of a tile; 0 would store from registers).
+/// Measured with [`SELECT_STEPS`] (above, ADR-036); with ADR-035's kernel at 12 steps, batches
+/// of 12, 16, 24 elements took 795, 789–790, 1221 µs; with 8 steps (ADR-034) from registers
+/// 1008 µs and batches of 2, 4, 8, 16, 32 elements 1151, 1015, 955, 899–900, 1436 µs.
+pub const SELECT_STAGE_STEPS: u32 = 13;
 
 /// Elements per lane that partition stores in one batch, both sides staged together (the
 /// kept side, then the rejected side, each aligned to lines; one pair of barriers per batch).
-/// Measured on the H200 (2026-11-30, 2^28 u32, CUB in the same call): with 10 steps (ADR-035)
-/// batches of 8 and 20 elements 1402 and **1312–1313 µs (0.66×)**; with 12 steps batches of 12,
-/// 16, 24 elements 1377, 1341, 1927 µs. Before ADR-035 (8 steps, ADR-034): from registers
-/// 1470–1471 µs (0.59×), batches of 4, 8, 16 elements 1617–1618, 1494–1496, 1446–1447 µs.
-pub const PARTITION_STAGE_STEPS: u32 = 20;
+/// Measured with [`PARTITION_STEPS`] (below).
+pub const PARTITION_STAGE_STEPS: u32 = 16;
 
-/// Steps of four elements per tile of partition (tiles of 256 × 10 × 4 = 10240 elements), in
-/// select's layout; the count kernel walks the same tiles. Measured in the same calls as
-/// [`PARTITION_STAGE_STEPS`] (ADR-035): 8 steps 1414 µs, **10 steps 1312–1313 µs (0.66×,
-/// 120–121 registers)**, 12 steps 1341 µs, 14 steps 1854–2071 µs (one workgroup an SM). Before
-/// ADR-035: 8 steps 0.60–0.61×, 10–16 steps 0.39–0.43× CUB.
-pub const PARTITION_STEPS: u32 = 10;
+/// Steps of four elements per tile of partition (tiles of 256 × 16 × 4 = 16 384 elements), in
+/// select's layout; the count kernel walks the same tiles. Measured on the H200 (2026-11-30,
+/// 2^28 u32, CUB in the same call), with whole tiles unchecked (ADR-036), steps / elements per
+/// batch: 10 / 20 1237–1238 µs, 12 / 16 1215–1217 µs, 13 / 13 1214 µs, 14 / 14 1191–1193 µs,
+/// **16 / 16 1184–1188 µs (0.73× CUB, 127–128 registers)**, 14 / 28 1744 µs, 11 / 22 1859 µs.
+/// With ADR-035's kernel: 8 / 16 1414 µs, 10 / 20 1312–1313 µs, 12 / 16 1341 µs; before it
+/// (ADR-034) 8 steps 0.60–0.61× and 10–16 steps 0.39–0.43× CUB.
+pub const PARTITION_STEPS: u32 = 16;
 
 /// Consecutive elements an invocation scans serially per step before one subgroup scan.
 pub const PRIMITIVE_VEC: u32 = 4;

@@ -20,9 +20,9 @@ fn inputs_larger_than_one_binding() {
     // 64 KiB bindings: as many whole tiles of u32 as fit in 16384 elements per chunk.
     // SAFETY: this binary's only test sets it before any work is bound.
     unsafe { std::env::set_var("WAVEKIT_MAX_BINDING_BYTES", "65536") };
-    let tile = wavekit::tile_elements() as usize;
-    let per_chunk = 16_384 / tile * tile;
     for (inclusive, in_place) in [(true, false), (false, false), (true, true), (false, true)] {
+        let tile = wavekit::scan::tile_elements(1, in_place) as usize;
+        let per_chunk = 16_384 / tile * tile;
         let scan = Scan::new(
             ctx,
             &ScanConfig {
@@ -85,7 +85,7 @@ fn inputs_larger_than_one_binding() {
     assert_eq!(got[0], want, "{}: chunked affine reduce", on(ctx));
     for op in [Op::Add, Op::Min, Op::Max] {
         let red = Reduce::new(ctx, &Monoid::builtin(Scalar::I32, op)).unwrap();
-        let n = 7 * per_chunk + 3;
+        let n = 7 * 14_336 + 3; // six or seven 64 KiB chunks
         let mut r = fastrand::Rng::with_seed(10);
         let x: Vec<i32> = (0..n).map(|_| r.i32(..)).collect();
         let src = ctx.storage_from("src", &x).unwrap();

@@ -17,13 +17,17 @@ use wavekit::{Error, GpuContext, POISON};
 const F32_ADD_TOLERANCE: f64 = 1e-5;
 
 fn sizes() -> Vec<usize> {
-    // The scan's tile edges, and the reduce's (tiles of their own size).
+    // The scan's tile edges (out of place; in place, through workgroup memory), and the
+    // reduce's (tiles of their own size).
     let t = wavekit::tile_elements() as usize;
+    let b = wavekit::scan::tile_elements(1, true) as usize;
     let r = wavekit::reduce::tile_elements() as usize;
     vec![
         r - 1,
         r,
         r + 1,
+        b - 1,
+        b + 1,
         0,
         1,
         2,

@@ -12,8 +12,8 @@ use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::primitive::{
-    check_fits, chunk_elements, lookback_consts, params4, state_buffer, subgroup_api, tile_for,
-    tiles,
+    check_fits, chunk_elements, lookback_consts, params4, scan_steps, state_buffer, subgroup_api,
+    tile_for, vec, with_steps, workgroup,
 };
 use crate::shader::{Composed, ConstValue, compose};
 
@@ -130,7 +130,18 @@ pub const LAYOUT_ENV: &str = "WAVEKIT_SCAN_LAYOUT";
 /// Whether an out-of-place scan of `words`-word elements uses the direct layout.
 fn direct_layout(words: u32, in_place: bool) -> bool {
     let wanted = std::env::var(LAYOUT_ENV).map_or(true, |v| v != "blocked");
-    wanted && words == 1 && !in_place && crate::primitive::per_lane(1).is_multiple_of(4)
+    wanted && words == 1 && !in_place && (scan_steps() * vec()).is_multiple_of(4)
+}
+
+/// Elements per tile of a scan of `words`-word elements (in place or not): the direct layout's
+/// tiles have [`crate::tuning::SCAN_STEPS`] steps, the others
+/// [`crate::tuning::PRIMITIVE_STEPS`] (ADR-036). Tile edges are worth testing.
+pub fn tile_elements(words: u32, in_place: bool) -> u32 {
+    if direct_layout(words, in_place) {
+        workgroup() * scan_steps() * vec()
+    } else {
+        tile_for(words)
+    }
 }
 
 fn composed_with(
@@ -144,7 +155,11 @@ fn composed_with(
 ) -> Result<Composed> {
     // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
     let mut consts = lookback_consts(subgroups, words);
-    let per_lane = crate::primitive::per_lane(words);
+    let mut per_lane = crate::primitive::per_lane(words);
+    if direct {
+        consts = with_steps(consts, scan_steps(), vec());
+        per_lane = scan_steps() * vec();
+    }
     consts.push(("DIRECT", ConstValue::Bool(direct)));
     consts.push(("QUADS", ConstValue::U32((per_lane / 4).max(1))));
     if pass != 0 {
@@ -225,8 +240,8 @@ pub struct Scan {
     io: Io,
     /// Words per input element.
     words: u32,
-    /// Words per element of the kernel's monoid (2 for a segmented scan's pairs).
-    tile_words: u32,
+    /// Elements per tile.
+    tile: u32,
     kernels: Vec<Kernel>,
 }
 
@@ -249,7 +264,7 @@ impl Scan {
                 Io::Separate
             },
             words: config.monoid.words(),
-            tile_words: config.monoid.words(),
+            tile: tile_elements(config.monoid.words(), config.in_place),
             kernels,
         })
     }
@@ -261,7 +276,8 @@ impl Scan {
         Ok(Self {
             io: Io::Segmented(scalar, op),
             words: 1,
-            tile_words: 2,
+            // The kernel's monoid pairs value and flag: two words, through workgroup memory.
+            tile: tile_for(2),
             kernels: vec![Kernel::new(
                 ctx,
                 &composed_segmented(scalar, op, inclusive, sg)?,
@@ -318,8 +334,8 @@ impl Scan {
             }
         }
         // Inputs larger than one binding go in chunks, the carry passed along on the GPU.
-        let per_chunk = chunk_elements(ctx, self.words, tile_for(self.tile_words));
-        let max_tiles = tiles(n.min(per_chunk) as u32, self.tile_words);
+        let per_chunk = chunk_elements(ctx, self.words, self.tile);
+        let max_tiles = (n.min(per_chunk) as u32).div_ceil(self.tile);
         let state = state_buffer(ctx, max_tiles)?;
         let carries = [
             ctx.storage_uninit("scan carry", 16)?,
@@ -336,7 +352,7 @@ impl Scan {
         let mut start = 0u64;
         while start < n {
             let len = (n - start).min(per_chunk);
-            let t = tiles(len as u32, self.tile_words);
+            let t = (len as u32).div_ceil(self.tile);
             let params = params4(ctx, len as u32, t, u32::from(start == 0), 0)?;
             let c = chunks.len();
             let mut entries: Vec<Range> = vec![

@@ -127,6 +127,18 @@ fn load_quad_checked(q: u32) -> array<T, 4> {
 
 // Issues the loads of the lane's quads into dvals.
 fn load_tile_direct(tile: u32, l: Lane) {
+    // A whole tile (all but the last) loads its quads without a bound check each.
+    if ((tile + 1u) * TILE <= params.n) {
+#unroll k QUADS
+        {
+            let x = load_quad(quad_of(tile, l, {k}));
+#unroll j 4
+            dvals[{k} * 4u + {j}] = x[{j}];
+#end
+        }
+#end
+        return;
+    }
 #unroll k QUADS
     {
         let x = load_quad_checked(quad_of(tile, l, {k}));
@@ -166,6 +178,20 @@ fn scan_tile_direct(l: Lane) -> T {
 }
 
 fn store_tile_direct(tile: u32, l: Lane, p: T) {
+    if ((tile + 1u) * TILE <= params.n) {
+#unroll k QUADS
+        {
+            let q = quad_of(tile, l, {k});
+            let o = combine(p, doffs[{k}]);
+            var y: array<T, 4>;
+#unroll j 4
+            y[{j}] = combine(o, dvals[{k} * 4u + {j}]);
+#end
+            store_quad(q, y);
+        }
+#end
+        return;
+    }
 #unroll k QUADS
     {
         let q = quad_of(tile, l, {k});

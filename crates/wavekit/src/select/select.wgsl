@@ -109,21 +109,34 @@ fn element_lanes(tile: u32, l: Lane, v: u32) -> u32 {
 // from starting: measured on the scan, ADR-021), then the predicates. Returns the subgroup's
 // survivors before it in the workgroup; sh_wg_total holds the tile's survivors afterwards.
 fn count_tile(tile: u32, l: Lane) -> u32 {
+    if ((tile + 1u) * TILE <= params.n) {
+        // A whole tile (all but the last): no bound check per element.
 #unroll v PER_LANE
-    {
-        let i = element_lanes(tile, l, {v});
-        if (i < params.n) {
-            vals[{v}] = load_data(i);
+        vals[{v}] = load_data(element_lanes(tile, l, {v}));
+#end
+#unroll v PER_LANE
+        {
+            let keep = keep_value(vals[{v}], element_lanes(tile, l, {v}));
+            keeps[{v} / 32u] |= select(0u, 1u << ({v} % 32u), keep);
         }
-    }
+#end
+    } else {
+#unroll v PER_LANE
+        {
+            let i = element_lanes(tile, l, {v});
+            if (i < params.n) {
+                vals[{v}] = load_data(i);
+            }
+        }
 #end
 #unroll v PER_LANE
-    {
-        let i = element_lanes(tile, l, {v});
-        let keep = i < params.n && keep_value(vals[{v}], i);
-        keeps[{v} / 32u] |= select(0u, 1u << ({v} % 32u), keep);
-    }
+        {
+            let i = element_lanes(tile, l, {v});
+            let keep = i < params.n && keep_value(vals[{v}], i);
+            keeps[{v} / 32u] |= select(0u, 1u << ({v} % 32u), keep);
+        }
 #end
+    }
     var count = 0u;
 #unroll w KEEP_WORDS
     count += countOneBits(keeps[{w}]);
