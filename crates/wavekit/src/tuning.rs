@@ -45,10 +45,13 @@ pub const PRIMITIVE_STEPS: u32 = 7;
 /// 64 registers and 67–68 %, and 8 steps 80 registers and 62 %.
 pub const SCAN_STEPS: u32 = 10;
 
-/// Steps per tile of reduce (tiles of 256 × 6 × 4 = 6144 elements). Measured on the H200
-/// (2026-11-29, 2^28 u32 sum, CUB in the same call): 0.98× CUB with 6 steps, 0.96× with the
-/// scan's 7 (twice); shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
-pub const REDUCE_STEPS: u32 = 6;
+/// Steps per tile of reduce (tiles of 256 × 12 × 4 = 12 288 elements). Measured on the H200
+/// (2026-11-30, tenth session, 2^28 u32 sum, CUB in the same call, whole tiles unchecked,
+/// ADR-036), two rounds: 6 steps 256.3–256.6 µs (0.95×, 32 registers), 8 steps 279.7–279.8 µs
+/// (40), 10 steps 288.6–288.8 µs (48), **12 steps 247.6–248.3 µs (0.98×, 56 registers)**,
+/// 16 steps 271.4–271.6 µs (71). Before ADR-036 (2026-11-29): 0.98× CUB with 6 steps, 0.96×
+/// with 7; shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
+pub const REDUCE_STEPS: u32 = 12;
 
 /// Steps of four elements per tile of select (tiles of 256 × 13 × 4 = 13 312 elements; a lane
 /// holds one element of each of 52 steps of a subgroup width, ADR-033). The tile's size is
