@@ -141,6 +141,15 @@ pub fn lanes_below(lane: u32) -> [u32; 4] {
     })
 }
 
+/// `subgroupBallot` over `width` lanes: bit `lane` set where `set(lane)` holds, in four words.
+fn sg_ballot(width: usize, set: impl Fn(usize) -> bool) -> [u32; 4] {
+    let mut ballot = [0u32; 4];
+    for lane in (0..width).filter(|&lane| set(lane)) {
+        ballot[lane / 32] |= 1 << (lane % 32);
+    }
+    ballot
+}
+
 /// `ballot_count` of `shared/ballot.wgsl` over `b & mask`.
 fn ballot_count(b: [u32; 4], mask: [u32; 4]) -> u32 {
     (0..4).map(|w| (b[w] & mask[w]).count_ones()).sum()
@@ -160,12 +169,7 @@ pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> 
     for sg in 0..subgroups {
         let mut carry = 0u32;
         for v in 0..per_lane {
-            let mut ballot = [0u32; 4];
-            for lane in 0..width {
-                if keep[element(sg, lane, v)] {
-                    ballot[lane / 32] |= 1 << (lane % 32);
-                }
-            }
+            let ballot = sg_ballot(width, |lane| keep[element(sg, lane, v)]);
             for lane in 0..width {
                 slots[element(sg, lane, v)] =
                     carry + ballot_count(ballot, lanes_below(lane as u32));
@@ -243,12 +247,7 @@ pub fn staged_stores(
         let mut staged = vec![None; region];
         let mut rank = k0;
         for v in steps {
-            let mut ballot = [0u32; 4];
-            for lane in 0..width {
-                if keep[v * width + lane] {
-                    ballot[lane / 32] |= 1 << (lane % 32);
-                }
-            }
+            let ballot = sg_ballot(width, |lane| keep[v * width + lane]);
             for lane in 0..width {
                 let e = v * width + lane;
                 let kept_rank = rank + ballot_count(ballot, lanes_below(lane as u32));
@@ -557,7 +556,8 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(24);
         for &width in &WIDTHS {
             for _ in 0..60 {
-                let stage = [1, 2, 4, 8, 16][rng.usize(..5)];
+                // 13 and 16 are select's and partition's batches (tuning.rs).
+                let stage = [1, 2, 4, 8, 13, 16][rng.usize(..6)];
                 let per_lane = stage * (1 + rng.usize(..4));
                 let len = per_lane * width;
                 let avail = if rng.bool() { len } else { rng.usize(..=len) };

@@ -124,8 +124,8 @@ pub fn tile_elements(partition: bool) -> u32 {
 
 /// Environment variable overriding the elements per lane that select and partition store in
 /// one batch through workgroup memory ([`SELECT_STAGE_STEPS`], [`PARTITION_STAGE_STEPS`];
-/// `0`: straight from registers). A value that does not divide the elements per lane is
-/// ignored.
+/// `0`: straight from registers). A value that does not divide the elements per lane stores
+/// from registers, as `0` does.
 pub const STAGE_ENV: &str = "WAVEKIT_SELECT_STAGE_STEPS";
 
 fn stage_steps(partition: bool, per_lane: u32) -> u32 {
