@@ -119,6 +119,14 @@ pub const LOOKBACK_BACKOFF: u32 = 32;
 /// 0.94×, 0.96×, 0.96×, 0.96× and 0.97× of CUB's time: the count is not what separates us.
 pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;
 
+/// Predecessor tiles whose digit counts each digit's look-back reads per round trip in the
+/// sort's single pass (all in flight together; taken newest first up to an inclusive count;
+/// `WAVEKIT_SORT_LOOK_WINDOW`). Measured on the H200 (2026-11-30, eleventh session, 2^28 u32
+/// keys, ADR-037): with the walks in step, 1 tile 21.5 ms, 4 tiles 18.7 ms, 8 18.9 ms, 16
+/// 21.1 ms; with independent walks, 1 tile 18.5 ms, **4 tiles 18.1 ms**, 8 18.4 ms (the
+/// three-kernel passes: 8.57 ms).
+pub const SORT_LOOK_WINDOW: u32 = 4;
+
 /// Invocations per workgroup of the radix sort's count and scatter kernels, where workgroup
 /// memory allows (the scatter keeps 256 16-bit digit counters per subgroup and the tile's keys
 /// and values; `sort::Shape` halves the workgroup, then the keys per invocation, until they

@@ -22,7 +22,8 @@ use crate::primitive::{check_fits, chunk_elements, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{
-    LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_INLINE_BLOCKS, SORT_ITEMS, SORT_WORKGROUP,
+    LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_INLINE_BLOCKS, SORT_ITEMS, SORT_LOOK_WINDOW,
+    SORT_WORKGROUP,
 };
 pub use reference::SortKey;
 
@@ -349,6 +350,7 @@ fn composed(
                 ConstValue::U32(if fault_skip() != 0 { 4 } else { LOOKBACK_SPINS }),
             ),
             ("FAULT_SKIP", ConstValue::U32(fault_skip())),
+            ("LOOK_WINDOW", ConstValue::U32(look_window())),
             // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
             // that sorts within one binding pay nothing for it: 14 % measured on the H200).
             ("WINDOWS", ConstValue::U32(windows)),
@@ -428,6 +430,16 @@ impl Skip {
             scatter,
         }
     }
+}
+
+/// Predecessor tiles each digit's look-back reads per round in the single pass
+/// ([`SORT_LOOK_WINDOW`] unless `WAVEKIT_SORT_LOOK_WINDOW`, 1 to 32, says otherwise).
+fn look_window() -> u32 {
+    std::env::var("WAVEKIT_SORT_LOOK_WINDOW")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|w| (1..=32).contains(w))
+        .unwrap_or(SORT_LOOK_WINDOW)
 }
 
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:

@@ -383,12 +383,20 @@ fn store_sorted(j: u32, in_tile: u32) {
     }
 }
 
+// Digit d's inclusive count for `tile`: its keys in tiles before (`prefix`) and in this one.
+fn publish_inclusive(tile: u32, d: u32, prefix: u32, skip: bool) {
+    if (!skip && tile != 0u) {
+        atomicStore(&state[DESC + tile * 256u + d], FLAG_INCLUSIVE | (prefix + sh_tile_count[d]));
+    }
+}
+
 // Single pass (Onesweep): publishes this tile's digit counts, finds for every digit the keys of
-// it in earlier tiles by a decoupled look-back (one walk per digit, all digits in step, one
-// round trip per step), publishes the inclusive counts, and leaves in sh_base each digit's
+// it in earlier tiles by a decoupled look-back (one walk per digit, each on its own, reading
+// LOOK_WINDOW predecessors per round trip), publishes each digit's inclusive count as soon as
+// it is known, and leaves in sh_base each digit's
 // first global destination: the keys of smaller digits in the whole input (this pass's
 // histogram) plus those of the digit in earlier tiles. A predecessor that has published
-// nothing for LOOKBACK_SPINS steps is counted here from its keys by the whole workgroup (the
+// nothing for LOOKBACK_SPINS reads is counted here from its keys by the whole workgroup (the
 // fallback), so nothing waits on a workgroup that may never run. Called by every invocation.
 fn single_pass_bases(tile: u32, l: Lane) {
     let skip = FAULT_SKIP != 0u && (tile + 1u) % max(FAULT_SKIP, 1u) == 0u;
@@ -415,7 +423,11 @@ fn single_pass_bases(tile: u32, l: Lane) {
             global += digit_table[params.pass_index * 256u + d];
         }
     }
-    // The walks: digit d looks at tile look[j] - 1 next.
+    // The walks: digit d looks at tile look[j] - 1 next. Each invocation walks its digits on
+    // its own, without barriers, and publishes a digit's inclusive count as soon as it has
+    // it, so that successors' walks of that digit need not wait for this tile's other digits.
+    // The workgroup meets only when every walk has ended or stalled: a predecessor silent for
+    // LOOKBACK_SPINS reads is then counted from its keys by everyone (the fallback).
     var look: array<u32, DIGITS_PER_INVOCATION>;
     var prefix: array<u32, DIGITS_PER_INVOCATION>;
     var spins: array<u32, DIGITS_PER_INVOCATION>;
@@ -435,19 +447,50 @@ fn single_pass_bases(tile: u32, l: Lane) {
             if (d >= 256u || look[j] == 0u) {
                 continue;
             }
-            let v = atomicLoad(&state[DESC + (look[j] - 1u) * 256u + d]);
-            if ((v & FLAG_INCLUSIVE) != 0u) {
-                prefix[j] += v & VALUE_MASK;
-                look[j] = 0u;
-            } else if ((v & FLAG_AGGREGATE) != 0u) {
-                prefix[j] += v & VALUE_MASK;
-                look[j] -= 1u;
-                spins[j] = 0u;
-            } else {
+            loop {
+                // The LOOK_WINDOW nearest predecessors at once (all loads in flight
+                // together), then taken newest first up to the first inclusive count or
+                // silent tile.
+                var v: array<u32, LOOK_WINDOW>;
+#unroll w LOOK_WINDOW
+                {
+                    v[{w}] = FLAG_INCLUSIVE;
+                    if (look[j] > {w}) {
+                        v[{w}] = atomicLoad(&state[DESC + (look[j] - 1u - {w}) * 256u + d]);
+                    }
+                }
+#end
+                var moved = false;
+                var walking = true;
+#unroll w LOOK_WINDOW
+                if (walking) {
+                    let x = v[{w}];
+                    if ((x & FLAG_INCLUSIVE) != 0u) {
+                        prefix[j] += x & VALUE_MASK;
+                        look[j] = 0u;
+                        walking = false;
+                    } else if ((x & FLAG_AGGREGATE) != 0u) {
+                        prefix[j] += x & VALUE_MASK;
+                        look[j] -= 1u;
+                        moved = true;
+                    } else {
+                        walking = false;
+                    }
+                }
+#end
+                if (look[j] == 0u) {
+                    publish_inclusive(tile, d, prefix[j], skip);
+                    break;
+                }
+                if (moved) {
+                    spins[j] = 0u;
+                    continue;
+                }
                 spins[j] += 1u;
                 if (spins[j] >= LOOKBACK_SPINS) {
                     // Tile look - 1 is silent: ask for it (the newest such tile first).
                     atomicMax(&sh_stuck, look[j]);
+                    break;
                 }
             }
             if (look[j] != 0u) {
@@ -482,6 +525,9 @@ fn single_pass_bases(tile: u32, l: Lane) {
                     prefix[j] += atomicLoad(&sh_fallback_count[d]);
                     look[j] -= 1u;
                     spins[j] = 0u;
+                    if (look[j] == 0u) {
+                        publish_inclusive(tile, d, prefix[j], skip);
+                    }
                 }
             }
         }
@@ -490,9 +536,6 @@ fn single_pass_bases(tile: u32, l: Lane) {
         let d = l.local * DIGITS_PER_INVOCATION + j;
         if (d < 256u) {
             sh_base[d] += prefix[j];
-            if (!skip && tile != 0u) {
-                atomicStore(&state[DESC + tile * 256u + d], FLAG_INCLUSIVE | (prefix[j] + sh_tile_count[d]));
-            }
         }
     }
     workgroupBarrier();
