@@ -45,13 +45,17 @@ pub const PRIMITIVE_STEPS: u32 = 7;
 /// 64 registers and 67–68 %, and 8 steps 80 registers and 62 %.
 pub const SCAN_STEPS: u32 = 10;
 
-/// Steps per tile of reduce (tiles of 256 × 12 × 4 = 12 288 elements). Measured on the H200
-/// (2026-11-30, tenth session, 2^28 u32 sum, CUB in the same call, whole tiles unchecked,
-/// ADR-036), two rounds: 6 steps 256.3–256.6 µs (0.95×, 32 registers), 8 steps 279.7–279.8 µs
-/// (40), 10 steps 288.6–288.8 µs (48), **12 steps 247.6–248.3 µs (0.98×, 56 registers)**,
-/// 16 steps 271.4–271.6 µs (71). Before ADR-036 (2026-11-29): 0.98× CUB with 6 steps, 0.96×
-/// with 7; shapes of 128–512 invocations × 4–16 steps gave 0.93–0.98× (ADR-020).
-pub const REDUCE_STEPS: u32 = 12;
+/// Steps per tile of reduce (tiles of 256 × 8 × 4 = 8 192 elements), chosen with
+/// [`REDUCE_MAX_WORKGROUPS`]: what matters is that the first level's workgroups fill whole
+/// waves of the H200 (ADR-037). Measured there (2026-11-30, eleventh session, 2^28 u32 sum, CUB
+/// in the same calls, two rounds each), steps × first-level groups: **8 × 660 244.2–244.3 µs
+/// (CUB 243.3 µs: 0.996×)**, 8 × 528 245.5–246.0, 8 × 792 245.5–246.6, 8 × 924 258.1–258.6,
+/// 10 × 528 246.0, 10 × 660 244.8–245.3, 12 × 528 246.6–247.1, 12 × 1024 (before)
+/// 249.5–249.9, 12 × 792 252.2–254.2, 14 × 528 246.2–246.6, 16 × 528 259.0–259.4, 16 × 396
+/// 245.6–246.0, 6 × 1056 246.0–246.3, 6 × 1320 252.3–253.1 µs. Registers (`kernel-stats`, tenth
+/// session): 6 steps 32, 8 steps 40, 10 48, 12 56, 16 71 (eight, six, five, four and three
+/// workgroups of 256 an SM).
+pub const REDUCE_STEPS: u32 = 8;
 
 /// Steps of four elements per tile of select (tiles of 256 × 13 × 4 = 13 312 elements; a lane
 /// holds one element of each of 52 steps of a subgroup width, ADR-033). The tile's size is
@@ -113,11 +117,14 @@ pub const LOOKBACK_FIRST_WINDOW: u32 = 128;
 /// progress (a few hundred cycles), so waiting workgroups do not flood the L2 with atomics.
 pub const LOOKBACK_BACKOFF: u32 = 32;
 
-/// Most workgroups of a reduce level (each takes a contiguous run of tiles): a few per SM
-/// on the H200's 132 SMs, and few enough partials that a second level is one workgroup.
-/// Measured on the H200 (2026-11-29, 2^28 u32 sum): 264, 528, 1024, 2048 and 4096 groups gave
-/// 0.94×, 0.96×, 0.96×, 0.96× and 0.97× of CUB's time: the count is not what separates us.
-pub const REDUCE_MAX_WORKGROUPS: u32 = 1024;
+/// Most workgroups of a reduce level (each takes a contiguous run of tiles; few enough
+/// partials that a second level is one workgroup): 660 = 5 × the H200's 132 SMs, one wave of
+/// [`REDUCE_STEPS`]-step tiles, which fit six workgroups an SM (ADR-037; the measurements are at
+/// `REDUCE_STEPS`). A count that leaves a partial wave costs up to 5 % there (8 steps × 924
+/// groups: 258 µs). wgpu does not report a GPU's SM count, so other GPUs get the H200's figure;
+/// `WAVEKIT_REDUCE_GROUPS` overrides it. Earlier (2026-11-29, 6-step tiles): 264–4096 groups
+/// gave 0.94–0.97× CUB.
+pub const REDUCE_MAX_WORKGROUPS: u32 = 660;
 
 /// Predecessor tiles whose digit counts each digit's look-back reads per round trip in the
 /// sort's single pass (all in flight together; taken newest first up to an inclusive count;
