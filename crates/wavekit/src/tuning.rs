@@ -126,6 +126,11 @@ pub const LOOKBACK_BACKOFF: u32 = 32;
 /// gave 0.94–0.97× CUB.
 pub const REDUCE_MAX_WORKGROUPS: u32 = 660;
 
+/// Most workgroups of partition's count pass (contiguous runs of tiles, as reduce's first
+/// level). It kept the 1024 that reduce had when the partition's tiles were measured (ADR-036):
+/// the count kernel has 17 registers (eight workgroups an SM), and 660 was not measured for it.
+pub const PARTITION_COUNT_WORKGROUPS: u32 = 1024;
+
 /// Predecessor tiles whose digit counts each digit's look-back reads per round trip in the
 /// sort's single pass (all in flight together; taken newest first up to an inclusive count;
 /// `WAVEKIT_SORT_LOOK_WINDOW`). Measured on the H200 (2026-11-30, eleventh session, 2^28 u32

@@ -12,7 +12,7 @@ use crate::primitive::{
     state_buffer, subgroup_api, with_steps,
 };
 use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::{PARTITION_STAGE_STEPS, REDUCE_MAX_WORKGROUPS, SELECT_STAGE_STEPS};
+use crate::tuning::{PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, SELECT_STAGE_STEPS};
 
 /// Bytes of the counts buffer: survivors, the partition total, three indirect arguments, two
 /// carry words for chunked inputs, one unused.
@@ -339,7 +339,7 @@ impl Select {
             let bind = self.select.bind_ranges(ctx, &entries)?;
             let count = match &self.count {
                 Some(k) => {
-                    let groups = t.clamp(1, REDUCE_MAX_WORKGROUPS);
+                    let groups = t.clamp(1, PARTITION_COUNT_WORKGROUPS);
                     let per_group = t.div_ceil(groups).max(1);
                     let cp = params4(ctx, len, t, per_group, start)?;
                     let mut entries: Vec<Range> =
