@@ -20,7 +20,8 @@ pub fn subgroup_api(ctx_subgroups: bool) -> &'static str {
 /// Environment variable overriding [`LOOKBACK_BACKOFF`] (a tuning knob for benchmarks).
 pub const BACKOFF_ENV: &str = "WAVEKIT_LOOKBACK_BACKOFF";
 
-fn env_u32(name: &str) -> Option<u32> {
+/// A `u32` tuning knob from the environment, if set and a number.
+pub(crate) fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok())
 }
 

@@ -435,9 +435,7 @@ impl Skip {
 /// Predecessor tiles each digit's look-back reads per round in the single pass
 /// ([`SORT_LOOK_WINDOW`] unless `WAVEKIT_SORT_LOOK_WINDOW`, 1 to 32, says otherwise).
 fn look_window() -> u32 {
-    std::env::var("WAVEKIT_SORT_LOOK_WINDOW")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+    crate::primitive::env_u32("WAVEKIT_SORT_LOOK_WINDOW")
         .filter(|w| (1..=32).contains(w))
         .unwrap_or(SORT_LOOK_WINDOW)
 }
@@ -445,7 +443,7 @@ fn look_window() -> u32 {
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
 /// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
 /// scan, scatter). Opt-in: on the H200 it measured 1.5–2.2× slower than the three kernels
-/// (ADR-016).
+/// (ADR-016), and 2.1× at 2^28 keys after ADR-037's look-back.
 pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
 
 fn single_pass() -> bool {
