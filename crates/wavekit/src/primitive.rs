@@ -46,9 +46,7 @@ pub const WORKGROUP_ENV: &str = "WAVEKIT_TILE_WORKGROUP";
 /// Invocations per workgroup: [`PRIMITIVE_WORKGROUP`] unless `WAVEKIT_TILE_WORKGROUP` (128,
 /// 256, 512 or 1024) says otherwise.
 pub fn workgroup() -> u32 {
-    std::env::var(WORKGROUP_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+    env_u32(WORKGROUP_ENV)
         .filter(|s| [128, 256, 512, 1024].contains(s))
         .unwrap_or(PRIMITIVE_WORKGROUP)
 }
@@ -134,10 +132,7 @@ pub fn tile_for(words: u32) -> u32 {
 pub const FAULT_ENV: &str = "WAVEKIT_FAULT_LOOKBACK";
 
 fn fault_skip() -> u32 {
-    std::env::var(FAULT_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(0)
+    env_u32(FAULT_ENV).unwrap_or(0)
 }
 
 /// Constants of a single-pass (look-back) kernel on `words`-word elements: the tile

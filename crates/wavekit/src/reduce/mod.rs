@@ -16,9 +16,7 @@ use crate::tuning::REDUCE_MAX_WORKGROUPS;
 
 /// [`REDUCE_MAX_WORKGROUPS`] unless `WAVEKIT_REDUCE_GROUPS` (a tuning knob) says otherwise.
 fn max_groups() -> u32 {
-    std::env::var("WAVEKIT_REDUCE_GROUPS")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+    crate::primitive::env_u32("WAVEKIT_REDUCE_GROUPS")
         .filter(|g| (1..=65535).contains(g))
         .unwrap_or(REDUCE_MAX_WORKGROUPS)
 }

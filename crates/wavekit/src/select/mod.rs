@@ -134,10 +134,7 @@ fn stage_steps(partition: bool, per_lane: u32) -> u32 {
     } else {
         SELECT_STAGE_STEPS
     };
-    let s = std::env::var(STAGE_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(default);
+    let s = crate::primitive::env_u32(STAGE_ENV).unwrap_or(default);
     if s == 0 || !per_lane.is_multiple_of(s) {
         0
     } else {

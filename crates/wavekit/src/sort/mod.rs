@@ -150,15 +150,11 @@ impl Shape {
         // Values need workgroup memory of their own only when they are not staged in the keys'.
         let has_values = config.values != Values::None;
         let words_per_key = config.key.words() + u32::from(has_values && !stores_unrolled(true));
-        let preferred = std::env::var("WAVEKIT_SORT_WORKGROUP")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
+        let preferred = crate::primitive::env_u32("WAVEKIT_SORT_WORKGROUP")
             .filter(|w| [32, 64, 128, 256, 512].contains(w))
             .unwrap_or(SORT_WORKGROUP);
         // Tuning only: keys per invocation to try first (WAVEKIT_SORT_ITEMS, 1 to 32).
-        let first_items = std::env::var("WAVEKIT_SORT_ITEMS")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
+        let first_items = crate::primitive::env_u32("WAVEKIT_SORT_ITEMS")
             .filter(|i| (1..=32).contains(i))
             .unwrap_or(SORT_ITEMS);
         // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
@@ -228,9 +224,7 @@ impl Shape {
 /// Tiles per block of the count table: [`SORT_BLOCK_TILES`] unless `WAVEKIT_SORT_BLOCK_TILES`
 /// (1 to 64, a tuning knob) says otherwise.
 pub fn block_tiles() -> u32 {
-    std::env::var("WAVEKIT_SORT_BLOCK_TILES")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+    crate::primitive::env_u32("WAVEKIT_SORT_BLOCK_TILES")
         .filter(|b| (1..=64).contains(b))
         .unwrap_or(SORT_BLOCK_TILES)
 }
@@ -253,9 +247,7 @@ pub fn block_tiles_for(tiles: u32, base: u32, inline: u32) -> u32 {
 /// instead of the scan primitive scanning them: [`SORT_INLINE_BLOCKS`] unless
 /// `WAVEKIT_SORT_INLINE_BLOCKS` (0 to 64, a tuning knob; 0: always the scan) says otherwise.
 pub fn inline_blocks() -> u32 {
-    std::env::var("WAVEKIT_SORT_INLINE_BLOCKS")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
+    crate::primitive::env_u32("WAVEKIT_SORT_INLINE_BLOCKS")
         .filter(|b| *b <= 64)
         .unwrap_or(SORT_INLINE_BLOCKS)
 }
