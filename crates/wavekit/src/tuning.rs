@@ -169,6 +169,13 @@ pub const SORT_INLINE_BLOCKS: u32 = 16;
 /// 14.39–14.41 ms for 256 × 8 and 12.03–12.05 ms for 512 × 6.
 pub const SORT_ITEMS: u32 = 16;
 
+/// Keys per invocation of the sort's single pass (`WAVEKIT_SORT_SINGLE_PASS=1`; tiles of
+/// 256 × 12 = 3072 keys). Its scatter holds the look-back's state besides the tile: at 16 keys
+/// it needs 129–133 registers on the H200, one workgroup an SM; at 12, 101–114, two. Measured
+/// (2026-11-30, twelfth session, 2^28 u32 keys, ADR-038): 8 keys 18.8 ms, 12 keys 14.5 ms, 16
+/// keys 18.3 ms, 24 keys 15.2 ms (the three-kernel passes: 8.6 ms).
+pub const SORT_SINGLE_PASS_ITEMS: u32 = 12;
+
 /// Invocations per workgroup of the histogram.
 pub const HISTOGRAM_WORKGROUP: u32 = 256;
 

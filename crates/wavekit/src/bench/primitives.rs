@@ -197,7 +197,7 @@ pub fn run(
                         },
                         |e| b.record(e),
                     )?;
-                    (t, None)
+                    (t, b.lookback_stats(ctx)?)
                 }
                 "histogram256" | "histogram4096" => {
                     let h = if name == "histogram256" {

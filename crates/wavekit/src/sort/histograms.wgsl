@@ -13,6 +13,7 @@
 @group(0) @binding(3) var<storage, read_write> hist: array<atomic<u32>>;
 
 const MAX_PASSES: u32 = 8u;
+const LOADS: u32 = 8u;
 
 var<workgroup> sh_hist: array<atomic<u32>, MAX_PASSES * 256u>;
 
@@ -27,13 +28,27 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     workgroupBarrier();
     let first = group * params.tiles;
     let last = min(first + params.tiles, params.n);
-    for (var i = first + l.local; i < last; i += WG_SIZE) {
-        let key = load_key(i);
-        for (var p = 0u; p < passes; p++) {
-            let sh = params.shift + 8u * p;
-            let bits = min(8u, params.shift + params.bits - sh);
-            atomicAdd(&sh_hist[p * 256u + digit_at(key, sh, bits)], 1u);
+    // LOADS keys an invocation in flight at once (all loads of a round before its atomics: one
+    // load a round, as first written, left the kernel waiting on memory, ADR-038).
+    for (var i0 = first; i0 < last; i0 += WG_SIZE * LOADS) {
+        var keys: array<vec2<u32>, LOADS>;
+#unroll u 8
+        {
+            let i = i0 + {u} * WG_SIZE + l.local;
+            if (i < last) {
+                keys[{u}] = load_key(i);
+            }
         }
+#end
+#unroll u 8
+        if (i0 + {u} * WG_SIZE + l.local < last) {
+            for (var p = 0u; p < passes; p++) {
+                let sh = params.shift + 8u * p;
+                let bits = min(8u, params.shift + params.bits - sh);
+                atomicAdd(&sh_hist[p * 256u + digit_at(keys[{u}], sh, bits)], 1u);
+            }
+        }
+#end
     }
     workgroupBarrier();
     for (var i = l.local; i < passes * 256u; i += WG_SIZE) {

@@ -18,12 +18,12 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::{check_fits, chunk_elements, subgroup_api};
+use crate::primitive::{LookbackStats, check_fits, chunk_elements, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{
     LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_INLINE_BLOCKS, SORT_ITEMS, SORT_LOOK_WINDOW,
-    SORT_WORKGROUP,
+    SORT_SINGLE_PASS_ITEMS, SORT_WORKGROUP,
 };
 pub use reference::SortKey;
 
@@ -156,7 +156,11 @@ impl Shape {
         // Tuning only: keys per invocation to try first (WAVEKIT_SORT_ITEMS, 1 to 32).
         let first_items = crate::primitive::env_u32("WAVEKIT_SORT_ITEMS")
             .filter(|i| (1..=32).contains(i))
-            .unwrap_or(SORT_ITEMS);
+            .unwrap_or(if single_pass() {
+                SORT_SINGLE_PASS_ITEMS
+            } else {
+                SORT_ITEMS
+            });
         // Without subgroups every invocation is a subgroup of one, with its own 256 counters.
         let (workgroups, min_width) = if subgroups {
             (vec![preferred, 128, 64, 32], min_width.max(1))
@@ -314,8 +318,7 @@ fn composed(
     shape: Shape,
     windows: u32,
 ) -> Result<Composed> {
-    let (experiment_keys, experiment_values) =
-        scatter_experiment(&std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default());
+    let experiment = scatter_experiment(&std::env::var(SCATTER_EXPERIMENT_ENV).unwrap_or_default());
     let values = match config.values {
         Values::None => 0,
         Values::U32 => 1,
@@ -339,17 +342,29 @@ fn composed(
             ("SINGLE_PASS", ConstValue::Bool(single_pass())),
             (
                 "LOOKBACK_SPINS",
-                ConstValue::U32(if fault_skip() != 0 { 4 } else { LOOKBACK_SPINS }),
+                ConstValue::U32(if fault_skip() != 0 {
+                    4
+                } else {
+                    lookback_spins()
+                }),
+            ),
+            (
+                "STATS",
+                ConstValue::Bool(crate::primitive::env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)),
             ),
             ("FAULT_SKIP", ConstValue::U32(fault_skip())),
             ("LOOK_WINDOW", ConstValue::U32(look_window())),
             // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
             // that sorts within one binding pay nothing for it: 14 % measured on the H200).
             ("WINDOWS", ConstValue::U32(windows)),
-            ("EXPERIMENT_SCATTER", ConstValue::U32(experiment_keys)),
+            ("EXPERIMENT_SCATTER", ConstValue::U32(experiment.keys)),
             (
                 "EXPERIMENT_NO_VALUE_STORES",
-                ConstValue::Bool(experiment_values),
+                ConstValue::Bool(experiment.no_value_stores),
+            ),
+            (
+                "EXPERIMENT_NO_LOOKBACK",
+                ConstValue::Bool(experiment.no_lookback),
             ),
         ],
         &[
@@ -376,7 +391,8 @@ fn stores_unrolled(values: bool) -> bool {
 
 /// Environment variable for measurement only: `scatter` leaves the three-kernel passes'
 /// scatter dispatches out (count, blocks and scan are timed), `scan,scatter` the blocks
-/// kernels and scans too (the count alone). The sort's result is then wrong; only dispatches
+/// kernels and scans too (the count alone); in the single pass, `scatter` leaves the passes out
+/// (the histograms kernel is timed). The sort's result is then wrong; only dispatches
 /// whose inputs stay valid can be left out (a scatter after a skipped count would write where
 /// stale offsets say).
 pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
@@ -384,13 +400,23 @@ pub const SKIP_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SKIP";
 /// Environment variable for measurement only: `stores` leaves the scatter's final stores of
 /// keys out (and with them the reads of the sorted tile that only feed them), `ranking,stores`
 /// its ranking too (no ballots, no counters: each key keeps its loaded place in the tile);
-/// `values` leaves the stores of values out (sorts with values). The sort's result is then
-/// wrong.
+/// `values` leaves the stores of values out (sorts with values); `lookback` leaves the
+/// single pass's look-back walk out (each tile still publishes its counts, and places its keys
+/// as if no tile came before it). The sort's result is then wrong.
 pub const SCATTER_EXPERIMENT_ENV: &str = "WAVEKIT_EXPERIMENT_SORT_SCATTER";
 
-/// The scatter's EXPERIMENT_SCATTER constant (0 none, 1 no final stores of keys, 2 no ranking
-/// either) and EXPERIMENT_NO_VALUE_STORES for a [`SCATTER_EXPERIMENT_ENV`] value.
-fn scatter_experiment(v: &str) -> (u32, bool) {
+/// What [`SCATTER_EXPERIMENT_ENV`] leaves out of the scatter (measurement only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ScatterExperiment {
+    /// EXPERIMENT_SCATTER: 0 nothing, 1 the final stores of keys, 2 the ranking too.
+    keys: u32,
+    /// EXPERIMENT_NO_VALUE_STORES.
+    no_value_stores: bool,
+    /// EXPERIMENT_NO_LOOKBACK (single pass).
+    no_lookback: bool,
+}
+
+fn scatter_experiment(v: &str) -> ScatterExperiment {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     let keys = match (parts.contains(&"ranking"), parts.contains(&"stores")) {
         (true, true) => 2,
@@ -398,7 +424,19 @@ fn scatter_experiment(v: &str) -> (u32, bool) {
         // The ranking can only go with the stores: otherwise keys would land unsorted.
         _ => 0,
     };
-    (keys, parts.contains(&"values"))
+    ScatterExperiment {
+        keys,
+        no_value_stores: parts.contains(&"values"),
+        no_lookback: parts.contains(&"lookback"),
+    }
+}
+
+/// Reads of a silent predecessor before the single pass counts it itself
+/// ([`LOOKBACK_SPINS`] unless `WAVEKIT_SORT_SPINS`, 1 to 2^20, says otherwise; a tuning knob).
+fn lookback_spins() -> u32 {
+    crate::primitive::env_u32("WAVEKIT_SORT_SPINS")
+        .filter(|s| (1..=1 << 20).contains(s))
+        .unwrap_or(LOOKBACK_SPINS)
 }
 
 /// Which dispatches [`SKIP_ENV`] leaves out.
@@ -435,7 +473,8 @@ fn look_window() -> u32 {
 /// Environment variable choosing the single-pass passes (`WAVEKIT_SORT_SINGLE_PASS=1`:
 /// Onesweep-style, one read of the keys per pass) instead of the three-kernel ones (count,
 /// scan, scatter). Opt-in: on the H200 it measured 1.5–2.2× slower than the three kernels
-/// (ADR-016), and 2.1× at 2^28 keys after ADR-037's look-back.
+/// (ADR-016), 2.1× at 2^28 keys after ADR-037's look-back, and 1.6× with ADR-038's tiles of
+/// [`SORT_SINGLE_PASS_ITEMS`] keys an invocation.
 pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
 
 fn single_pass() -> bool {
@@ -965,6 +1004,21 @@ impl BoundSort {
         Ok(ctx.read_back::<u32>("sort state", &self.state, 2)?[1])
     }
 
+    /// The single-pass look-back's statistics for the last recorded pass (after the commands
+    /// completed): fallbacks always; rounds without progress and rounds in all only with
+    /// `WAVEKIT_STATS_WINDOWS=1` (their atomics cost time). `None` in three-kernel mode.
+    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<Option<LookbackStats>> {
+        if self.scan.is_some() {
+            return Ok(None);
+        }
+        let w = ctx.read_back::<u32>("sort state", &self.state, 4)?;
+        Ok(Some(LookbackStats {
+            waited_windows: w[2],
+            fallbacks: w[1],
+            windows: w[3],
+        }))
+    }
+
     /// Record the sort into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         if self.tiles == 0 {
@@ -996,7 +1050,7 @@ impl BoundSort {
             } else {
                 enc.clear_buffer(&self.state, 0, None);
             }
-            if self.skip.scatter && self.scan.is_some() {
+            if self.skip.scatter {
                 continue;
             }
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -1117,13 +1171,19 @@ mod tests {
 
     #[test]
     fn scatter_experiments_parse() {
-        assert_eq!(super::scatter_experiment(""), (0, false));
-        assert_eq!(super::scatter_experiment("stores"), (1, false));
-        assert_eq!(super::scatter_experiment("ranking, stores"), (2, false));
-        assert_eq!(super::scatter_experiment("stores,ranking"), (2, false));
-        assert_eq!(super::scatter_experiment("ranking"), (0, false));
-        assert_eq!(super::scatter_experiment("values"), (0, true));
-        assert_eq!(super::scatter_experiment("stores, values"), (1, true));
+        let e = |v| {
+            let x = super::scatter_experiment(v);
+            (x.keys, x.no_value_stores, x.no_lookback)
+        };
+        assert_eq!(e(""), (0, false, false));
+        assert_eq!(e("stores"), (1, false, false));
+        assert_eq!(e("ranking, stores"), (2, false, false));
+        assert_eq!(e("stores,ranking"), (2, false, false));
+        assert_eq!(e("ranking"), (0, false, false));
+        assert_eq!(e("values"), (0, true, false));
+        assert_eq!(e("stores, values"), (1, true, false));
+        assert_eq!(e("lookback"), (0, false, true));
+        assert_eq!(e("lookback,stores"), (1, false, true));
     }
 
     #[test]

@@ -21,7 +21,9 @@
 // blocks' sums are always scanned), VALUES (0 none, 1 load, 2 indices on the first pass),
 // STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, EXPERIMENT_SCATTER
 // (measurement only, wrong results: 1 no stores of keys, 2 also no ranking),
-// EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored).
+// EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored), EXPERIMENT_NO_LOOKBACK
+// (measurement only: the single pass places each tile as if no tile came before it), STATS
+// (single pass: count the look-back's rounds in state[2] and state[3]).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
@@ -36,8 +38,9 @@
 // Three-kernel mode: the exclusive scan of the blocks' digit sums (digit-major), or up to
 // INLINE_BLOCKS blocks the sums themselves. A placeholder in the single pass.
 @group(0) @binding(13) var<storage, read> block_offsets: array<u32>;
-// Single pass: [0] the tile counter, [1] fallbacks taken, from DESC on one descriptor per
-// tile and digit: FLAG_AGGREGATE or FLAG_INCLUSIVE over a 30-bit count.
+// Single pass: [0] the tile counter, [1] fallbacks taken, with STATS [2] rounds of a walk
+// without progress and [3] rounds in all; from DESC on one descriptor per tile and digit:
+// FLAG_AGGREGATE or FLAG_INCLUSIVE over a 30-bit count.
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> values_in: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
@@ -432,10 +435,12 @@ fn single_pass_bases(tile: u32, l: Lane) {
     var prefix: array<u32, DIGITS_PER_INVOCATION>;
     var spins: array<u32, DIGITS_PER_INVOCATION>;
     for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
-        look[j] = tile;
+        look[j] = select(tile, 0u, EXPERIMENT_NO_LOOKBACK);
         prefix[j] = 0u;
         spins[j] = 0u;
     }
+    var rounds = 0u;
+    var stalled = 0u;
     loop {
         if (l.local == 0u) {
             atomicStore(&sh_pending, 0u);
@@ -462,6 +467,7 @@ fn single_pass_bases(tile: u32, l: Lane) {
 #end
                 var moved = false;
                 var walking = true;
+                rounds += 1u;
 #unroll w LOOK_WINDOW
                 if (walking) {
                     let x = v[{w}];
@@ -486,6 +492,7 @@ fn single_pass_bases(tile: u32, l: Lane) {
                     spins[j] = 0u;
                     continue;
                 }
+                stalled += 1u;
                 spins[j] += 1u;
                 if (spins[j] >= LOOKBACK_SPINS) {
                     // Tile look - 1 is silent: ask for it (the newest such tile first).
@@ -536,6 +543,15 @@ fn single_pass_bases(tile: u32, l: Lane) {
         let d = l.local * DIGITS_PER_INVOCATION + j;
         if (d < 256u) {
             sh_base[d] += prefix[j];
+        }
+    }
+    if (STATS) {
+        // One atomic per subgroup and counter (measurement only).
+        let sg_stalled = sg_reduce(stalled, l.lane, l.size);
+        let sg_rounds = sg_reduce(rounds, l.lane, l.size);
+        if (l.lane == 0u) {
+            atomicAdd(&state[2], sg_stalled);
+            atomicAdd(&state[3], sg_rounds);
         }
     }
     workgroupBarrier();
