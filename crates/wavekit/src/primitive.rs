@@ -252,7 +252,8 @@ pub fn params4(ctx: &GpuContext, n: u32, tiles: u32, a: u32, b: u32) -> Result<w
 /// What the look-back did in the last recorded run: statistics for tuning.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LookbackStats {
-    /// Windows of predecessors read without progress (summed over workgroups).
+    /// Windows of predecessors read without progress (summed over workgroups; in the sort's
+    /// single pass only counted with `WAVEKIT_STATS_WINDOWS=1`).
     pub waited_windows: u32,
     /// Predecessor tiles reduced by a successor because they had published nothing.
     pub fallbacks: u32,
