@@ -541,7 +541,7 @@ impl GpuContext {
 
 /// Environment variable for measurement only: `0` compiles kernels without WebGPU's zeroing of
 /// workgroup memory at the start of every workgroup. Not every kernel has been checked to
-/// write all the workgroup memory it reads; on the H200 it gained at most 0.7 % (ADR-038).
+/// write all the workgroup memory it reads; on the H200 it gained at most 0.8 % (ADR-038).
 pub const ZERO_WORKGROUP_MEMORY_ENV: &str = "WAVEKIT_ZERO_WORKGROUP_MEMORY";
 
 fn zero_workgroup_memory() -> bool {

@@ -13,6 +13,8 @@
 @group(0) @binding(3) var<storage, read_write> hist: array<atomic<u32>>;
 
 const MAX_PASSES: u32 = 8u;
+// Keys an invocation loads before counting them (the `#unroll u 8` below repeat it: the
+// composer's unroll counts are literals or prepended constants).
 const LOADS: u32 = 8u;
 
 var<workgroup> sh_hist: array<atomic<u32>, MAX_PASSES * 256u>;
