@@ -131,8 +131,15 @@ pub fn tile_for(words: u32) -> u32 {
 /// of a single-pass kernel never publishes, so its successors must take the fallback.
 pub const FAULT_ENV: &str = "WAVEKIT_FAULT_LOOKBACK";
 
-fn fault_skip() -> u32 {
+/// Every how many tiles the look-back's fault injection ([`FAULT_ENV`]) silences one; 0: none.
+pub(crate) fn fault_skip() -> u32 {
     env_u32(FAULT_ENV).unwrap_or(0)
+}
+
+/// Whether `WAVEKIT_STATS_WINDOWS=1` asks the look-backs to count their windows (measurement
+/// only: the counting atomics cost time).
+pub(crate) fn stats_windows() -> bool {
+    env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)
 }
 
 /// Constants of a single-pass (look-back) kernel on `words`-word elements: the tile
@@ -184,10 +191,7 @@ pub fn tile_consts(subgroups: bool) -> Vec<(&'static str, ConstValue)> {
                     .unwrap_or(LOOKBACK_FIRST_WINDOW),
             ),
         ),
-        (
-            "STATS_WINDOWS",
-            ConstValue::Bool(env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)),
-        ),
+        ("STATS_WINDOWS", ConstValue::Bool(stats_windows())),
         (
             "LOOKBACK_PER_LANE",
             ConstValue::U32(
@@ -267,10 +271,6 @@ pub fn lookback_stats(ctx: &GpuContext, state: &wgpu::Buffer) -> Result<Lookback
     Ok(LookbackStats {
         waited_windows: w[2],
         fallbacks: w[3],
-        windows: if env_u32("WAVEKIT_STATS_WINDOWS") == Some(1) {
-            w[4]
-        } else {
-            0
-        },
+        windows: if stats_windows() { w[4] } else { 0 },
     })
 }

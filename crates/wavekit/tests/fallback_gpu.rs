@@ -74,9 +74,8 @@ fn results_are_right_when_predecessors_never_publish() {
                     on(ctx)
                 );
             }
-            // The bench's statistics read the same count.
-            let stats = b.lookback_stats(ctx).unwrap().expect("single pass");
-            assert_eq!(stats.fallbacks, b.fallbacks(ctx).unwrap(), "{}", on(ctx));
+            // (`fallbacks` reads the look-back statistics that `wavekit bench` shows.)
+            assert!(b.lookback_stats(ctx).unwrap().is_some(), "{}", on(ctx));
         }
         for n in [t + 1, 7 * t + 3, 40 * t] {
             let mut r = fastrand::Rng::with_seed(n as u64 + u64::from(skip));

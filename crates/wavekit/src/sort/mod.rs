@@ -18,7 +18,7 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::{LookbackStats, check_fits, chunk_elements, subgroup_api};
+use crate::primitive::{LookbackStats, check_fits, chunk_elements, fault_skip, subgroup_api};
 use crate::scan::{BoundScan, Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, compose};
 use crate::tuning::{
@@ -348,10 +348,7 @@ fn composed(
                     lookback_spins()
                 }),
             ),
-            (
-                "STATS",
-                ConstValue::Bool(crate::primitive::env_u32("WAVEKIT_STATS_WINDOWS") == Some(1)),
-            ),
+            ("STATS", ConstValue::Bool(crate::primitive::stats_windows())),
             ("FAULT_SKIP", ConstValue::U32(fault_skip())),
             ("LOOK_WINDOW", ConstValue::U32(look_window())),
             // 2: buffers past one binding, bound as two windows (a pipeline of its own, so
@@ -479,13 +476,6 @@ pub const SINGLE_PASS_ENV: &str = "WAVEKIT_SORT_SINGLE_PASS";
 
 fn single_pass() -> bool {
     std::env::var(SINGLE_PASS_ENV).is_ok_and(|v| v == "1")
-}
-
-fn fault_skip() -> u32 {
-    std::env::var(crate::primitive::FAULT_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// The names of the sort's kernels: `sort/count` and `sort/blocks` (three-kernel passes, with
@@ -1001,7 +991,7 @@ impl BoundSort {
     /// Predecessor tiles the single-pass look-back counted itself in the last recorded pass
     /// (after the commands completed; 0 in three-kernel mode).
     pub fn fallbacks(&self, ctx: &GpuContext) -> Result<u32> {
-        Ok(ctx.read_back::<u32>("sort state", &self.state, 2)?[1])
+        Ok(self.lookback_stats(ctx)?.map_or(0, |s| s.fallbacks))
     }
 
     /// The single-pass look-back's statistics for the last recorded pass (after the commands
