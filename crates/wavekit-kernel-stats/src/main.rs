@@ -7,9 +7,12 @@
 //! spills, which decide how many workgroups an SM holds at once (occupancy was a reading
 //! until now: ADR-024, ADR-025). A developer tool, not part of the library.
 //!
-//! Usage: `kernel-stats [--device NAME | --translate-only] FILE.wgsl|DIR ...` — one line per
-//! kernel, `file  executable  subgroup=N  workgroup=X  Statistic=value ...`;
-//! `--translate-only` stops after SPIR-V (for devices without the extension, e.g. lavapipe).
+//! Usage: `kernel-stats [--device NAME | --translate-only] [--consts NAME,...] FILE.wgsl|DIR ...`
+//! — one line per kernel, `file  executable  subgroup=N  workgroup=X  Statistic=value ...`;
+//! `--translate-only` stops after SPIR-V (for devices without the extension, e.g. lavapipe);
+//! `--consts` adds the values of the named prepended constants (`VALUES=1 INLINE_BLOCKS=0`), so
+//! that the variants of one kernel, whose dumps differ only by a hash in the name, can be told
+//! apart.
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -20,7 +23,8 @@ use ash::vk;
 #[derive(Debug, thiserror::Error)]
 enum Error {
     #[error(
-        "usage: kernel-stats [--device NAME | --translate-only] FILE.wgsl|DIR ... (no kernel given)"
+        "usage: kernel-stats [--device NAME | --translate-only] [--consts NAME,...] FILE.wgsl|DIR ... \
+         (no kernel given)"
     )]
     Usage,
     #[error("cannot read {path}: {source}")]
@@ -387,16 +391,46 @@ fn wgsl_files(arg: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The values of the named constants among the `const NAME: TYPE = VALUE;` lines that a
+/// composed kernel starts with (wavekit prepends its Rust-side constants so), in the order
+/// asked, as `NAME=VALUE`; a name the file does not declare there shows as `NAME=?`.
+fn consts_of(source: &str, names: &[String]) -> String {
+    let declared: Vec<(&str, &str)> = source
+        .lines()
+        .map_while(|l| l.strip_prefix("const "))
+        .filter_map(|rest| {
+            let (name, rest) = rest.split_once(':')?;
+            let (_, value) = rest.split_once('=')?;
+            Some((name.trim(), value.trim().trim_end_matches(';').trim()))
+        })
+        .collect();
+    names
+        .iter()
+        .map(|n| {
+            let v = declared
+                .iter()
+                .find(|(d, _)| d == n)
+                .map_or("?", |(_, v)| v);
+            format!("{n}={v}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn run() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let mut device = None;
     let mut translate_only = false;
+    let mut consts: Vec<String> = Vec::new();
     let mut inputs = Vec::new();
     while let Some(a) = args.next() {
         if a == "--device" {
             device = args.next();
         } else if a == "--translate-only" {
             translate_only = true;
+        } else if a == "--consts" {
+            let list = args.next().ok_or(Error::Usage)?;
+            consts = list.split(',').map(|c| c.trim().to_string()).collect();
         } else {
             inputs.push(PathBuf::from(a));
         }
@@ -408,15 +442,24 @@ fn run() -> Result<()> {
     for i in &inputs {
         files.extend(wgsl_files(i)?);
     }
+    // The named constants of a file, as a tab-led column (empty without --consts).
+    let consts_column = |f: &Path| -> String {
+        if consts.is_empty() {
+            return String::new();
+        }
+        let source = std::fs::read_to_string(f).unwrap_or_default();
+        format!("\t{}", consts_of(&source, &consts))
+    };
     if translate_only {
         let mut failed = false;
         for f in files {
             match translate(&f) {
                 Ok(k) => println!(
-                    "{}\tspirv_words={}\tgroups={:?}",
+                    "{}\tspirv_words={}\tgroups={:?}{}",
                     f.display(),
                     k.spirv.len(),
-                    k.groups
+                    k.groups,
+                    consts_column(&f)
                 ),
                 Err(e) => {
                     eprintln!("{e}");
@@ -446,9 +489,10 @@ fn run() -> Result<()> {
                         .map(|(n, v)| format!("{}={v}", n.replace(' ', "_")))
                         .collect();
                     format!(
-                        "{}\t{name}\tsubgroup={sg}\tworkgroup={x}x{y}x{z}\t{}",
+                        "{}\t{name}\tsubgroup={sg}\tworkgroup={x}x{y}x{z}\t{}{}",
                         k.path.file_name().unwrap_or_default().to_string_lossy(),
-                        vals.join(" ")
+                        vals.join(" "),
+                        consts_column(&k.path)
                     )
                 })
                 .collect::<Vec<_>>()
@@ -472,6 +516,22 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn named_constants_are_read_from_the_prepended_lines_only() {
+        let src = "const WG_SIZE: u32 = 256u;\nconst VALUES: u32 = 1u;\nconst SINGLE_PASS: bool = false;\n\
+                   // body\nconst LATER: u32 = 7u;\n";
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            consts_of(src, &names(&["VALUES", "SINGLE_PASS", "WG_SIZE"])),
+            "VALUES=1u SINGLE_PASS=false WG_SIZE=256u"
+        );
+        // A constant after the prepended block is the kernel's own, not a variant's.
+        assert_eq!(
+            consts_of(src, &names(&["LATER", "MISSING"])),
+            "LATER=? MISSING=?"
+        );
+    }
 
     #[test]
     fn a_kernel_translates_with_its_bindings_and_workgroup() {
