@@ -10,7 +10,7 @@
 //! Usage: `kernel-stats [--device NAME | --translate-only] [--consts NAME,...] FILE.wgsl|DIR ...`
 //! — one line per kernel, `file  executable  subgroup=N  workgroup=X  Statistic=value ...`;
 //! `--translate-only` stops after SPIR-V (for devices without the extension, e.g. lavapipe);
-//! `--consts` adds the values of the named prepended constants (`VALUES=1 INLINE_BLOCKS=0`), so
+//! `--consts` adds the values of the named prepended constants (`VALUES=1u INLINE_BLOCKS=0u`), so
 //! that the variants of one kernel, whose dumps differ only by a hash in the name, can be told
 //! apart.
 
