@@ -62,10 +62,11 @@ fn vkr<T>(what: &'static str, r: std::result::Result<T, vk::Result>) -> Result<T
     r.map_err(|result| Error::Vulkan { what, result })
 }
 
-/// A kernel translated for Vulkan: SPIR-V words, its descriptor bindings by group, and its
-/// workgroup size.
+/// A kernel translated for Vulkan: its WGSL, SPIR-V words, its descriptor bindings by group,
+/// and its workgroup size.
 struct Kernel {
     path: PathBuf,
+    source: String,
     spirv: Vec<u32>,
     groups: Vec<Vec<(u32, vk::DescriptorType)>>,
     workgroup: [u32; 3],
@@ -125,6 +126,7 @@ fn translate(path: &Path) -> Result<Kernel> {
     }
     Ok(Kernel {
         path: path.into(),
+        source,
         spirv,
         groups,
         workgroup: entry.workgroup_size,
@@ -442,13 +444,12 @@ fn run() -> Result<()> {
     for i in &inputs {
         files.extend(wgsl_files(i)?);
     }
-    // The named constants of a file, as a tab-led column (empty without --consts).
-    let consts_column = |f: &Path| -> String {
+    // The named constants of a kernel, as a tab-led column (empty without --consts).
+    let consts_column = |k: &Kernel| -> String {
         if consts.is_empty() {
             return String::new();
         }
-        let source = std::fs::read_to_string(f).unwrap_or_default();
-        format!("\t{}", consts_of(&source, &consts))
+        format!("\t{}", consts_of(&k.source, &consts))
     };
     if translate_only {
         let mut failed = false;
@@ -459,7 +460,7 @@ fn run() -> Result<()> {
                     f.display(),
                     k.spirv.len(),
                     k.groups,
-                    consts_column(&f)
+                    consts_column(&k)
                 ),
                 Err(e) => {
                     eprintln!("{e}");
@@ -492,7 +493,7 @@ fn run() -> Result<()> {
                         "{}\t{name}\tsubgroup={sg}\tworkgroup={x}x{y}x{z}\t{}{}",
                         k.path.file_name().unwrap_or_default().to_string_lossy(),
                         vals.join(" "),
-                        consts_column(&k.path)
+                        consts_column(&k)
                     )
                 })
                 .collect::<Vec<_>>()
