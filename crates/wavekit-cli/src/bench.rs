@@ -1,4 +1,4 @@
-//! `wavekit bench primitives` and `wavekit bench probe`.
+//! `wavekit bench primitives`, `wavekit bench probe` and `wavekit bench occupancy`.
 
 use std::path::PathBuf;
 
@@ -149,6 +149,54 @@ pub fn probe(
             r.median_ns / 1e3,
             r.ns_per_round,
             r.background_gbps
+        );
+    }
+    Ok(())
+}
+
+/// `wavekit bench occupancy`: the most workgroups resident at once, case by case.
+pub fn occupancy(
+    ctx: &GpuContext,
+    cases: &[wavekit::bench::occupancy::OccupancyCase],
+    config: &wavekit::bench::occupancy::OccupancyConfig,
+    json: bool,
+) -> Result<(), CliError> {
+    let results = wavekit::bench::occupancy::occupancy(ctx, cases, config, |i, n, c| {
+        eprintln!(
+            "[{}/{n}] occupancy: workgroups of {}, {} bytes of workgroup memory, {} live values ...",
+            i + 1,
+            c.workgroup,
+            c.shared_bytes,
+            c.streams
+        )
+    })?;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            adapter: &'a wavekit::AdapterSummary,
+            results: &'a [wavekit::bench::occupancy::OccupancyResult],
+        }
+        let out = Out {
+            adapter: &ctx.summary,
+            results: &results,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("adapter: {}", ctx.summary.label());
+    println!(
+        "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16}",
+        "workgroup", "shared bytes", "values", "dispatched", "resident", "invocations"
+    );
+    for r in &results {
+        println!(
+            "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16}",
+            r.case.workgroup,
+            r.case.shared_bytes,
+            r.case.streams,
+            r.workgroups,
+            r.peak,
+            r.peak_invocations
         );
     }
     Ok(())

@@ -231,6 +231,34 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Occupancy, measured: the most workgroups resident at once for each workgroup size,
+    /// amount of workgroup memory and number of values live per invocation (every combination
+    /// of the lists). Each workgroup counts itself in and out of a counter; the peak is what the
+    /// device holds (measurement only).
+    Occupancy {
+        /// Invocations per workgroup.
+        #[arg(long, value_delimiter = ',', default_values_t = [256u32])]
+        workgroup: Vec<u32>,
+        /// Bytes of workgroup memory per workgroup (multiples of 4).
+        #[arg(long, value_delimiter = ',', default_values_t = [4u32, 8192, 12288, 16384, 16640, 24320, 24832, 32768, 49152])]
+        shared_bytes: Vec<u32>,
+        /// Values held live per invocation through the work (1 to 256; registers, roughly).
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
+        streams: Vec<u32>,
+        /// Workgroups per dispatch: more than the device holds at once.
+        #[arg(long, default_value_t = 16384)]
+        workgroups: u32,
+        /// Steps of work per invocation (shared among its live values): long enough that the
+        /// first wave is all launched before any of it ends.
+        #[arg(long, default_value_t = 20000)]
+        spin: u32,
+        /// Dispatches per case (the highest peak is reported).
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Reduce, scan, select and partition on u32 at sizes 2^16..2^28, each beside the copy
     /// kernel on the same bytes in the same run (and a peer's times, with --peer).
     Primitives {
@@ -378,6 +406,38 @@ fn run(cli: Cli) -> Result<(), CliError> {
             },
             json,
         ),
+        Command::Bench(BenchCommand::Occupancy {
+            workgroup,
+            shared_bytes,
+            streams,
+            workgroups,
+            spin,
+            runs,
+            json,
+        }) => {
+            let mut cases = Vec::new();
+            for &w in &workgroup {
+                for &s in &streams {
+                    for &b in &shared_bytes {
+                        cases.push(wavekit::bench::occupancy::OccupancyCase {
+                            workgroup: w,
+                            shared_bytes: b,
+                            streams: s,
+                        });
+                    }
+                }
+            }
+            bench::occupancy(
+                &context(cli.adapter)?,
+                &cases,
+                &wavekit::bench::occupancy::OccupancyConfig {
+                    workgroups,
+                    spin,
+                    runs,
+                },
+                json,
+            )
+        }
         Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
             let ctx = context(cli.adapter)?;
             let mut results = Vec::new();

@@ -538,3 +538,43 @@ fn bench_probe_json_has_every_case() {
         "progress lines"
     );
 }
+
+#[test]
+fn bench_occupancy_prints_a_peak_per_case_and_refuses_bad_sizes() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(
+        &[
+            "bench",
+            "occupancy",
+            "--workgroups",
+            "8",
+            "--spin",
+            "50",
+            "--runs",
+            "1",
+            "--shared-bytes",
+            "4,1024",
+            "--workgroup",
+            "32,64",
+            "--json",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "every combination of the lists");
+    for r in results {
+        let peak = r["peak"].as_u64().unwrap();
+        assert!((1..=8).contains(&peak), "{r}");
+    }
+    let out = wavekit(&["bench", "occupancy", "--shared-bytes", "6"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("multiple of 4"),
+        "{}",
+        text(&out.stderr)
+    );
+}

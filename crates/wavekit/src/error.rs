@@ -93,10 +93,11 @@ pub enum Error {
     },
 
     /// A kernel needs more workgroup memory than the device has (a tuning knob such as
-    /// `WAVEKIT_TILE_STEPS` set too high, or a wide custom element type).
+    /// `WAVEKIT_TILE_STEPS` set too high, a wide custom element type, or a benchmark's size).
     #[error(
         "shader '{shader}' needs {bytes} bytes of workgroup memory, over this device's limit of \
-         {limit}: use fewer steps per tile (WAVEKIT_TILE_STEPS) or a narrower element type"
+         {limit}: use a smaller tile (lower WAVEKIT_TILE_STEPS, WAVEKIT_SORT_ITEMS or the size \
+         asked for) or a narrower element type"
     )]
     WorkgroupMemoryTooLarge {
         /// The shader's name.

@@ -40,6 +40,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
     wgsl!("copy/copy", "copy/copy.wgsl"),
     wgsl!("bench/probe", "bench/probe.wgsl"),
+    wgsl!("bench/occupancy", "bench/occupancy.wgsl"),
     wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
     wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
     wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
@@ -76,6 +77,14 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
         out.push((crate::selftest::composed(shape[0])?, true));
     }
     out.push((crate::copy::CopyKernel::composed()?, false));
+    out.push((
+        crate::bench::occupancy::composed(crate::bench::occupancy::OccupancyCase {
+            workgroup: 256,
+            shared_bytes: 4096,
+            streams: 4,
+        })?,
+        false,
+    ));
     let custom = Monoid::custom(
         "argmin",
         "vec2<u32>",

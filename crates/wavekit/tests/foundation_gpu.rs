@@ -263,3 +263,71 @@ fn a_wgpu_validation_error_becomes_an_error_value() {
     // The context stays usable afterwards.
     ctx.check_health().unwrap();
 }
+
+/// The occupancy probe: every workgroup it counts in is counted out, the peak lies between one
+/// and the dispatch (more workgroups resident than dispatched, or none, would be a broken
+/// counter), and cases a user can get wrong are refused before anything runs.
+#[test]
+fn occupancy_probe_counts_resident_workgroups() {
+    use wavekit::bench::occupancy::{OccupancyCase, OccupancyConfig, occupancy};
+    let Some(ctx) = gpu() else { return };
+    let config = OccupancyConfig {
+        workgroups: 24,
+        spin: 200,
+        runs: 2,
+    };
+    let cases = [
+        OccupancyCase {
+            workgroup: 64,
+            shared_bytes: 4,
+            streams: 1,
+        },
+        OccupancyCase {
+            workgroup: 128,
+            shared_bytes: 8192,
+            streams: 16,
+        },
+    ];
+    let mut seen = Vec::new();
+    let results = occupancy(ctx, &cases, &config, |i, n, c| seen.push((i, n, *c))).unwrap();
+    assert_eq!(seen.len(), 2, "{}", on(ctx));
+    for (r, case) in results.iter().zip(cases) {
+        assert_eq!(r.case, case);
+        assert!(
+            (1..=24).contains(&r.peak),
+            "{}: peak {} of 24 dispatched",
+            on(ctx),
+            r.peak
+        );
+        assert_eq!(
+            r.peak_invocations,
+            u64::from(r.peak) * u64::from(case.workgroup)
+        );
+    }
+    for (bad, what) in [
+        ((0, 4, 1), "at least one invocation"),
+        ((64, 6, 1), "multiple of 4"),
+        ((64, 0, 1), "multiple of 4"),
+        ((64, 4, 0), "1 to 256"),
+        ((64, 4, 257), "1 to 256"),
+    ] {
+        let case = OccupancyCase {
+            workgroup: bad.0,
+            shared_bytes: bad.1,
+            streams: bad.2,
+        };
+        match occupancy(ctx, &[case], &config, |_, _, _| {}) {
+            Err(Error::InvalidArgument(m)) => assert!(m.contains(what), "{m}"),
+            other => panic!("{case:?}: expected an invalid-argument error, got {other:?}"),
+        }
+    }
+    let over = OccupancyCase {
+        workgroup: 64,
+        shared_bytes: ctx.device.limits().max_compute_workgroup_storage_size + 4,
+        streams: 1,
+    };
+    assert!(matches!(
+        occupancy(ctx, &[over], &config, |_, _, _| {}),
+        Err(Error::WorkgroupMemoryTooLarge { .. })
+    ));
+}
