@@ -1,4 +1,5 @@
-//! `wavekit bench primitives`, `wavekit bench probe` and `wavekit bench occupancy`.
+//! `wavekit bench primitives`, `wavekit bench probe`, `wavekit bench occupancy` and
+//! `wavekit bench chain`.
 
 use std::path::PathBuf;
 
@@ -197,6 +198,57 @@ pub fn occupancy(
             r.workgroups,
             r.peak,
             r.peak_invocations
+        );
+    }
+    Ok(())
+}
+
+/// `wavekit bench chain`: the time of 0 to N dependent dispatches, and each one's step.
+pub fn chain(
+    ctx: &GpuContext,
+    workgroups: &[u32],
+    dispatches: u32,
+    runs: u32,
+    json: bool,
+) -> Result<(), CliError> {
+    let results = wavekit::bench::chain::chain(ctx, workgroups, dispatches, runs, |i, n, w, d| {
+        eprintln!(
+            "[{}/{n}] chain: {d} dispatches of {w} workgroups ...",
+            i + 1
+        )
+    })?;
+    if json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            adapter: &'a wavekit::AdapterSummary,
+            results: &'a [wavekit::bench::chain::ChainResult],
+        }
+        let out = Out {
+            adapter: &ctx.summary,
+            results: &results,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("adapter: {}", ctx.summary.label());
+    println!(
+        "{:>10} {:>10} {:>12} {:>16}",
+        "workgroups", "dispatches", "median us", "step us"
+    );
+    for (i, r) in results.iter().enumerate() {
+        // The step from the chain one dispatch shorter, of the same size.
+        let step = match i.checked_sub(1).map(|j| &results[j]) {
+            Some(p) if p.workgroups == r.workgroups => {
+                format!("{:.2}", (r.median_ns - p.median_ns) / 1e3)
+            }
+            _ => "-".into(),
+        };
+        println!(
+            "{:>10} {:>10} {:>12.2} {:>16}",
+            r.workgroups,
+            r.dispatches,
+            r.median_ns / 1e3,
+            step
         );
     }
     Ok(())

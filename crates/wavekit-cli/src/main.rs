@@ -231,6 +231,23 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What a dependent dispatch costs: the GPU time of 0 to N dispatches of a trivial kernel
+    /// in one compute pass, each reading what the one before wrote, for each dispatch size
+    /// (measurement only).
+    Chain {
+        /// Workgroups (256 invocations each) per dispatch.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32, 132, 1056, 8448])]
+        workgroups: Vec<u32>,
+        /// Longest chain (0 to this many dispatches are timed; at most 64).
+        #[arg(long, default_value_t = 8)]
+        dispatches: u32,
+        /// Measured runs per chain (after 2 warm-up runs).
+        #[arg(long, default_value_t = 50)]
+        runs: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Occupancy, measured: the most workgroups resident at once for each workgroup size,
     /// amount of workgroup memory and number of values live per invocation (every combination
     /// of the lists). Each workgroup counts itself in and out of a counter; the peak is what the
@@ -406,6 +423,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             },
             json,
         ),
+        Command::Bench(BenchCommand::Chain {
+            workgroups,
+            dispatches,
+            runs,
+            json,
+        }) => bench::chain(&context(cli.adapter)?, &workgroups, dispatches, runs, json),
         Command::Bench(BenchCommand::Occupancy {
             workgroup,
             shared_bytes,

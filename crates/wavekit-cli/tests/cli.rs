@@ -578,3 +578,39 @@ fn bench_occupancy_prints_a_peak_per_case_and_refuses_bad_sizes() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn bench_chain_prints_every_length_with_its_step() {
+    if !have_gpu() {
+        return;
+    }
+    let out = wavekit(
+        &[
+            "bench",
+            "chain",
+            "--workgroups",
+            "1,3",
+            "--dispatches",
+            "2",
+            "--runs",
+            "2",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().skip(2).collect();
+    assert_eq!(rows.len(), 6, "0 to 2 dispatches for each size:\n{stdout}");
+    // The first row of each size has no step; the others have one.
+    for (i, row) in rows.iter().enumerate() {
+        let step = row.split_whitespace().last().unwrap();
+        assert_eq!(step == "-", i % 3 == 0, "{row}");
+    }
+    let out = wavekit(&["bench", "chain", "--dispatches", "65"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("at most 64"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -41,6 +41,7 @@ pub static SOURCES: &[WgslSource] = &[
     wgsl!("copy/copy", "copy/copy.wgsl"),
     wgsl!("bench/probe", "bench/probe.wgsl"),
     wgsl!("bench/occupancy", "bench/occupancy.wgsl"),
+    wgsl!("bench/chain", "bench/chain.wgsl"),
     wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
     wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
     wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
@@ -77,6 +78,7 @@ pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
         out.push((crate::selftest::composed(shape[0])?, true));
     }
     out.push((crate::copy::CopyKernel::composed()?, false));
+    out.push((crate::bench::chain::composed()?, false));
     out.push((
         crate::bench::occupancy::composed(crate::bench::occupancy::OccupancyCase {
             workgroup: 256,

@@ -331,3 +331,43 @@ fn occupancy_probe_counts_resident_workgroups() {
         Err(Error::WorkgroupMemoryTooLarge { .. })
     ));
 }
+
+/// The dispatch-chain probe times every chain length for every size, and checks on the host
+/// that each recorded dispatch stepped every word once (a dispatch left out, or a wrong step,
+/// is an error); sizes out of range are refused.
+#[test]
+fn dispatch_chain_probe_times_every_length_and_checks_every_step() {
+    use wavekit::bench::chain::{MAX_DISPATCHES, chain};
+    let Some(ctx) = gpu() else { return };
+    let results = chain(ctx, &[1, 5], 3, 2, |_, _, _, _| {}).unwrap();
+    let shape: Vec<(u32, u32)> = results
+        .iter()
+        .map(|r| (r.workgroups, r.dispatches))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (5, 0),
+            (5, 1),
+            (5, 2),
+            (5, 3)
+        ],
+        "{}",
+        on(ctx)
+    );
+    assert!(results.iter().all(|r| r.median_ns > 0.0));
+    for (workgroups, dispatches, what) in [
+        (vec![0], 1, "1 to"),
+        (vec![1 << 21], 1, "1 to"),
+        (vec![1], MAX_DISPATCHES + 1, "at most"),
+    ] {
+        match chain(ctx, &workgroups, dispatches, 1, |_, _, _, _| {}) {
+            Err(Error::InvalidArgument(m)) => assert!(m.contains(what), "{m}"),
+            other => panic!("{workgroups:?} × {dispatches}: expected an error, got {other:?}"),
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Benchmark building blocks: the copy kernel's bandwidth (`copy::CopyKernel`), every
 //! benchmark's 100 % line, and the primitives' benchmark.
 
+pub mod chain;
 pub mod occupancy;
 pub mod primitives;
 pub mod probe;
