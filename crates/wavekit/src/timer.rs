@@ -1,9 +1,10 @@
 //! GPU timing on timestamp queries: warm-up, N runs, median and spread.
 //!
-//! Each measured run is bracketed by two empty compute passes whose timestamp writes mark the
-//! start and the end, so any recorded work (one pass or many, copies included) is timed and
-//! only `TIMESTAMP_QUERY` is needed (ADR-003). Without timestamps the timer falls back to
-//! wall-clock time around submit-and-wait, and says so in [`Timing::method`].
+//! Each measured run is bracketed by two timestamps, so any recorded work (one pass or many,
+//! copies included) is timed: written between passes where the device can
+//! (`TIMESTAMP_QUERY_INSIDE_ENCODERS`), otherwise by two empty compute passes, which needs only
+//! `TIMESTAMP_QUERY` (ADR-003, ADR-041). Without timestamps the timer falls back to wall-clock
+//! time around submit-and-wait, and says so in [`Timing::method`].
 
 use std::time::Instant;
 
@@ -72,10 +73,17 @@ impl Timing {
     }
 }
 
+/// Environment variable choosing how runs are bracketed where the device can write timestamps
+/// between passes: `WAVEKIT_TIMER=markers` times them with empty marker passes as on devices
+/// that cannot (measurement only: it compares the two methods' floors, ADR-041).
+pub const TIMER_ENV: &str = "WAVEKIT_TIMER";
+
 /// Times recorded GPU work.
 pub struct GpuTimer {
     query_set: Option<wgpu::QuerySet>,
     capacity: u32,
+    // Bracket runs with empty marker passes instead of timestamps between passes.
+    markers: bool,
 }
 
 impl GpuTimer {
@@ -89,10 +97,26 @@ impl GpuTimer {
                 count: capacity,
             })
         });
+        let markers = ctx.caps.timestamps != TimestampSupport::InsideEncoders
+            || std::env::var(TIMER_ENV).is_ok_and(|v| v == "markers");
         Self {
             query_set,
             capacity,
+            markers,
         }
+    }
+
+    /// The same timer bracketing runs with two empty marker passes, as on devices that cannot
+    /// write timestamps between passes (to compare the two; they add about 1.8 µs a run on the
+    /// H200, ADR-041).
+    pub fn with_marker_passes(mut self) -> Self {
+        self.markers = true;
+        self
+    }
+
+    /// Whether runs are bracketed by marker passes (rather than timestamps between passes).
+    pub fn uses_marker_passes(&self) -> bool {
+        self.query_set.is_some() && self.markers
     }
 
     /// The method this timer will use on its device.
@@ -151,12 +175,21 @@ impl GpuTimer {
             return Ok(Timing::from_samples(TimingMethod::WallClock, samples));
         };
         ctx.scoped("timing GPU work", || {
+            let encoder_stamps = !self.markers;
             for r in 0..runs {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 setup(&mut enc);
-                marker(&mut enc, qs, Some(2 * r), None);
+                if encoder_stamps {
+                    enc.write_timestamp(qs, 2 * r);
+                } else {
+                    marker(&mut enc, qs, Some(2 * r), None);
+                }
                 record(&mut enc);
-                marker(&mut enc, qs, None, Some(2 * r + 1));
+                if encoder_stamps {
+                    enc.write_timestamp(qs, 2 * r + 1);
+                } else {
+                    marker(&mut enc, qs, None, Some(2 * r + 1));
+                }
                 ctx.queue.submit([enc.finish()]);
             }
         })?;
