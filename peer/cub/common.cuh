@@ -1,6 +1,6 @@
-// Shared by the CUB peer benchmarks: error check, the input every benchmark uses (a hash of
-// the index, as wavekit's `bench::primitives::input`), and the timing loop (CUDA events, 5
-// warm-up runs, median and spread of RUNS, one JSON line per case).
+// Shared by the CUB and CUDA peer benchmarks: error check, the input every benchmark uses (a
+// hash of the index, as wavekit's `bench::primitives::input`), and the timing loop (CUDA events,
+// 5 warm-up runs, median and spread of RUNS, one JSON line per case).
 #pragma once
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -20,8 +20,9 @@ __global__ void fill(uint32_t *p, size_t n, uint32_t seed) {
   }
 }
 
+// The times of `runs` calls of f after 5 warm-up calls, in milliseconds, sorted (CUDA events).
 template <class F>
-void bench(const char *name, size_t n, int runs, F f) {
+std::vector<float> timed_ms(int runs, F f) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
   for (int i = 0; i < 5; i++) f();
@@ -32,10 +33,21 @@ void bench(const char *name, size_t n, int runs, F f) {
     CHECK(cudaEventSynchronize(b));
     float t; CHECK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
   }
+  CHECK(cudaEventDestroy(a)); CHECK(cudaEventDestroy(b));
   std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+// The median of sorted times in milliseconds, in nanoseconds.
+inline double median_ns(const std::vector<float> &ms) {
+  return ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
+}
+
+template <class F>
+void bench(const char *name, size_t n, int runs, F f) {
+  std::vector<float> ms = timed_ms(runs, f);
   auto q = [&](double p) { return ms[(size_t)((ms.size() - 1) * p + 0.5)] * 1e6; };
-  double med = ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
   printf("{\"primitive\": \"%s\", \"n\": %zu, \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f}\n",
-         name, n, med, q(0.1), q(0.9));
+         name, n, median_ns(ms), q(0.1), q(0.9));
   fflush(stdout);
 }

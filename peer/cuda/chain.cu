@@ -1,7 +1,7 @@
 // CUDA peer for `wavekit bench chain`: the time of 0 to N dependent launches of a trivial
 // kernel (each invocation steps its word of a buffer with the same linear congruential
 // generator), in one stream and as one CUDA graph, for each launch size. CUDA events: 5 warm-up
-// runs, then the median of RUNS. Prints one JSON object per line:
+// runs, then the median of RUNS (common.cuh). Prints one JSON object per line:
 // {"primitive": "chain_stream" | "chain_graph", "n": WORKGROUPS, "dispatches": D, "median_ns"}
 // (no graph line for 0 launches).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -I../cub chain.cu -o chain
@@ -11,23 +11,6 @@
 __global__ void step(uint32_t *data, size_t n) {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < n) data[i] = data[i] * 1664525u + 1013904223u;
-}
-
-// Median of `runs` timed calls of f (after 5 warm-up calls), in nanoseconds.
-template <class F>
-double median_ns(int runs, F f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; i++) f();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < runs; i++) {
-    CHECK(cudaEventRecord(a)); f(); CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float t; CHECK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
 }
 
 int main(int argc, char **argv) {
@@ -42,7 +25,7 @@ int main(int argc, char **argv) {
     CHECK(cudaMalloc(&data, n * 4));
     CHECK(cudaMemset(data, 0, n * 4));
     for (int d = 0; d <= max_d; d++) {
-      double t = median_ns(runs, [&] { for (int k = 0; k < d; k++) step<<<w, 256>>>(data, n); });
+      double t = median_ns(timed_ms(runs, [&] { for (int k = 0; k < d; k++) step<<<w, 256>>>(data, n); }));
       printf("{\"primitive\": \"chain_stream\", \"n\": %d, \"dispatches\": %d, \"median_ns\": %.1f}\n", w, d, t);
       if (d == 0) continue;
       cudaGraph_t g;
@@ -53,7 +36,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < d; k++) step<<<w, 256, 0, s>>>(data, n);
       CHECK(cudaStreamEndCapture(s, &g));
       CHECK(cudaGraphInstantiate(&ge, g, 0));
-      t = median_ns(runs, [&] { CHECK(cudaGraphLaunch(ge, 0)); });
+      t = median_ns(timed_ms(runs, [&] { CHECK(cudaGraphLaunch(ge, 0)); }));
       printf("{\"primitive\": \"chain_graph\", \"n\": %d, \"dispatches\": %d, \"median_ns\": %.1f}\n", w, d, t);
       fflush(stdout);
       CHECK(cudaGraphExecDestroy(ge));

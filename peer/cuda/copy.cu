@@ -1,6 +1,6 @@
 // CUDA peer for `wavekit bench copy`: device-to-device copies of BYTES bytes, by
 // cudaMemcpyAsync and by a grid-stride 16-byte copy kernel (as wavekit's copy kernel), timed
-// with CUDA events: 5 warm-up runs, then the median of RUNS. Prints one JSON object per line:
+// with CUDA events: 5 warm-up runs, then the median of RUNS (common.cuh). Prints one JSON object per line:
 // {"primitive": "memcpy" | "copy_kernel", "n": BYTES, "median_ns", "gbps"} (read + write).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -I../cub copy.cu -o copy
 // Run:   ./copy [RUNS] [BYTES ...]
@@ -9,22 +9,6 @@
 __global__ void copy16(const uint4 *src, uint4 *dst, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     dst[i] = src[i];
-}
-
-template <class F>
-double median_ns(int runs, F f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; i++) f();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < runs; i++) {
-    CHECK(cudaEventRecord(a)); f(); CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float t; CHECK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms.size() % 2 ? ms[ms.size() / 2] * 1e6 : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) * 0.5e6;
 }
 
 int main(int argc, char **argv) {
@@ -37,11 +21,11 @@ int main(int argc, char **argv) {
     void *src, *dst;
     CHECK(cudaMalloc(&src, bytes)); CHECK(cudaMalloc(&dst, bytes));
     CHECK(cudaMemset(src, 1, bytes));
-    double t = median_ns(runs, [&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
+    double t = median_ns(timed_ms(runs, [&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }));
     printf("{\"primitive\": \"memcpy\", \"n\": %zu, \"median_ns\": %.1f, \"gbps\": %.1f}\n", bytes, t, 2.0 * bytes / t);
     size_t n = bytes / 16;
     int blocks = (int)std::min<size_t>((n + 255) / 256, 132 * 16);
-    t = median_ns(runs, [&] { copy16<<<blocks, 256>>>((const uint4 *)src, (uint4 *)dst, n); });
+    t = median_ns(timed_ms(runs, [&] { copy16<<<blocks, 256>>>((const uint4 *)src, (uint4 *)dst, n); }));
     printf("{\"primitive\": \"copy_kernel\", \"n\": %zu, \"median_ns\": %.1f, \"gbps\": %.1f}\n", bytes, t, 2.0 * bytes / t);
     fflush(stdout);
     CHECK(cudaFree(src)); CHECK(cudaFree(dst));

@@ -122,17 +122,7 @@ pub fn probe(
         )
     })?;
     if json {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            adapter: &'a wavekit::AdapterSummary,
-            results: &'a [wavekit::bench::probe::ProbeResult],
-        }
-        let out = Out {
-            adapter: &ctx.summary,
-            results: &results,
-        };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_results_json(ctx, &results);
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
@@ -172,17 +162,7 @@ pub fn occupancy(
         )
     })?;
     if json {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            adapter: &'a wavekit::AdapterSummary,
-            results: &'a [wavekit::bench::occupancy::OccupancyResult],
-        }
-        let out = Out {
-            adapter: &ctx.summary,
-            results: &results,
-        };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_results_json(ctx, &results);
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
@@ -218,17 +198,7 @@ pub fn chain(
         )
     })?;
     if json {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            adapter: &'a wavekit::AdapterSummary,
-            results: &'a [wavekit::bench::chain::ChainResult],
-        }
-        let out = Out {
-            adapter: &ctx.summary,
-            results: &results,
-        };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_results_json(ctx, &results);
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
@@ -251,5 +221,23 @@ pub fn chain(
             step
         );
     }
+    Ok(())
+}
+
+/// The measurement benchmarks' JSON: `{"adapter": …, "results": [...]}` on stdout.
+fn print_results_json<T: serde::Serialize>(
+    ctx: &GpuContext,
+    results: &[T],
+) -> Result<(), CliError> {
+    #[derive(serde::Serialize)]
+    struct Out<'a, T> {
+        adapter: &'a wavekit::AdapterSummary,
+        results: &'a [T],
+    }
+    let out = Out {
+        adapter: &ctx.summary,
+        results,
+    };
+    println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
 }
