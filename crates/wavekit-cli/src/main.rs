@@ -256,8 +256,9 @@ enum BenchCommand {
         /// Invocations per workgroup.
         #[arg(long, value_delimiter = ',', default_values_t = [256u32])]
         workgroup: Vec<u32>,
-        /// Bytes of workgroup memory per workgroup (multiples of 4).
-        #[arg(long, value_delimiter = ',', default_values_t = [4u32, 8192, 12288, 16384, 16640, 24320, 24832, 32768, 49152])]
+        /// Bytes of workgroup memory per workgroup (multiples of 4) [default: 4, 8192, 12288,
+        /// 16384, 16640, 24320, 24832, 32768, 49152, those the device allows].
+        #[arg(long, value_delimiter = ',')]
         shared_bytes: Vec<u32>,
         /// Values held live per invocation through the work (1 to 256; registers, roughly).
         #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
@@ -438,6 +439,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
             runs,
             json,
         }) => {
+            let ctx = context(cli.adapter)?;
+            let shared_bytes = if shared_bytes.is_empty() {
+                let limit = ctx.device.limits().max_compute_workgroup_storage_size;
+                [4, 8192, 12288, 16384, 16640, 24320, 24832, 32768, 49152]
+                    .into_iter()
+                    .filter(|&b| b <= limit)
+                    .collect()
+            } else {
+                shared_bytes
+            };
             let mut cases = Vec::new();
             for &w in &workgroup {
                 for &s in &streams {
@@ -451,7 +462,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 }
             }
             bench::occupancy(
-                &context(cli.adapter)?,
+                &ctx,
                 &cases,
                 &wavekit::bench::occupancy::OccupancyConfig {
                     workgroups,

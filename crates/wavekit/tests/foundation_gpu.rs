@@ -348,10 +348,23 @@ fn occupancy_probe_counts_resident_workgroups() {
         shared_bytes: ctx.device.limits().max_compute_workgroup_storage_size + 4,
         streams: 1,
     };
+    // Checked before any case runs: a good case first must not run either.
+    let good = cases[0];
+    let mut ran = 0;
     assert!(matches!(
-        occupancy(ctx, &[over], &config, |_, _, _| {}),
+        occupancy(ctx, &[good, over], &config, |_, _, _| ran += 1),
         Err(Error::WorkgroupMemoryTooLarge { .. })
     ));
+    let wide = OccupancyCase {
+        workgroup: ctx.device.limits().max_compute_invocations_per_workgroup + 1,
+        shared_bytes: 4,
+        streams: 1,
+    };
+    assert!(matches!(
+        occupancy(ctx, &[good, wide], &config, |_, _, _| ran += 1),
+        Err(Error::WorkgroupTooLarge { .. })
+    ));
+    assert_eq!(ran, 0, "no case runs when one is over the device's limits");
 }
 
 /// The dispatch-chain probe times every chain length for every size, and checks on the host

@@ -26,7 +26,8 @@ pub struct ChainResult {
     pub workgroups: u32,
     /// Dependent dispatches in the pass.
     pub dispatches: u32,
-    /// Median GPU time of the pass (with the timer's marker passes around it).
+    /// Median GPU time of the pass, as [`GpuTimer`] brackets a run (timestamps between passes
+    /// where the device can write them, ADR-041).
     pub median_ns: f64,
 }
 
@@ -48,8 +49,8 @@ fn step(x: u32) -> u32 {
 }
 
 /// Time chains of 0 to `max_dispatches` dependent dispatches of each size in `workgroups`
-/// (`warmup` unmeasured runs, then `runs`), and check afterwards that every dispatch ran on
-/// every word. `progress(i, n, workgroups, dispatches)` is called before chain i of n.
+/// (2 unmeasured runs, then `runs`), and check afterwards that every dispatch ran on every
+/// word. `progress(i, n, workgroups, dispatches)` is called before chain i of n.
 pub fn chain(
     ctx: &GpuContext,
     workgroups: &[u32],

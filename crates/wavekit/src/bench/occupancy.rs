@@ -88,7 +88,7 @@ pub fn check(case: OccupancyCase) -> Result<()> {
 }
 
 /// Run every case as `config` says; `progress(i, n, case)` is called before case i of n. Every
-/// case is checked before the first runs.
+/// case is checked before the first runs, against the device's limits too.
 pub fn occupancy(
     ctx: &GpuContext,
     cases: &[OccupancyCase],
@@ -97,6 +97,28 @@ pub fn occupancy(
 ) -> Result<Vec<OccupancyResult>> {
     for &case in cases {
         check(case)?;
+        // Building the kernel checks both limits; here they are checked before any case runs.
+        let limits = ctx.device.limits();
+        if case.workgroup > limits.max_compute_invocations_per_workgroup
+            || case.workgroup > limits.max_compute_workgroup_size_x
+        {
+            return Err(Error::WorkgroupTooLarge {
+                shape: [case.workgroup, 1, 1],
+                invocations: case.workgroup,
+                max_invocations: limits.max_compute_invocations_per_workgroup,
+                max_x: limits.max_compute_workgroup_size_x,
+                max_y: limits.max_compute_workgroup_size_y,
+                max_z: limits.max_compute_workgroup_size_z,
+            });
+        }
+        let limit = limits.max_compute_workgroup_storage_size;
+        if case.shared_bytes > limit {
+            return Err(Error::WorkgroupMemoryTooLarge {
+                shader: "bench/occupancy".into(),
+                bytes: u64::from(case.shared_bytes),
+                limit: u64::from(limit),
+            });
+        }
     }
     let workgroups = config.workgroups.max(1);
     let params = ctx.uniform_from("occupancy params", &[config.spin, 0x5eed_u32, 0, 0])?;
