@@ -175,21 +175,20 @@ impl GpuTimer {
             return Ok(Timing::from_samples(TimingMethod::WallClock, samples));
         };
         ctx.scoped("timing GPU work", || {
-            let encoder_stamps = !self.markers;
+            // Timestamp `index` between passes, or in an empty pass at its start or end.
+            let stamp = |enc: &mut wgpu::CommandEncoder, index: u32, begin: bool| {
+                if self.markers {
+                    marker(enc, qs, begin.then_some(index), (!begin).then_some(index));
+                } else {
+                    enc.write_timestamp(qs, index);
+                }
+            };
             for r in 0..runs {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 setup(&mut enc);
-                if encoder_stamps {
-                    enc.write_timestamp(qs, 2 * r);
-                } else {
-                    marker(&mut enc, qs, Some(2 * r), None);
-                }
+                stamp(&mut enc, 2 * r, true);
                 record(&mut enc);
-                if encoder_stamps {
-                    enc.write_timestamp(qs, 2 * r + 1);
-                } else {
-                    marker(&mut enc, qs, None, Some(2 * r + 1));
-                }
+                stamp(&mut enc, 2 * r + 1, false);
                 ctx.queue.submit([enc.finish()]);
             }
         })?;

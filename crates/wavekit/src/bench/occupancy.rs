@@ -65,7 +65,7 @@ pub struct OccupancyConfig {
 }
 
 /// Checks a case before anything is built: sizes a user may get wrong are errors that say what
-/// to change (the device's own limits are checked when the kernel is built).
+/// to change (the device's own limits are checked by [`occupancy`] before any case runs).
 pub fn check(case: OccupancyCase) -> Result<()> {
     if case.workgroup == 0 {
         return Err(Error::InvalidArgument(
@@ -95,37 +95,19 @@ pub fn occupancy(
     config: &OccupancyConfig,
     mut progress: impl FnMut(usize, usize, &OccupancyCase),
 ) -> Result<Vec<OccupancyResult>> {
+    // Every case's kernel is built before any runs: building checks the device's workgroup
+    // memory limit (`GpuContext::shader_module_validated`), and the shape is checked first.
+    let mut kernels = Vec::with_capacity(cases.len());
     for &case in cases {
         check(case)?;
-        // Building the kernel checks both limits; here they are checked before any case runs.
-        let limits = ctx.device.limits();
-        if case.workgroup > limits.max_compute_invocations_per_workgroup
-            || case.workgroup > limits.max_compute_workgroup_size_x
-        {
-            return Err(Error::WorkgroupTooLarge {
-                shape: [case.workgroup, 1, 1],
-                invocations: case.workgroup,
-                max_invocations: limits.max_compute_invocations_per_workgroup,
-                max_x: limits.max_compute_workgroup_size_x,
-                max_y: limits.max_compute_workgroup_size_y,
-                max_z: limits.max_compute_workgroup_size_z,
-            });
-        }
-        let limit = limits.max_compute_workgroup_storage_size;
-        if case.shared_bytes > limit {
-            return Err(Error::WorkgroupMemoryTooLarge {
-                shader: "bench/occupancy".into(),
-                bytes: u64::from(case.shared_bytes),
-                limit: u64::from(limit),
-            });
-        }
+        ctx.check_workgroup([case.workgroup, 1, 1])?;
+        kernels.push(Kernel::new(ctx, &composed(case)?)?);
     }
     let workgroups = config.workgroups.max(1);
     let params = ctx.uniform_from("occupancy params", &[config.spin, 0x5eed_u32, 0, 0])?;
     let mut results = Vec::new();
-    for (i, &case) in cases.iter().enumerate() {
+    for (i, (&case, kernel)) in cases.iter().zip(&kernels).enumerate() {
         progress(i, cases.len(), &case);
-        let kernel = Kernel::new(ctx, &composed(case)?)?;
         let mut peak = 0;
         for _ in 0..config.runs.max(1) {
             let state = ctx.storage_from("occupancy state", &[0u32; 4])?;
