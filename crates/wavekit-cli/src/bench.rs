@@ -44,7 +44,8 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         a.only.clone()
     };
     let peer = a.peer.as_deref().map(read_peer).transpose()?;
-    let results = primitives::run(ctx, &a.log2, a.runs, &which, &mut |line| {
+    let policies = wavekit_harness::policies(&wavekit_harness::Env)?;
+    let results = primitives::run(ctx, &a.log2, a.runs, &which, &policies, &mut |line| {
         eprintln!("{line}")
     })?;
     let ratio = |r: &PrimitiveResult| {

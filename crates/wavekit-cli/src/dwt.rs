@@ -419,7 +419,8 @@ pub fn bench(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let results = wavekit_dwt::bench::run(ctx, &chosen, planes, levels, runs, &mut |l| {
+    let tuning = wavekit_harness::dwt_tuning(&wavekit_harness::Env)?;
+    let results = wavekit_dwt::bench::run(ctx, &chosen, planes, levels, runs, &tuning, &mut |l| {
         eprintln!("{l}")
     })?;
     if json {

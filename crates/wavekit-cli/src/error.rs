@@ -18,6 +18,9 @@ pub enum CliError {
         /// What went wrong.
         message: String,
     },
+    /// An environment knob (`WAVEKIT_*`) is set to a value it does not take.
+    #[error(transparent)]
+    Knob(#[from] wavekit_harness::KnobError),
     /// The command line asks for something that cannot be done.
     #[error("{0}")]
     Usage(String),

@@ -305,8 +305,10 @@ enum BenchCommand {
     },
 }
 
+/// The device, from `--adapter` and the environment knobs (`WAVEKIT_ADAPTER`,
+/// `WAVEKIT_NO_SUBGROUPS`, … : see the wavekit-harness crate).
 fn context(adapter: Option<String>) -> Result<wavekit::GpuContext, CliError> {
-    let options = wavekit::ContextOptions::from_env().with_adapter(adapter);
+    let options = wavekit_harness::context_options(&wavekit_harness::Env)?.with_adapter(adapter);
     Ok(wavekit::GpuContext::new(&options)?)
 }
 

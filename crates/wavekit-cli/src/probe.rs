@@ -74,7 +74,8 @@ pub fn probe(ctx: &GpuContext, json: bool) -> Result<(), CliError> {
 
 /// Print every adapter.
 pub fn list(json: bool) -> Result<(), CliError> {
-    let adapters = wavekit::list_adapters();
+    let backends = wavekit_harness::context_options(&wavekit_harness::Env)?.backends;
+    let adapters = wavekit::list_adapters(backends);
     if json {
         println!("{}", serde_json::to_string_pretty(&adapters)?);
         return Ok(());

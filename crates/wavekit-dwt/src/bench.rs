@@ -83,6 +83,7 @@ pub fn run(
     planes: &[u32],
     levels: u32,
     runs: u32,
+    tuning: &crate::Tuning,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<DwtBench>> {
     let timer = GpuTimer::new(ctx, runs);
@@ -98,7 +99,7 @@ pub fn run(
             let bytes8: Vec<u8> = (0..n.next_multiple_of(4)).map(|_| rng.u8(..)).collect();
             let copy = wavekit::bench::bench_copy(ctx, bytes, 5, runs)?;
             for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-                let dwt = Dwt::new(ctx, wavelet, width, height, levels, p)?;
+                let dwt = Dwt::tuned(ctx, (wavelet, width, height, levels, p), tuning)?;
                 let pristine = match wavelet {
                     Wavelet::Reversible53 => ctx.storage_from("dwt input", &ints)?,
                     Wavelet::Irreversible97 => ctx.storage_from("dwt input", &floats)?,

@@ -13,7 +13,7 @@
 //! ```
 //! use wavekit::GpuContext;
 //! use wavekit_dwt::{Dwt, Wavelet};
-//! let ctx = GpuContext::from_env()?;
+//! let ctx = GpuContext::new(&Default::default())?;
 //! let plane: Vec<i32> = (0..35).map(|i| (i * 7) % 13).collect();
 //! let dwt = Dwt::new(&ctx, Wavelet::Reversible53, 7, 5, 2, 1)?;
 //! let coeffs = dwt.forward_i32(&ctx, &plane)?;
@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use wavekit::GpuContext;
 use wavekit::kernel::Kernel;
-use wavekit::shader::{ConstValue, compose};
+use wavekit::prelude::{KernelBuilder, WgslSource};
 
 pub use reference::max_levels;
 
@@ -62,11 +62,8 @@ pub enum DwtError {
 /// Result with [`DwtError`].
 pub type Result<T> = std::result::Result<T, DwtError>;
 
-const TILE_WGSL: &str = include_str!("tile.wgsl");
-
-/// Environment variable overriding the tile shape (`COLUMNSxROWSxSEGMENTS`, e.g. `64x16x4`),
-/// for tuning.
-pub const TILE_ENV: &str = "WAVEKIT_DWT_TILE";
+/// The transform's WGSL files (built on wavekit's kernel prelude).
+pub static SOURCES: &[WgslSource] = &[wavekit::wgsl_source!("dwt/tile", "tile.wgsl")];
 
 /// How a level's kernel cuts the plane: a workgroup of `columns × segments` invocations, each
 /// holding one column of `rows` samples plus an apron in registers. The tile it transforms is
@@ -157,16 +154,17 @@ pub const SHAPES: [TileShape; 3] = [
     },
 ];
 
-/// Regions (samples of all planes) up to which [`Dwt::new`]'s plans use tiles of half the rows
-/// (ADR-032): `WAVEKIT_DWT_SMALL_SAMPLES` (tuning) or [`SMALL_LEVEL_SAMPLES`].
-pub fn small_level_samples() -> u64 {
-    std::env::var("WAVEKIT_DWT_SMALL_SAMPLES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(SMALL_LEVEL_SAMPLES)
+/// The transform's tuning (for benchmarks): `None` fields keep [`Dwt::new`]'s choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// One tile shape for every level (no small levels).
+    pub shape: Option<TileShape>,
+    /// Regions (samples of all planes) up to which levels take the small shape.
+    pub small_samples: Option<u64>,
 }
 
-/// See [`small_level_samples`]: a 4K plane (3840 × 2160) and smaller.
+/// Regions (samples of all planes) up to which [`Dwt::new`]'s plans use tiles of half the rows
+/// (ADR-032): a 4K plane (3840 × 2160) and smaller. [`Dwt::with_small_levels`] sets another.
 pub const SMALL_LEVEL_SAMPLES: u64 = 3840 * 2160;
 
 /// Samples of apron on each side of a tile: one per lifting step of a direction.
@@ -175,16 +173,6 @@ pub fn apron(wavelet: Wavelet) -> u32 {
         Wavelet::Reversible53 => 2,
         Wavelet::Irreversible97 => 4,
     }
-}
-
-fn shape_from_env() -> Option<TileShape> {
-    let v = std::env::var(TILE_ENV).ok()?;
-    let mut it = v.split('x').map(|n| n.parse::<u32>().ok());
-    Some(TileShape {
-        columns: it.next()??,
-        rows: it.next()??,
-        segments: it.next()??,
-    })
 }
 
 /// One of the level kernel's pipelines: its direction, and the buffers its source region and
@@ -222,37 +210,27 @@ pub const VARIANTS: [Variant; 12] = [
     variant(true, SCRATCH, OUT8),
 ];
 
-/// The fused level kernel's WGSL for a wavelet, variant and tile shape.
-pub fn composed(
-    wavelet: Wavelet,
-    variant: Variant,
-    shape: TileShape,
-) -> std::result::Result<wavekit::shader::Composed, wavekit::Error> {
+/// The fused level kernel for a wavelet, variant and tile shape, on wavekit's kernel prelude
+/// (it uses no subgroup operation: workgroup memory and registers only).
+pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBuilder {
     let sample = match wavelet {
         Wavelet::Reversible53 => "alias S = i32;\n",
         Wavelet::Irreversible97 => "alias S = f32;\n",
     };
     let a = apron(wavelet);
-    compose(
-        "dwt/tile",
-        &[
-            ("COLUMNS", ConstValue::U32(shape.columns)),
-            ("HALF", ConstValue::U32(shape.columns / 2)),
-            ("ROWS", ConstValue::U32(shape.rows)),
-            ("SEGMENTS", ConstValue::U32(shape.segments)),
-            ("APRON", ConstValue::U32(a)),
-            ("REGS", ConstValue::U32(shape.rows + 2 * a)),
-            ("WG_SIZE", ConstValue::U32(shape.invocations())),
-            (
-                "WAVELET",
-                ConstValue::U32(u32::from(wavelet == Wavelet::Irreversible97)),
-            ),
-            ("INVERSE", ConstValue::Bool(variant.inverse)),
-            ("SRC_SEL", ConstValue::U32(variant.src)),
-            ("DST_SEL", ConstValue::U32(variant.dst)),
-        ],
-        &[("dwt/tile", TILE_WGSL), ("dwt/sample", sample)],
-    )
+    KernelBuilder::new("dwt/tile", SOURCES)
+        .workgroup_size(shape.invocations())
+        .constant("COLUMNS", shape.columns)
+        .constant("HALF", shape.columns / 2)
+        .constant("ROWS", shape.rows)
+        .constant("SEGMENTS", shape.segments)
+        .constant("APRON", a)
+        .constant("REGS", shape.rows + 2 * a)
+        .constant("WAVELET", u32::from(wavelet == Wavelet::Irreversible97))
+        .constant("INVERSE", variant.inverse)
+        .constant("SRC_SEL", variant.src)
+        .constant("DST_SEL", variant.dst)
+        .generated("dwt/sample", sample)
 }
 
 #[cfg(test)]
@@ -264,8 +242,7 @@ mod tests {
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
             for variant in VARIANTS {
                 for shape in SHAPES {
-                    let c = composed(wavelet, variant, shape).unwrap();
-                    wavekit::shader::validate(&c, false).unwrap();
+                    builder(wavelet, variant, shape).check().unwrap();
                 }
             }
         }
@@ -343,6 +320,24 @@ pub struct Dwt {
 }
 
 impl Dwt {
+    /// [`Dwt::new`] with the tuning of `tuning` (a tile shape for every level, or where the
+    /// small levels begin); the defaults where it says nothing. Any shapes give the same
+    /// coefficients.
+    pub fn tuned(
+        ctx: &GpuContext,
+        (wavelet, width, height, levels, planes): (Wavelet, u32, u32, u32, u32),
+        tuning: &Tuning,
+    ) -> Result<Self> {
+        if let Some(shape) = tuning.shape {
+            return Self::with_shape(ctx, wavelet, width, height, levels, planes, shape);
+        }
+        let plan = Self::new(ctx, wavelet, width, height, levels, planes)?;
+        match (tuning.small_samples, plan.small) {
+            (Some(samples), Some((shape, _))) => plan.with_small_levels(ctx, shape, samples),
+            _ => Ok(plan),
+        }
+    }
+
     /// Plan `levels` levels of `wavelet` on `planes` planes of `width × height` samples.
     pub fn new(
         ctx: &GpuContext,
@@ -352,31 +347,20 @@ impl Dwt {
         levels: u32,
         planes: u32,
     ) -> Result<Self> {
-        let (shape, tuned) = match shape_from_env() {
-            Some(t) => (t, true),
-            None => (
-                *SHAPES
-                    .iter()
-                    .find(|t| t.check(ctx, wavelet).is_ok())
-                    .unwrap_or(SHAPES.last().expect("shapes")),
-                false,
-            ),
-        };
+        let shape = *SHAPES
+            .iter()
+            .find(|t| t.check(ctx, wavelet).is_ok())
+            .unwrap_or(SHAPES.last().expect("shapes"));
         let plan = Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)?;
-        // Small levels: the same tile with half the rows per invocation (ADR-032), unless a
-        // shape was forced for tuning.
+        // Small levels: the same tile with half the rows per invocation (ADR-032).
         let half = TileShape {
             rows: shape.rows / 2,
             ..shape
         };
-        if tuned
-            || half.rows < 2
-            || !half.rows.is_multiple_of(2)
-            || half.check(ctx, wavelet).is_err()
-        {
+        if half.rows < 2 || !half.rows.is_multiple_of(2) || half.check(ctx, wavelet).is_err() {
             return Ok(plan);
         }
-        plan.with_small_levels(ctx, half, small_level_samples())
+        plan.with_small_levels(ctx, half, SMALL_LEVEL_SAMPLES)
     }
 
     /// The same plan with the levels whose region (all planes together) has at most
@@ -613,7 +597,7 @@ impl Dwt {
         if let Some(k) = kernels.get(&(variant, shape)) {
             return Ok(k.clone());
         }
-        let k = Kernel::new(ctx, &composed(self.wavelet, variant, shape)?)?;
+        let k = builder(self.wavelet, variant, shape).build(ctx)?;
         kernels.insert((variant, shape), k.clone());
         Ok(k)
     }

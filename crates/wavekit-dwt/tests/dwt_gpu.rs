@@ -2,27 +2,9 @@
 //! within a stated tolerance of the f64 reference, every level count, odd and degenerate sizes,
 //! several planes in one dispatch.
 
-use std::sync::OnceLock;
-
 use wavekit::GpuContext;
 use wavekit_dwt::{Dwt, DwtError, TileShape, Wavelet, max_levels, reference};
-
-static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
-
-fn gpu() -> Option<&'static GpuContext> {
-    CTX.get_or_init(|| match GpuContext::from_env() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            assert!(
-                std::env::var("WAVEKIT_REQUIRE_GPU").map_or(true, |v| v != "1"),
-                "WAVEKIT_REQUIRE_GPU=1 but {e}"
-            );
-            eprintln!("GPU tests skipped: {e}");
-            None
-        }
-    })
-    .as_ref()
-}
+use wavekit_harness::gpu;
 
 /// Sizes 1 to 140 in each axis, sampled: the small ones all, then primes and powers of two
 /// around the workgroup.

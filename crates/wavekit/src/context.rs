@@ -7,13 +7,10 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// Environment variable that picks an adapter by index or by a part of its name.
-pub const ADAPTER_ENV: &str = "WAVEKIT_ADAPTER";
-/// Environment variable that hides the adapter's subgroup support (to exercise fallbacks).
-pub const NO_SUBGROUPS_ENV: &str = "WAVEKIT_NO_SUBGROUPS";
-
-/// How to build a [`GpuContext`].
-#[derive(Clone, Debug, Default)]
+/// How to build a [`GpuContext`]: plain values. The library reads no environment variable;
+/// the CLI and the test harness turn theirs (`WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`, …)
+/// into these fields.
+#[derive(Clone, Debug)]
 pub struct ContextOptions {
     /// An adapter index (as `wavekit probe --list` prints it) or a case-insensitive part of its
     /// name. `None`: the best adapter (discrete, then integrated, then virtual, then software).
@@ -21,21 +18,37 @@ pub struct ContextOptions {
     /// Do not enable subgroup operations even where the adapter has them, so that the
     /// no-subgroup paths (and their errors) can be exercised on any machine.
     pub disable_subgroups: bool,
+    /// The graphics APIs to look for adapters on.
+    pub backends: wgpu::Backends,
+    /// Split work into storage bindings of at most this many bytes, below the device's limit
+    /// (tests lower it to exercise the multi-chunk paths on small inputs).
+    pub max_binding_bytes: Option<u64>,
+    /// Keep wgpu's injected bounds checks in shader modules. Off by default: every wavekit
+    /// kernel bounds its own accesses and is validated by naga (ADR-006).
+    pub checked_shaders: bool,
+    /// Zero workgroup memory at the start of every workgroup, as WebGPU requires (default on;
+    /// off gained at most 0.8 % on the H200 and needs every kernel to write what it reads).
+    pub zero_workgroup_memory: bool,
+    /// Write every kernel's composed WGSL into this folder as it is built (for inspection and
+    /// for `kernel-stats`).
+    pub dump_wgsl: Option<std::path::PathBuf>,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self {
+            adapter: None,
+            disable_subgroups: false,
+            backends: wgpu::Backends::PRIMARY,
+            max_binding_bytes: None,
+            checked_shaders: false,
+            zero_workgroup_memory: true,
+            dump_wgsl: None,
+        }
+    }
 }
 
 impl ContextOptions {
-    /// Options from the environment: `WAVEKIT_ADAPTER` and `WAVEKIT_NO_SUBGROUPS=1`.
-    pub fn from_env() -> Self {
-        let adapter = std::env::var(ADAPTER_ENV)
-            .ok()
-            .filter(|s| !s.trim().is_empty());
-        let disable_subgroups = std::env::var(NO_SUBGROUPS_ENV).is_ok_and(|v| v == "1");
-        Self {
-            adapter,
-            disable_subgroups,
-        }
-    }
-
     /// These options with `adapter` replaced when `Some`.
     pub fn with_adapter(mut self, adapter: Option<String>) -> Self {
         if adapter.is_some() {
@@ -194,6 +207,7 @@ pub struct GpuContext {
     /// What it can do (as enabled on this device).
     pub caps: Capabilities,
     subgroups_disabled: bool,
+    options: ContextOptions,
     lost: Arc<Mutex<Option<String>>>,
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
@@ -207,19 +221,15 @@ impl std::fmt::Debug for GpuContext {
     }
 }
 
-fn backends() -> wgpu::Backends {
-    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
-}
-
-fn instance() -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
-    desc.backends = backends();
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
     wgpu::Instance::new(desc)
 }
 
-/// Every adapter wgpu can see, in enumeration order.
-pub fn list_adapters() -> Vec<AdapterSummary> {
-    let adapters = pollster::block_on(instance().enumerate_adapters(backends()));
+/// Every adapter wgpu can see on `backends`, in enumeration order.
+pub fn list_adapters(backends: wgpu::Backends) -> Vec<AdapterSummary> {
+    let adapters = pollster::block_on(instance(backends).enumerate_adapters(backends));
     adapters
         .iter()
         .enumerate()
@@ -239,10 +249,14 @@ fn rank(t: wgpu::DeviceType) -> u32 {
 
 /// Pick an adapter index from summaries: by index, by name substring, or the best-ranked one.
 /// Pure, so that the choice is testable without a GPU.
-pub fn choose_adapter(adapters: &[AdapterSummary], query: Option<&str>) -> Result<usize> {
+pub fn choose_adapter(
+    adapters: &[AdapterSummary],
+    query: Option<&str>,
+    backends: wgpu::Backends,
+) -> Result<usize> {
     if adapters.is_empty() {
         return Err(Error::NoAdapter {
-            backends: format!("{:?}", backends()),
+            backends: format!("{backends:?}"),
         });
     }
     let Some(query) = query.map(str::trim) else {
@@ -302,14 +316,14 @@ fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
 impl GpuContext {
     /// Create a context as `options` say. Blocks until the device exists.
     pub fn new(options: &ContextOptions) -> Result<Self> {
-        let instance = instance();
-        let adapters = pollster::block_on(instance.enumerate_adapters(backends()));
+        let instance = instance(options.backends);
+        let adapters = pollster::block_on(instance.enumerate_adapters(options.backends));
         let summaries: Vec<_> = adapters
             .iter()
             .enumerate()
             .map(|(i, a)| AdapterSummary::new(i, &a.get_info()))
             .collect();
-        let index = choose_adapter(&summaries, options.adapter.as_deref())?;
+        let index = choose_adapter(&summaries, options.adapter.as_deref(), options.backends)?;
         let adapter = adapters.into_iter().nth(index).expect("index from choose");
         let summary = summaries[index].clone();
         let info = adapter.get_info();
@@ -375,14 +389,15 @@ impl GpuContext {
             summary,
             caps,
             subgroups_disabled,
+            options: options.clone(),
             lost,
             uncaptured,
         })
     }
 
-    /// Create a context from the environment (`WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`).
-    pub fn from_env() -> Result<Self> {
-        Self::new(&ContextOptions::from_env())
+    /// The options this context was made with.
+    pub fn options(&self) -> &ContextOptions {
+        &self.options
     }
 
     /// Fails with [`Error::MissingFeature`] unless subgroup operations are enabled.
@@ -393,15 +408,15 @@ impl GpuContext {
             Err(Error::MissingFeature {
                 feature: "subgroup operations (disabled on purpose)",
                 adapter: self.summary.label(),
-                hint: "unset WAVEKIT_NO_SUBGROUPS (or ContextOptions::disable_subgroups), or call \
-                       the no-subgroup path",
+                hint: "leave ContextOptions::disable_subgroups off (the CLI: unset \
+                       WAVEKIT_NO_SUBGROUPS), or call the no-subgroup path",
             })
         } else {
             Err(Error::MissingFeature {
                 feature: "subgroup operations",
                 adapter: self.summary.label(),
-                hint: "use a GPU and driver with subgroup support (Vulkan 1.1+), unset \
-                       WAVEKIT_NO_SUBGROUPS, or call the no-subgroup path",
+                hint: "use a GPU and driver with subgroup support (Vulkan 1.1+), or call the \
+                       no-subgroup path",
             })
         }
     }
@@ -428,13 +443,11 @@ impl GpuContext {
     }
 
     /// The largest storage binding wavekit uses: the device's, or less where
-    /// `WAVEKIT_MAX_BINDING_BYTES` (`primitive::CHUNK_ENV`) says so (tests lower it to exercise
-    /// the multi-chunk paths on small inputs).
+    /// [`ContextOptions::max_binding_bytes`] says so.
     pub fn binding_limit(&self) -> u64 {
         let limit = self.caps.limits.max_storage_buffer_binding_size;
-        std::env::var(crate::primitive::CHUNK_ENV)
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
+        self.options
+            .max_binding_bytes
             .map_or(limit, |l| limit.min(l))
     }
 
@@ -529,35 +542,57 @@ mod tests {
     #[test]
     fn default_choice_prefers_a_discrete_gpu_then_integrated_then_software() {
         let mut a = adapters();
-        assert_eq!(choose_adapter(&a, None).unwrap(), 2);
+        assert_eq!(
+            choose_adapter(&a, None, wgpu::Backends::PRIMARY).unwrap(),
+            2
+        );
         a.pop();
-        assert_eq!(choose_adapter(&a, None).unwrap(), 1);
+        assert_eq!(
+            choose_adapter(&a, None, wgpu::Backends::PRIMARY).unwrap(),
+            1
+        );
         a.pop();
-        assert_eq!(choose_adapter(&a, None).unwrap(), 0);
+        assert_eq!(
+            choose_adapter(&a, None, wgpu::Backends::PRIMARY).unwrap(),
+            0
+        );
     }
 
     #[test]
     fn choice_by_index_or_name_substring() {
         let a = adapters();
-        assert_eq!(choose_adapter(&a, Some("0")).unwrap(), 0);
-        assert_eq!(choose_adapter(&a, Some("llvmpipe")).unwrap(), 0);
-        assert_eq!(choose_adapter(&a, Some(" h200 ")).unwrap(), 2);
+        assert_eq!(
+            choose_adapter(&a, Some("0"), wgpu::Backends::PRIMARY).unwrap(),
+            0
+        );
+        assert_eq!(
+            choose_adapter(&a, Some("llvmpipe"), wgpu::Backends::PRIMARY).unwrap(),
+            0
+        );
+        assert_eq!(
+            choose_adapter(&a, Some(" h200 "), wgpu::Backends::PRIMARY).unwrap(),
+            2
+        );
     }
 
     #[test]
     fn unknown_adapters_list_the_available_ones() {
         let a = adapters();
-        let e = choose_adapter(&a, Some("radeon")).unwrap_err().to_string();
+        let e = choose_adapter(&a, Some("radeon"), wgpu::Backends::PRIMARY)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no adapter matches 'radeon'"), "{e}");
         assert!(e.contains("2: NVIDIA H200 [Vulkan, discrete GPU]"), "{e}");
         assert!(e.contains("software rasterizer on the CPU"), "{e}");
-        let e = choose_adapter(&a, Some("7")).unwrap_err();
+        let e = choose_adapter(&a, Some("7"), wgpu::Backends::PRIMARY).unwrap_err();
         assert!(matches!(e, Error::AdapterNotFound { .. }));
     }
 
     #[test]
     fn no_adapter_says_how_to_get_one() {
-        let e = choose_adapter(&[], None).unwrap_err().to_string();
+        let e = choose_adapter(&[], None, wgpu::Backends::PRIMARY)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("mesa-vulkan-drivers"), "{e}");
     }
 }

@@ -12,149 +12,105 @@ use std::collections::HashSet;
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 
-/// Environment variable that turns wgpu's injected bounds checks back on (`WAVEKIT_CHECKED=1`).
-pub const CHECKED_ENV: &str = "WAVEKIT_CHECKED";
-
-/// A WGSL file known to wavekit, by import name.
+/// A WGSL file a kernel can import, by import name. Make one with [`crate::wgsl_source!`], which
+/// records where the file lives so that errors name it.
 #[derive(Clone, Copy, Debug)]
 pub struct WgslSource {
-    /// Import name, e.g. `shared/ballot`.
+    /// Import name, e.g. `shared/ballot` or `ui/fine`.
     pub name: &'static str,
     /// The file's text.
     pub text: &'static str,
+    /// The Rust file that included it (`file!()`), or "" for text made at run time.
+    pub at: &'static str,
+    /// The WGSL file's path relative to `at`'s folder.
+    pub rel: &'static str,
 }
 
-macro_rules! wgsl {
+impl WgslSource {
+    /// A source whose text was not read from a file (generated, or written inline).
+    pub const fn inline(name: &'static str, text: &'static str) -> Self {
+        Self {
+            name,
+            text,
+            at: "",
+            rel: "",
+        }
+    }
+
+    /// The file's path as errors print it (`crates/wavekit/src/shaders/shared/ballot.wgsl`),
+    /// or `NAME.wgsl` for an inline source.
+    pub fn path(&self) -> String {
+        if self.at.is_empty() {
+            return format!("{}.wgsl", self.name);
+        }
+        let dir = std::path::Path::new(self.at)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let mut parts: Vec<&str> = dir
+            .to_str()
+            .unwrap_or("")
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty())
+            .collect();
+        for p in self.rel.split(['/', '\\']) {
+            match p {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                p => parts.push(p),
+            }
+        }
+        parts.join("/")
+    }
+}
+
+/// A [`WgslSource`] for a WGSL file beside the calling Rust file: `wgsl_source!("ui/fine",
+/// "fine.wgsl")` imports as `#import ui/fine` and reports errors as `…/src/fine.wgsl:LINE`.
+#[macro_export]
+macro_rules! wgsl_source {
     ($name:literal, $path:literal) => {
-        WgslSource {
+        $crate::shader::WgslSource {
             name: $name,
             text: include_str!($path),
+            at: file!(),
+            rel: $path,
         }
     };
 }
 
-/// Every WGSL file of the crate. Kernels are listed with the constants they need in
-/// [`crate::kernels`]; shared pieces are only imported.
-pub static SOURCES: &[WgslSource] = &[
-    wgsl!("shared/ballot", "shaders/shared/ballot.wgsl"),
-    wgsl!("selftest/subgroup_ops", "selftest/subgroup_ops.wgsl"),
-    wgsl!("copy/copy", "copy/copy.wgsl"),
-    wgsl!("bench/probe", "bench/probe.wgsl"),
-    wgsl!("bench/occupancy", "bench/occupancy.wgsl"),
-    wgsl!("bench/chain", "bench/chain.wgsl"),
-    wgsl!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
-    wgsl!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
-    wgsl!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
-    wgsl!("workgroup/scan", "shaders/workgroup/scan.wgsl"),
-    wgsl!("workgroup/tile", "shaders/workgroup/tile.wgsl"),
-    wgsl!("workgroup/compact", "shaders/workgroup/compact.wgsl"),
-    wgsl!("device/lookback", "shaders/device/lookback.wgsl"),
-    wgsl!("device/tile_range", "shaders/device/tile_range.wgsl"),
-    wgsl!("scan/scan", "scan/scan.wgsl"),
-    wgsl!("scan/io_separate", "scan/io_separate.wgsl"),
-    wgsl!("scan/io_inplace", "scan/io_inplace.wgsl"),
-    wgsl!("reduce/reduce", "reduce/reduce.wgsl"),
-    wgsl!("select/select", "select/select.wgsl"),
-    wgsl!("select/count", "select/count.wgsl"),
-    wgsl!("select/workgroup_compact", "select/workgroup_compact.wgsl"),
-    wgsl!("sort/blocks", "sort/blocks.wgsl"),
-    wgsl!("sort/count", "sort/count.wgsl"),
-    wgsl!("sort/histograms", "sort/histograms.wgsl"),
-    wgsl!("histogram/histogram", "histogram/histogram.wgsl"),
-    wgsl!("histogram/sample_int", "histogram/sample_int.wgsl"),
-    wgsl!("histogram/sample_float", "histogram/sample_float.wgsl"),
-    wgsl!("sort/scatter", "sort/scatter.wgsl"),
+/// The shared pieces of the subgroup, workgroup and device layers: what every kernel, the
+/// primitives' and an application crate's alike, may `#import` (see [`crate::prelude`]). Each
+/// primitive and application keeps its own kernel files in a list of its own.
+pub static PIECES: &[WgslSource] = &[
+    crate::wgsl_source!("shared/ballot", "shaders/shared/ballot.wgsl"),
+    crate::wgsl_source!("subgroup/hw", "shaders/subgroup/hw.wgsl"),
+    crate::wgsl_source!("subgroup/emu", "shaders/subgroup/emu.wgsl"),
+    crate::wgsl_source!("subgroup/lane", "shaders/subgroup/lane.wgsl"),
+    crate::wgsl_source!("workgroup/scan", "shaders/workgroup/scan.wgsl"),
+    crate::wgsl_source!("workgroup/tile", "shaders/workgroup/tile.wgsl"),
+    crate::wgsl_source!("workgroup/compact", "shaders/workgroup/compact.wgsl"),
+    crate::wgsl_source!("device/lookback", "shaders/device/lookback.wgsl"),
+    crate::wgsl_source!("device/tile_range", "shaders/device/tile_range.wgsl"),
 ];
 
-/// Every kernel wavekit builds, composed in every variant it is built in, so that the tests
-/// validate each with naga and check that no WGSL file is left unused.
-/// Each comes with whether it is the subgroup variant (validated with the capability) or
-/// the no-subgroup one (validated without).
-pub fn all_kernels() -> Result<Vec<(Composed, bool)>> {
-    use crate::monoid::{Monoid, Op, Scalar};
-    use crate::select::Keep;
-    let mut out = Vec::new();
-    for shape in crate::tuning::WORKGROUP_SHAPES {
-        out.push((crate::selftest::composed(shape[0])?, true));
+/// Checks a module's kernels as its tests should: every composed variant validates with naga
+/// (`true`: with the subgroup capability, `false`: without), and every one of `sources` is
+/// used by some variant (so no WGSL file is left behind unchecked). Errors name the file and
+/// line.
+pub fn check_kernels(sources: &[WgslSource], variants: &[(Composed, bool)]) -> Result<()> {
+    for (k, subgroups) in variants {
+        validate(k, *subgroups)?;
     }
-    out.push((crate::copy::CopyKernel::composed()?, false));
-    out.push((crate::bench::chain::composed()?, false));
-    out.push((
-        crate::bench::occupancy::composed(crate::bench::occupancy::OccupancyCase {
-            workgroup: 256,
-            shared_bytes: 4096,
-            streams: 4,
-        })?,
-        false,
-    ));
-    let custom = Monoid::custom(
-        "argmin",
-        "vec2<u32>",
-        "vec2<u32>(0xffffffffu)",
-        "select(a, b, b.x < a.x)",
-        false,
-    )?;
-    let keeps = [
-        Keep::Flags,
-        Keep::Predicate("fn keep(x: f32, i: u32) -> bool { return x > 0.0; }".into()),
-    ];
-    for sg in [true, false] {
-        for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
-            for op in [Op::Add, Op::Min, Op::Max] {
-                let m = Monoid::builtin(scalar, op);
-                for (inclusive, in_place) in [(true, false), (false, false), (true, true)] {
-                    let c = crate::scan::ScanConfig {
-                        monoid: m.clone(),
-                        inclusive,
-                        in_place,
-                    };
-                    for pass in if in_place { vec![1, 2] } else { vec![0] } {
-                        out.push((crate::scan::composed(&c, pass, sg)?, sg));
-                    }
-                }
-                out.push((crate::scan::composed_segmented(scalar, op, false, sg)?, sg));
-                out.push((crate::reduce::composed(&m, sg)?, sg));
-            }
-        }
-        let c = crate::scan::ScanConfig {
-            monoid: custom.clone(),
-            inclusive: false,
-            in_place: false,
-        };
-        out.push((crate::scan::composed(&c, 0, sg)?, sg));
-        out.push((crate::reduce::composed(&custom, sg)?, sg));
-        out.push((crate::select::composed_workgroup_compact(sg)?, sg));
-        for keep in &keeps {
-            out.push((crate::select::composed(Scalar::F32, keep, true, sg)?, sg));
-            out.push((crate::select::composed_count(Scalar::F32, keep, sg)?, sg));
-        }
-        use crate::sort::{KeyType, SortConfig, Values};
-        for key in [KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64] {
-            for values in [Values::None, Values::U32, Values::Indices] {
-                let c = SortConfig {
-                    values,
-                    ..SortConfig::keys(key)
-                };
-                // The narrowest subgroups wgpu reports (4) with lavapipe's 32 KiB, and the
-                // H200's 32 lanes with 48 KiB and 1024 invocations.
-                for (w, bytes, inv) in [(4, 32768, 256), (32, 49152, 1024)] {
-                    for name in crate::sort::KERNELS {
-                        out.push((
-                            crate::sort::composed_kernel(name, &c, sg, w, bytes, inv)?,
-                            sg,
-                        ));
-                    }
-                }
-            }
-        }
-        for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
-            out.push((crate::histogram::composed(scalar, sg)?, sg));
-        }
-        for case in crate::bench::probe::cases() {
-            out.push((crate::bench::probe::composed(case, 4, sg)?, sg));
+    for s in sources {
+        if !variants.iter().any(|(k, _)| k.files().contains(&s.name)) {
+            return Err(Error::Shader {
+                shader: s.name.to_string(),
+                message: format!("{} is imported by none of the variants checked", s.path()),
+            });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A value for a prepended WGSL constant.
@@ -188,46 +144,90 @@ pub struct Composed {
     pub name: String,
     /// The full WGSL text.
     pub source: String,
+    /// Per line: the import name it came from, and its line there.
     origin: Vec<(String, u32)>,
+    /// Import name → the file's path as errors print it.
+    paths: Vec<(String, String)>,
 }
 
 impl Composed {
-    /// The names of the WGSL files this shader was composed from.
+    /// The import names of the WGSL files this shader was composed from, in order.
     pub fn files(&self) -> Vec<&str> {
         let mut f: Vec<&str> = self.origin.iter().map(|(n, _)| n.as_str()).collect();
         f.dedup();
         f
     }
 
-    /// `file:line` of a 1-based line of the composed text.
+    /// `file:line` of a 1-based line of the composed text (the file's path where it is known).
     pub fn origin_of(&self, line: u32) -> String {
         match self.origin.get(line.saturating_sub(1) as usize) {
-            Some((file, l)) => format!("{file}.wgsl:{l}"),
+            Some((file, l)) => {
+                let path = self
+                    .paths
+                    .iter()
+                    .find(|(n, _)| n == file)
+                    .map_or_else(|| format!("{file}.wgsl"), |(_, p)| p.clone());
+                format!("{path}:{l}")
+            }
             None => format!("{}:{line}", self.name),
         }
     }
+
+    /// The value of a prepended constant, as written in the WGSL (`256u`), if there is one.
+    pub fn constant(&self, name: &str) -> Option<&str> {
+        let prefix = format!("const {name}: ");
+        self.source
+            .lines()
+            .take_while(|l| l.starts_with("const "))
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|rest| rest.split_once(" = "))
+            .map(|(_, v)| v.trim_end_matches(';'))
+    }
 }
 
-fn lookup<'a>(name: &str, extra: &'a [(&str, &str)]) -> Option<&'a str> {
-    extra
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .or_else(|| SOURCES.iter().find(|s| s.name == name).map(|s| s.text))
+/// Where [`compose`] looks for an import: generated pieces first, then the caller's files,
+/// then wavekit's shared [`PIECES`].
+struct Lookup<'a> {
+    sources: &'a [WgslSource],
+    extra: &'a [(&'a str, &'a str)],
 }
 
-/// Compose kernel `name` with `consts` prepended and its imports resolved. `extra` adds
-/// `(name, text)` sources (generated pieces, a caller's own WGSL) that take precedence over
-/// the built-in ones.
+impl Lookup<'_> {
+    /// The text and printable path of import `name`.
+    fn find(&self, name: &str) -> Option<(&str, String)> {
+        if let Some((_, t)) = self.extra.iter().find(|(n, _)| *n == name) {
+            return Some((t, format!("{name}.wgsl")));
+        }
+        self.sources
+            .iter()
+            .chain(PIECES)
+            .find(|s| s.name == name)
+            .map(|s| (s.text, s.path()))
+    }
+
+    fn known(&self) -> String {
+        let mut names: Vec<&str> = self.extra.iter().map(|(n, _)| *n).collect();
+        names.extend(self.sources.iter().chain(PIECES).map(|s| s.name));
+        names.join(", ")
+    }
+}
+
+/// Compose kernel `name` with `consts` prepended and its imports resolved (each once). Imports
+/// are looked up in `extra` (`(name, text)`: generated pieces, such as `subgroup/api` and
+/// `monoid`), then in `sources` (the caller's WGSL files), then in wavekit's shared
+/// [`PIECES`]. Application crates use [`crate::prelude::KernelBuilder`], which supplies the
+/// device's pieces and constants.
 pub fn compose(
     name: &str,
     consts: &[(&str, ConstValue)],
+    sources: &[WgslSource],
     extra: &[(&str, &str)],
 ) -> Result<Composed> {
     let mut out = Composed {
         name: name.to_string(),
         source: String::new(),
         origin: Vec::new(),
+        paths: Vec::new(),
     };
     for (i, (cname, value)) in consts.iter().enumerate() {
         let (ty, v) = value.wgsl();
@@ -235,15 +235,16 @@ pub fn compose(
             .push_str(&format!("const {cname}: {ty} = {v};\n"));
         out.origin.push(("<constants>".into(), i as u32 + 1));
     }
+    let lookup = Lookup { sources, extra };
     let mut seen = HashSet::new();
     let mut stack = Vec::new();
-    include(name, extra, consts, &mut seen, &mut stack, &mut out)?;
+    include(name, &lookup, consts, &mut seen, &mut stack, &mut out)?;
     Ok(out)
 }
 
 fn include(
     name: &str,
-    extra: &[(&str, &str)],
+    lookup: &Lookup<'_>,
     consts: &[(&str, ConstValue)],
     seen: &mut HashSet<String>,
     stack: &mut Vec<String>,
@@ -258,7 +259,7 @@ fn include(
     if !seen.insert(name.to_string()) {
         return Ok(());
     }
-    let text = lookup(name, extra).ok_or_else(|| Error::Shader {
+    let (text, path) = lookup.find(name).ok_or_else(|| Error::Shader {
         shader: out.name.clone(),
         message: format!(
             "unknown WGSL source '{name}'{}; known: {}",
@@ -266,23 +267,20 @@ fn include(
                 .last()
                 .map(|s| format!(" (imported by {s})"))
                 .unwrap_or_default(),
-            SOURCES
-                .iter()
-                .map(|s| s.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            lookup.known()
         ),
     })?;
+    out.paths.push((name.to_string(), path.clone()));
     stack.push(name.to_string());
     let lines: Vec<(u32, String)> = text
         .lines()
         .enumerate()
         .map(|(i, l)| (i as u32 + 1, l.to_string()))
         .collect();
-    let lines = unroll(name, &lines, consts, &out.name)?;
+    let lines = unroll(&path, &lines, consts, &out.name)?;
     for (line_no, line) in lines {
         if let Some(import) = line.trim().strip_prefix("#import ") {
-            include(import.trim(), extra, consts, seen, stack, out)?;
+            include(import.trim(), lookup, consts, seen, stack, out)?;
         } else {
             out.source.push_str(&line);
             out.source.push('\n');
@@ -304,7 +302,7 @@ fn unroll(
 ) -> Result<Vec<(u32, String)>> {
     let err = |line: u32, msg: String| Error::Shader {
         shader: shader.to_string(),
-        message: format!("{file}.wgsl:{line}: {msg}"),
+        message: format!("{file}:{line}: {msg}"),
     };
     let mut out = Vec::new();
     let mut i = 0;
@@ -373,6 +371,10 @@ pub fn validate(
 ) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     let src = &composed.source;
     let err = |line: Option<u32>, msg: String| {
+        // naga's report points into the composed text (`wgsl:LINE:COL`); map every such
+        // reference to the original file and line, and lead with the first.
+        let (msg, first) = map_locations(composed, &msg);
+        let line = first.or(line);
         let at = line
             .map(|l| format!("{}: ", composed.origin_of(l)))
             .unwrap_or_default();
@@ -404,6 +406,32 @@ pub fn validate(
             )
         })?;
     Ok((module, info))
+}
+
+/// `msg` with every `wgsl:LINE:COL` (a place in the composed text) replaced by the original
+/// `file.wgsl:LINE:COL`, and the first such line.
+fn map_locations(composed: &Composed, msg: &str) -> (String, Option<u32>) {
+    let mut out = String::new();
+    let mut first = None;
+    let mut rest = msg;
+    while let Some(at) = rest.find("wgsl:") {
+        let after = &rest[at + 5..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        let (Ok(line), Some(':')) = (
+            after[..digits].parse::<u32>(),
+            after[digits..].chars().next(),
+        ) else {
+            out.push_str(&rest[..at + 5]);
+            rest = after;
+            continue;
+        };
+        first.get_or_insert(line);
+        out.push_str(&rest[..at]);
+        out.push_str(&composed.origin_of(line));
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    (out, first)
 }
 
 /// The group-0 bindings entry point `entry` uses.
@@ -441,26 +469,6 @@ pub fn workgroup_bytes(module: &naga::Module, info: &naga::valid::ModuleInfo, en
         .sum()
 }
 
-/// Environment variable naming a folder into which every kernel's composed WGSL is written
-/// as it is built (for inspection, and for `kernel-stats`, which reports what the driver
-/// made of it).
-pub const DUMP_ENV: &str = "WAVEKIT_DUMP_WGSL";
-
-/// Writes `composed` to `$WAVEKIT_DUMP_WGSL/<name>-<hash>.wgsl` when that is set (the hash of
-/// the source tells variants of one kernel apart). A debugging aid: a failed write is reported
-/// on stderr and otherwise ignored.
-fn dump_wgsl(composed: &Composed) {
-    let Some(dir) = std::env::var_os(DUMP_ENV) else {
-        return;
-    };
-    if let Err(e) = dump_wgsl_to(std::path::Path::new(&dir), composed) {
-        eprintln!(
-            "{DUMP_ENV}: cannot write into {}: {e}",
-            dir.to_string_lossy()
-        );
-    }
-}
-
 /// Writes `composed` to `dir/<name>-<hash>.wgsl` (slashes in the name become `_`) and
 /// returns the path.
 fn dump_wgsl_to(dir: &std::path::Path, composed: &Composed) -> std::io::Result<std::path::PathBuf> {
@@ -474,14 +482,10 @@ fn dump_wgsl_to(dir: &std::path::Path, composed: &Composed) -> std::io::Result<s
     Ok(path)
 }
 
-/// Whether `WAVEKIT_CHECKED=1` asks for bounds-checked shaders.
-pub fn checked_from_env() -> bool {
-    std::env::var(CHECKED_ENV).is_ok_and(|v| v == "1")
-}
-
 impl GpuContext {
     /// Validate `composed` with naga, then create the module. Fast path: no injected runtime
-    /// checks (every wavekit kernel bounds its own accesses); `WAVEKIT_CHECKED=1` restores them.
+    /// checks (every wavekit kernel bounds its own accesses); [`crate::ContextOptions`]'s
+    /// `checked_shaders` restores them.
     pub fn shader_module(&self, composed: &Composed) -> Result<wgpu::ShaderModule> {
         self.shader_module_validated(composed)
             .map(|(module, _)| module)
@@ -506,17 +510,22 @@ impl GpuContext {
                 limit,
             });
         }
-        dump_wgsl(composed);
+        if let Some(dir) = &self.options().dump_wgsl
+            && let Err(e) = dump_wgsl_to(dir, composed)
+        {
+            // A debugging aid: a failed write is reported and otherwise ignored.
+            eprintln!("wavekit: cannot write WGSL into {}: {e}", dir.display());
+        }
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&composed.name),
             source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
         };
         let module = self.scoped(&format!("creating shader '{}'", composed.name), || {
-            if checked_from_env() {
+            if self.options().checked_shaders {
                 self.device.create_shader_module(desc)
             } else {
                 // SAFETY: wavekit's kernels guard every buffer index against the array length
-                // and were validated by naga above; the checked variant is one env var away.
+                // and were validated by naga above; the checked variant is one option away.
                 unsafe {
                     self.device
                         .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
@@ -541,22 +550,13 @@ impl GpuContext {
                     module,
                     entry_point: Some(entry),
                     compilation_options: wgpu::PipelineCompilationOptions {
-                        zero_initialize_workgroup_memory: zero_workgroup_memory(),
+                        zero_initialize_workgroup_memory: self.options().zero_workgroup_memory,
                         ..Default::default()
                     },
                     cache: None,
                 })
         })
     }
-}
-
-/// Environment variable for measurement only: `0` compiles kernels without WebGPU's zeroing of
-/// workgroup memory at the start of every workgroup. Not every kernel has been checked to
-/// write all the workgroup memory it reads; on the H200 it gained at most 0.8 % (ADR-038).
-pub const ZERO_WORKGROUP_MEMORY_ENV: &str = "WAVEKIT_ZERO_WORKGROUP_MEMORY";
-
-fn zero_workgroup_memory() -> bool {
-    std::env::var(ZERO_WORKGROUP_MEMORY_ENV).map_or(true, |v| v != "0")
 }
 
 #[cfg(test)]
@@ -568,38 +568,35 @@ mod tests {
     }
 
     #[test]
-    fn every_kernel_validates_with_naga() {
-        let kernels = all_kernels().unwrap();
-        assert!(kernels.len() >= 2);
-        for (k, subgroups) in &kernels {
-            validate(k, *subgroups).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-
-    #[test]
     fn dumped_wgsl_is_the_composed_source_under_its_name() {
-        let kernels = all_kernels().unwrap();
+        let extra = [
+            src("t/x", "fn x() -> u32 { return 1u; }"),
+            src("t/y", "fn y() {}"),
+        ];
+        let a = compose("t/x", &[], &[], &extra).unwrap();
+        let b = compose("t/y", &[], &[], &extra).unwrap();
         let dir = std::env::temp_dir().join(format!("wavekit-dump-{}", std::process::id()));
-        let (a, b) = (&kernels[0].0, &kernels[1].0);
-        let pa = dump_wgsl_to(&dir, a).unwrap();
-        let pb = dump_wgsl_to(&dir, b).unwrap();
+        let pa = dump_wgsl_to(&dir, &a).unwrap();
+        let pb = dump_wgsl_to(&dir, &b).unwrap();
         assert_eq!(std::fs::read_to_string(&pa).unwrap(), a.source);
         let file = pa.file_name().unwrap().to_string_lossy().into_owned();
         assert!(file.starts_with(&a.name.replace('/', "_")), "{file}");
         assert!(file.ends_with(".wgsl") && !file.contains('/'), "{file}");
-        // Variants of one kernel (or two kernels) never overwrite each other.
-        assert!(a.source == b.source || pa != pb);
+        // Two kernels (or variants of one) never overwrite each other.
+        assert_ne!(pa, pb);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn every_wgsl_file_is_used_by_some_kernel() {
-        let kernels = all_kernels().unwrap();
-        for s in SOURCES {
+    fn every_shared_piece_is_imported_by_some_prelude_or_primitive_kernel() {
+        // The pieces are checked where they are used (each module's own test); here only that
+        // each one exists under its name and parses alone or with the prelude.
+        for p in PIECES {
+            assert!(p.path().ends_with(".wgsl"), "{}", p.path());
             assert!(
-                kernels.iter().any(|(k, _)| k.files().contains(&s.name)),
-                "{} is used by no kernel",
-                s.name
+                p.path().starts_with("crates/wavekit/src/shaders/"),
+                "{}",
+                p.path()
             );
         }
     }
@@ -608,7 +605,7 @@ mod tests {
     fn subgroup_kernels_fail_validation_without_the_capability() {
         let k = crate::selftest::composed(256).unwrap();
         let e = validate(&k, false).unwrap_err().to_string();
-        assert!(e.contains("selftest/subgroup_ops"), "{e}");
+        assert!(e.contains("selftest/subgroup_ops.wgsl"), "{e}");
     }
 
     #[test]
@@ -620,7 +617,7 @@ mod tests {
             ),
             src("t/b", "fn b() -> u32 { return 1u; }"),
         ];
-        let c = compose("t/a", &[("K", ConstValue::U32(7))], &extra).unwrap();
+        let c = compose("t/a", &[("K", ConstValue::U32(7))], &[], &extra).unwrap();
         assert_eq!(c.source.matches("fn b()").count(), 1);
         assert!(c.source.starts_with("const K: u32 = 7u;\n"));
         assert_eq!(c.files(), vec!["<constants>", "t/b", "t/a"]);
@@ -635,7 +632,7 @@ mod tests {
              var<workgroup> unused: array<u32, 1000>;\n\
              @compute @workgroup_size(1) fn main() { a[0] = 1u; b.x = 2.0; }",
         )];
-        let c = compose("t/w", &[], &extra).unwrap();
+        let c = compose("t/w", &[], &[], &extra).unwrap();
         let (module, info) = validate(&c, false).unwrap();
         // 20 bytes round to 32, 12 to 16; `unused` is not counted.
         assert_eq!(workgroup_bytes(&module, &info, "main"), 48);
@@ -648,7 +645,7 @@ mod tests {
             "t/u",
             "fn f() -> u32 {\n    var a: array<u32, 6>;\n#unroll k N\n#unroll j 2\n    a[{k} * 2u + {j}] = {k};\n#end\n#end\n    return a[5];\n}",
         )];
-        let c = compose("t/u", &[("N", ConstValue::U32(3))], &extra).unwrap();
+        let c = compose("t/u", &[("N", ConstValue::U32(3))], &[], &extra).unwrap();
         assert!(c.source.contains("a[0u * 2u + 1u] = 0u;"), "{}", c.source);
         assert!(c.source.contains("a[2u * 2u + 1u] = 2u;"), "{}", c.source);
         assert_eq!(c.source.matches("a[").count(), 7);
@@ -667,7 +664,7 @@ mod tests {
             "#unroll k M\n#end",
         ] {
             let extra = [("t/bad", bad)];
-            let e = compose("t/bad", &[], &extra).unwrap_err().to_string();
+            let e = compose("t/bad", &[], &[], &extra).unwrap_err().to_string();
             assert!(e.contains("t/bad.wgsl:"), "{e}");
         }
     }
@@ -675,10 +672,10 @@ mod tests {
     #[test]
     fn import_cycles_and_unknown_imports_are_errors() {
         let extra = [src("t/x", "#import t/y"), src("t/y", "#import t/x")];
-        let e = compose("t/x", &[], &extra).unwrap_err().to_string();
+        let e = compose("t/x", &[], &[], &extra).unwrap_err().to_string();
         assert!(e.contains("import cycle: t/x -> t/y -> t/x"), "{e}");
         let extra = [src("t/z", "#import t/nothing")];
-        let e = compose("t/z", &[], &extra).unwrap_err().to_string();
+        let e = compose("t/z", &[], &[], &extra).unwrap_err().to_string();
         assert!(
             e.contains("unknown WGSL source 't/nothing' (imported by t/z)"),
             "{e}"
@@ -694,13 +691,16 @@ mod tests {
             ),
             src("t/helper", "fn helper() -> u32 {\n    return 1u\n}"),
         ];
-        let c = compose("t/main", &[("A", ConstValue::U32(1))], &extra).unwrap();
+        let c = compose("t/main", &[("A", ConstValue::U32(1))], &[], &extra).unwrap();
         let e = validate(&c, true).unwrap_err().to_string();
         // The missing semicolon is reported where the parser notices it: t/helper line 3.
         assert!(e.contains("t/helper.wgsl:3"), "{e}");
         let extra = [src("t/bad", "fn f() -> u32 {\n    return 1.5;\n}")];
-        let c = compose("t/bad", &[], &extra).unwrap();
+        let c = compose("t/bad", &[("A", ConstValue::U32(1))], &[], &extra).unwrap();
         let e = validate(&c, true).unwrap_err().to_string();
-        assert!(e.contains("t/bad.wgsl:"), "{e}");
+        // A type error: the line of the `return`, and naga's pointer mapped to it too.
+        assert!(e.starts_with("shader 't/bad': t/bad.wgsl:2: "), "{e}");
+        assert!(e.contains("t/bad.wgsl:2:12"), "{e}");
+        assert!(!e.contains(" wgsl:"), "{e}");
     }
 }

@@ -73,11 +73,6 @@ impl Timing {
     }
 }
 
-/// Environment variable choosing how runs are bracketed where the device can write timestamps
-/// between passes: `WAVEKIT_TIMER=markers` times them with empty marker passes as on devices
-/// that cannot (measurement only: it compares the two methods' floors, ADR-041).
-pub const TIMER_ENV: &str = "WAVEKIT_TIMER";
-
 /// Times recorded GPU work.
 pub struct GpuTimer {
     query_set: Option<wgpu::QuerySet>,
@@ -97,8 +92,7 @@ impl GpuTimer {
                 count: capacity,
             })
         });
-        let markers = ctx.caps.timestamps != TimestampSupport::InsideEncoders
-            || std::env::var(TIMER_ENV).is_ok_and(|v| v == "markers");
+        let markers = ctx.caps.timestamps != TimestampSupport::InsideEncoders;
         Self {
             query_set,
             capacity,

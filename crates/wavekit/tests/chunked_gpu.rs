@@ -2,8 +2,8 @@
 //! passed along on the GPU), the histogram counts chunk after chunk, select and partition
 //! take their input in chunks and write across two output bindings, the sort binds its
 //! buffers as two windows, the copy kernel binds one chunk at a time. The binding
-//! limit is lowered with WAVEKIT_MAX_BINDING_BYTES so that small inputs take these paths; one
-//! test function, since the switch is process-wide.
+//! limit is lowered to 64 KiB (`ContextOptions::max_binding_bytes`, a context of its own) so
+//! that small inputs take these paths.
 
 mod common;
 
@@ -16,22 +16,25 @@ use wavekit::select::{Keep, Select};
 
 #[test]
 fn inputs_larger_than_one_binding() {
-    let Some(ctx) = gpu() else { return };
+    let Some(shared) = gpu() else { return };
     // 64 KiB bindings: as many whole tiles of u32 as fit in 16384 elements per chunk.
-    // SAFETY: this binary's only test sets it before any work is bound.
-    unsafe { std::env::set_var("WAVEKIT_MAX_BINDING_BYTES", "65536") };
+    let chunked = wavekit::GpuContext::new(&wavekit::ContextOptions {
+        max_binding_bytes: Some(65536),
+        ..shared.options().clone()
+    })
+    .unwrap();
+    let ctx = &chunked;
     for (inclusive, in_place) in [(true, false), (false, false), (true, true), (false, true)] {
-        let tile = wavekit::scan::tile_elements(1, in_place) as usize;
-        let per_chunk = 16_384 / tile * tile;
         let scan = Scan::new(
             ctx,
             &ScanConfig {
-                monoid: Monoid::builtin(Scalar::U32, Op::Add),
-                inclusive,
                 in_place,
+                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), inclusive)
             },
         )
         .unwrap();
+        let tile = scan.tile_elements() as usize;
+        let per_chunk = 16_384 / tile * tile;
         for n in [per_chunk - 1, per_chunk, per_chunk + 1, 5 * per_chunk + 777] {
             let mut r = fastrand::Rng::with_seed(n as u64);
             let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
@@ -113,7 +116,7 @@ fn inputs_larger_than_one_binding() {
         let s = Select::new(ctx, Scalar::U32, &keep, partition).unwrap();
         // Input chunks of whole tiles in one 64 KiB binding; output windows of whole bindings
         // (16384 elements), so the largest n is two of them whatever the tile.
-        let tile = wavekit::select::tile_elements(partition) as usize;
+        let tile = s.tile_elements() as usize;
         let sel_chunk = 16_384 / tile * tile;
         for n in [
             sel_chunk - 1,
@@ -229,5 +232,4 @@ fn inputs_larger_than_one_binding() {
         );
         assert_eq!(&got[words..], &[POISON; 4], "{}: past the end", on(ctx));
     }
-    unsafe { std::env::remove_var("WAVEKIT_MAX_BINDING_BYTES") };
 }

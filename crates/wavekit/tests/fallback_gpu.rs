@@ -1,41 +1,52 @@
-//! The look-back fallback, forced: with fault injection every K-th tile never publishes, so
-//! its successors can only finish by reducing its input themselves. One test function, since
-//! the switch is process-wide (an environment variable read when kernels are built).
+//! The look-back fallback, forced: with fault injection (the policies' `fault_skip`) every
+//! K-th tile never publishes, so its successors can only finish by reducing its input
+//! themselves.
 
 mod common;
 
 use common::{gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
-use wavekit::scan::{Scan, ScanConfig, reference};
-use wavekit::select::{Keep, Select};
-use wavekit::sort::{KeyType, RadixSort, SortConfig, Values};
+use wavekit::scan::{Scan, ScanConfig, ScanPolicy, reference};
+use wavekit::select::{Keep, Select, SelectPolicy};
+use wavekit::sort::{KeyType, RadixSort, SortConfig, SortPolicy, Values};
+use wavekit::tiling::LookbackPolicy;
 
 #[test]
 fn results_are_right_when_predecessors_never_publish() {
     let Some(ctx) = gpu() else { return };
-    let t = wavekit::tile_elements() as usize;
+    let t = ScanPolicy::default().tile_elements(1, false) as usize;
     for skip in [1u32, 2, 3] {
-        // SAFETY: this binary's only test sets them before any kernel is built.
-        unsafe { std::env::set_var("WAVEKIT_FAULT_LOOKBACK", skip.to_string()) };
-        // The sort's look-back exists in its single-pass mode.
-        unsafe { std::env::set_var(wavekit::sort::SINGLE_PASS_ENV, "1") };
+        let lookback = LookbackPolicy {
+            fault_skip: skip,
+            ..Default::default()
+        };
+        let scan_policy = Some(ScanPolicy {
+            lookback,
+            ..Default::default()
+        });
+        let select_policy = SelectPolicy {
+            lookback,
+            ..Default::default()
+        };
         let scan = Scan::new(
             ctx,
             &ScanConfig {
-                monoid: Monoid::builtin(Scalar::U32, Op::Add),
-                inclusive: false,
-                in_place: false,
+                policy: scan_policy,
+                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false)
             },
         )
         .unwrap();
-        let select = Select::new(ctx, Scalar::U32, &Keep::Flags, true).unwrap();
+        let select =
+            Select::with_policy(ctx, Scalar::U32, &Keep::Flags, true, select_policy).unwrap();
         // Select without partition keeps its tile in registers through the look-back: the
         // fallback must count a predecessor without touching them.
-        let select_only = Select::new(ctx, Scalar::U32, &Keep::Flags, false).unwrap();
+        let select_only =
+            Select::with_policy(ctx, Scalar::U32, &Keep::Flags, false, select_policy).unwrap();
         // A non-commutative monoid: the fallback must combine a tile in element order.
         let affine = Scan::new(
             ctx,
             &ScanConfig {
+                policy: scan_policy,
                 monoid: Monoid::custom(
                     "affine",
                     "vec2<u32>",
@@ -52,10 +63,14 @@ fn results_are_right_when_predecessors_never_publish() {
         // The single-pass sort's look-back per digit, with values so order shows.
         let sort_config = SortConfig {
             values: Values::Indices,
+            policy: Some(SortPolicy {
+                fault_skip: skip,
+                ..SortPolicy::single_pass()
+            }),
             ..SortConfig::keys(KeyType::U32)
         };
         let sort = RadixSort::new(ctx, &sort_config).unwrap();
-        let st = wavekit::sort::tile_keys(ctx, &sort_config) as usize;
+        let st = sort.tile_keys() as usize;
         for n in [st + 1, 5 * st + 3] {
             let mut r = fastrand::Rng::with_seed(n as u64 * 3 + u64::from(skip));
             let keys: Vec<u32> = (0..n).map(|_| r.u32(..1 << 12)).collect();
@@ -138,5 +153,4 @@ fn results_are_right_when_predecessors_never_publish() {
             }
         }
     }
-    unsafe { std::env::remove_var("WAVEKIT_FAULT_LOOKBACK") };
 }

@@ -13,7 +13,7 @@ use wavekit::select::{Keep, Select};
 
 /// The context, when WAVEKIT_LARGE_TESTS=1 (these need over 8 GiB of device memory).
 fn large() -> Option<&'static wavekit::GpuContext> {
-    if std::env::var("WAVEKIT_LARGE_TESTS").map_or(true, |v| v != "1") {
+    if !wavekit_harness::large_tests() {
         eprintln!("skipped: set WAVEKIT_LARGE_TESTS=1 (needs over 8 GiB of device memory)");
         return None;
     }
@@ -36,11 +36,7 @@ fn scan_and_reduce_past_the_binding_limit() {
     let dst = ctx.storage_uninit("dst", bytes).unwrap();
     let scan = Scan::new(
         ctx,
-        &ScanConfig {
-            monoid: Monoid::builtin(Scalar::U32, Op::Add),
-            inclusive: false,
-            in_place: false,
-        },
+        &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
     )
     .unwrap();
     let b = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();

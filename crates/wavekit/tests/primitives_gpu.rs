@@ -8,9 +8,9 @@ mod common;
 
 use common::{check_select, gpu, on, run};
 use wavekit::monoid::{Monoid, Op, Scalar};
-use wavekit::reduce::Reduce;
-use wavekit::scan::{Scan, ScanConfig, reference};
-use wavekit::select::{Keep, Select};
+use wavekit::reduce::{Reduce, ReducePolicy};
+use wavekit::scan::{Scan, ScanConfig, ScanPolicy, reference};
+use wavekit::select::{Keep, Select, SelectPolicy};
 use wavekit::{Error, GpuContext, POISON};
 
 /// Relative tolerance of f32 sums: a few ulps per level of a 2^20-element reduction tree.
@@ -19,9 +19,9 @@ const F32_ADD_TOLERANCE: f64 = 1e-5;
 fn sizes() -> Vec<usize> {
     // The scan's tile edges (out of place; in place, through workgroup memory), and the
     // reduce's (tiles of their own size).
-    let t = wavekit::tile_elements() as usize;
-    let b = wavekit::scan::tile_elements(1, true) as usize;
-    let r = wavekit::reduce::tile_elements() as usize;
+    let t = ScanPolicy::default().tile_elements(1, false) as usize;
+    let b = ScanPolicy::default().tile_elements(1, true) as usize;
+    let r = ReducePolicy::default().tile.elements() as usize;
     vec![
         r - 1,
         r,
@@ -84,13 +84,22 @@ fn check_f32(ctx: &GpuContext, what: &str, data: &[f32], got: &[f32], want: &[f6
     }
 }
 
-fn scan_one(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool, in_place: bool, n: usize) {
+fn scan_of(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool, in_place: bool) -> Scan {
     let config = ScanConfig {
-        monoid: Monoid::builtin(scalar, op),
-        inclusive,
         in_place,
+        ..ScanConfig::new(Monoid::builtin(scalar, op), inclusive)
     };
-    let scan = Scan::new(ctx, &config).unwrap();
+    Scan::new(ctx, &config).unwrap()
+}
+
+/// Scan `n` fresh random values with `scan` (built for `scalar`, `op`, `inclusive`,
+/// `in_place`) and check every element against the reference.
+fn scan_one(
+    ctx: &GpuContext,
+    scan: &Scan,
+    (scalar, op, inclusive, in_place): (Scalar, Op, bool, bool),
+    n: usize,
+) {
     let what = format!("{scalar:?} {op:?} inclusive={inclusive} in_place={in_place} n={n}");
     let seed = 1 + op as u64 * 7 + scalar as u64 * 131 + u64::from(inclusive);
     let words: Vec<u32> = match scalar {
@@ -148,8 +157,9 @@ fn scan_every_type_operator_direction_and_size() {
     for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
         for op in [Op::Add, Op::Min, Op::Max] {
             for inclusive in [true, false] {
+                let scan = scan_of(ctx, scalar, op, inclusive, false);
                 for n in sizes() {
-                    scan_one(ctx, scalar, op, inclusive, false, n);
+                    scan_one(ctx, &scan, (scalar, op, inclusive, false), n);
                 }
             }
         }
@@ -165,8 +175,9 @@ fn scan_in_place() {
         (Scalar::I32, Op::Add),
     ] {
         for inclusive in [true, false] {
+            let scan = scan_of(ctx, scalar, op, inclusive, true);
             for n in sizes() {
-                scan_one(ctx, scalar, op, inclusive, true, n);
+                scan_one(ctx, &scan, (scalar, op, inclusive, true), n);
             }
         }
     }
@@ -238,15 +249,8 @@ fn affine_ref(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
 fn custom_non_commutative_monoid_scan_and_reduce() {
     let Some(ctx) = gpu() else { return };
     for inclusive in [true, false] {
-        let scan = Scan::new(
-            ctx,
-            &ScanConfig {
-                monoid: affine(),
-                inclusive,
-                in_place: false,
-            },
-        )
-        .unwrap();
+        let scan = Scan::new(ctx, &ScanConfig::new(affine(), inclusive)).unwrap();
+        let red = Reduce::new(ctx, &affine()).unwrap();
         for n in sizes() {
             let mut r = rng(5, n);
             let data: Vec<[u32; 2]> = (0..n).map(|_| [r.u32(..) | 1, r.u32(..)]).collect();
@@ -262,7 +266,6 @@ fn custom_non_commutative_monoid_scan_and_reduce() {
                 let want = if inclusive { acc } else { before };
                 assert_eq!(*g, want, "{}: affine scan n={n} element {i}", on(ctx));
             }
-            let red = Reduce::new(ctx, &affine()).unwrap();
             let b = red.bind(ctx, &src, n as u64).unwrap();
             run(ctx, |e| b.record(e));
             let got: Vec<[u32; 2]> = ctx.read_back("result", b.result(), 1).unwrap();
@@ -295,15 +298,7 @@ fn affine16_ref(a: u32, b: u32) -> u32 {
 fn custom_one_word_non_commutative_scan() {
     let Some(ctx) = gpu() else { return };
     for inclusive in [true, false] {
-        let scan = Scan::new(
-            ctx,
-            &ScanConfig {
-                monoid: affine16(),
-                inclusive,
-                in_place: false,
-            },
-        )
-        .unwrap();
+        let scan = Scan::new(ctx, &ScanConfig::new(affine16(), inclusive)).unwrap();
         for n in sizes() {
             let mut r = rng(6, n);
             // Odd multipliers keep the composition from collapsing to a constant.
@@ -329,7 +324,7 @@ fn segmented_scan_every_operator() {
     let Some(ctx) = gpu() else { return };
     for op in [Op::Add, Op::Min, Op::Max] {
         for inclusive in [true, false] {
-            let scan = Scan::segmented(ctx, Scalar::I32, op, inclusive).unwrap();
+            let scan = Scan::segmented(ctx, Scalar::I32, op, inclusive, None).unwrap();
             for n in sizes() {
                 let x = random_i32(3, n);
                 let mut r = rng(4, n);
@@ -360,14 +355,51 @@ fn select_and_partition_keep_order() {
     let Some(ctx) = gpu() else { return };
     let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
     for partition in [false, true] {
-        let t = wavekit::select::tile_elements(partition) as usize;
+        let flags = Select::new(ctx, Scalar::U32, &Keep::Flags, partition).unwrap();
+        let by_pred = Select::new(ctx, Scalar::U32, &pred, partition).unwrap();
+        let t = flags.tile_elements() as usize;
         let mut all = sizes();
         all.extend([t - 1, t, t + 1, 2 * t + 1]);
         for &n in &all {
             for density in [0, 1, 50, 100] {
-                check_select(ctx, &Keep::Flags, partition, n, density);
+                check_select(ctx, &flags, &Keep::Flags, partition, n, density);
             }
-            check_select(ctx, &pred, partition, n, 0);
+            check_select(ctx, &by_pred, &pred, partition, n, 0);
+        }
+    }
+}
+
+/// Every way select and partition store a tile: through workgroup memory in their default
+/// batches (13 and 16 elements per lane), in batches of 1 and of 4, and straight from
+/// registers (ADR-034).
+#[test]
+fn select_and_partition_in_every_store_mode() {
+    let Some(ctx) = gpu() else { return };
+    let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
+    let d = SelectPolicy::default();
+    // Each primitive's default batch, then 1, 4 and 0 (from registers) for both.
+    for (sel, part) in [
+        (d.select_stage_steps, d.partition_stage_steps),
+        (1, 1),
+        (4, 4),
+        (0, 0),
+    ] {
+        let policy = SelectPolicy {
+            select_stage_steps: sel,
+            partition_stage_steps: part,
+            ..d
+        };
+        for partition in [false, true] {
+            let flags =
+                Select::with_policy(ctx, Scalar::U32, &Keep::Flags, partition, policy).unwrap();
+            let by_pred = Select::with_policy(ctx, Scalar::U32, &pred, partition, policy).unwrap();
+            let t = flags.tile_elements() as usize;
+            for n in [0, 1, 5, 33, t - 1, t, t + 1, 3 * t + 7] {
+                for density in [0, 50, 100] {
+                    check_select(ctx, &flags, &Keep::Flags, partition, n, density);
+                }
+                check_select(ctx, &by_pred, &pred, partition, n, 0);
+            }
         }
     }
 }
@@ -378,11 +410,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let small = ctx.storage_poisoned("small", 4).unwrap();
     let scan = Scan::new(
         ctx,
-        &ScanConfig {
-            monoid: Monoid::builtin(Scalar::U32, Op::Add),
-            inclusive: true,
-            in_place: false,
-        },
+        &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), true),
     )
     .unwrap();
     let e = scan.bind(ctx, &small, Some(&small), 5).unwrap_err();
@@ -442,62 +470,6 @@ fn convenience_functions() {
     assert!(e.to_string().contains("3 flags for 8 elements"), "{e}");
 }
 
-/// The workgroup layer's ordered compaction (`workgroup/compact.wgsl`), which the UI
-/// compositor, the sort and the traversal build on: per workgroup, the local indices whose
-/// flag is set, in order, and their count. Densities 0 %, 3 %, 50 %, 97 % and 100 %.
-#[test]
-fn workgroup_compaction_keeps_local_order() {
-    let Some(ctx) = gpu() else { return };
-    let composed =
-        wavekit::select::composed_workgroup_compact(ctx.caps.subgroups.supported).unwrap();
-    let kernel = wavekit::kernel::Kernel::new(ctx, &composed).unwrap();
-    let wg = 256usize;
-    let groups = 40usize;
-    let mut r = fastrand::Rng::with_seed(31);
-    let flags: Vec<u32> = (0..groups * wg)
-        .map(|i| {
-            let density = [0, 3, 50, 97, 100][(i / wg) % 5];
-            u32::from(r.u32(..100) < density)
-        })
-        .collect();
-    let f = ctx.storage_from("flags", &flags).unwrap();
-    let out = ctx.storage_poisoned("out", groups * wg).unwrap();
-    let totals = ctx.storage_poisoned("totals", groups).unwrap();
-    let bind = kernel
-        .bind(ctx, &[(0, &f), (1, &out), (2, &totals)])
-        .unwrap();
-    run(ctx, |e| {
-        let mut pass = e.begin_compute_pass(&Default::default());
-        kernel.dispatch(&mut pass, &bind, groups as u32);
-    });
-    let got: Vec<u32> = ctx.read_back("out", &out, groups * wg).unwrap();
-    let got_totals: Vec<u32> = ctx.read_back("totals", &totals, groups).unwrap();
-    for g in 0..groups {
-        let want: Vec<u32> = (0..wg as u32)
-            .filter(|&i| flags[g * wg + i as usize] != 0)
-            .collect();
-        assert_eq!(
-            got_totals[g] as usize,
-            want.len(),
-            "{}: workgroup {g} total",
-            on(ctx)
-        );
-        assert_eq!(
-            &got[g * wg..g * wg + want.len()],
-            &want[..],
-            "{}: workgroup {g}",
-            on(ctx)
-        );
-        assert!(
-            got[g * wg + want.len()..(g + 1) * wg]
-                .iter()
-                .all(|&x| x == POISON),
-            "{}: workgroup {g} wrote past its survivors",
-            on(ctx)
-        );
-    }
-}
-
 /// The survivor count drives an indirect dispatch: exactly ceil(count / items) workgroups run.
 #[test]
 fn select_count_drives_an_indirect_dispatch() {
@@ -524,11 +496,7 @@ fn select_count_drives_an_indirect_dispatch() {
     let b = s.bind(ctx, &src, Some(&f), &dst, n as u64).unwrap();
 
     // A kernel whose every workgroup writes totals[group]: count the groups that ran.
-    let compact = wavekit::kernel::Kernel::new(
-        ctx,
-        &wavekit::select::composed_workgroup_compact(ctx.caps.subgroups.supported).unwrap(),
-    )
-    .unwrap();
+    let compact = common::compact_kernel(ctx, 256);
     let max_groups = n.div_ceil(items as usize) + 4;
     let zeros = ctx
         .storage_from("zeros", &vec![0u32; max_groups * 256])

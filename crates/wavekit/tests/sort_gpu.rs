@@ -1,12 +1,18 @@
 //! Radix sort on the GPU against `std`'s stable sort (`sort::reference`): every key type,
 //! ascending and descending, keys alone, with values (stability) and with indices, bit ranges,
-//! the float specials, and the sizes around the tile.
+//! the float specials, and the sizes around the tile; in both modes (the three kernels and the
+//! single pass).
 
 mod common;
 
 use common::{gpu, on, run};
 use wavekit::POISON;
-use wavekit::sort::{self, KeyType, RadixSort, SortConfig, SortKey, Values, reference};
+use wavekit::sort::{self, KeyType, RadixSort, SortConfig, SortKey, SortPolicy, Values, reference};
+
+/// Both modes: the three-kernel passes (the default) and the single pass.
+fn modes() -> [SortPolicy; 2] {
+    [SortPolicy::default(), SortPolicy::single_pass()]
+}
 
 fn sizes(tile: usize) -> Vec<usize> {
     vec![0, 1, 2, 31, 1009, tile - 1, tile, tile + 1, 3 * tile + 17]
@@ -82,17 +88,22 @@ fn run_family<K: SortKey + std::fmt::Debug>(
     bit_ranges: &[Option<(u32, u32)>],
 ) {
     let Some(ctx) = gpu() else { return };
-    for descending in [false, true] {
+    for (mode, descending) in modes()
+        .into_iter()
+        .zip([false, true])
+        .chain(modes().into_iter().zip([true, false]))
+    {
         for values in [Values::None, Values::U32, Values::Indices] {
             for &bits in bit_ranges {
                 let config = SortConfig {
-                    key: K::TYPE,
                     values,
                     descending,
                     bits,
+                    policy: Some(mode),
+                    ..SortConfig::keys(K::TYPE)
                 };
                 let sorter = RadixSort::new(ctx, &config).unwrap();
-                let tile = sort::tile_keys(ctx, &config) as usize;
+                let tile = sorter.tile_keys() as usize;
                 for n in sizes(tile) {
                     for (what, keys) in inputs(n, n as u64 * 7 + 1, draw) {
                         check(ctx, what, &keys, &config, &sorter);
@@ -177,24 +188,30 @@ fn conveniences_and_bad_input() {
     );
 }
 
-/// Tiles' digit counts are scanned in blocks of `sort::block_tiles()` tiles (down each
-/// digit's column within a block, then the blocks' sums: up to `sort::inline_blocks()` blocks
+/// Tiles' digit counts are scanned in blocks of `block_tiles` tiles (down each digit's column
+/// within a block, then the blocks' sums: up to `inline_blocks` blocks
 /// summed by each scatter workgroup, past that by the scan): sizes that end inside the first
 /// block, on its edge, just past it, in a third block, and one block past the inline limit
 /// (random keys only: the largest), keys alone and with indices (stability), both directions.
 #[test]
 fn sorts_across_blocks_of_tiles() {
     let Some(ctx) = gpu() else { return };
-    let block = sort::block_tiles() as usize;
-    let inline = sort::inline_blocks() as usize;
-    for (values, descending) in [(Values::None, false), (Values::Indices, true)] {
+    let policy = SortPolicy::default();
+    let block = policy.block_tiles as usize;
+    let inline = policy.inline_blocks as usize;
+    for (values, descending, mode) in [
+        (Values::None, false, policy),
+        (Values::Indices, true, policy),
+        (Values::Indices, false, SortPolicy::single_pass()),
+    ] {
         let config = SortConfig {
             values,
             descending,
+            policy: Some(mode),
             ..SortConfig::keys(KeyType::U32)
         };
         let sorter = RadixSort::new(ctx, &config).unwrap();
-        let tile = sort::tile_keys(ctx, &config) as usize;
+        let tile = sorter.tile_keys() as usize;
         // Routes (ADR-027, ADR-031): one block, no blocks kernel; one block of twice the
         // tiles; a few blocks; a few blocks of twice the tiles (more than `inline` of the
         // usual); the scan of the blocks' sums (more than `inline` even of twice the tiles).

@@ -1,27 +1,31 @@
 //! The scatter's two ways of storing the sorted tile, for keys and for pairs alike: unrolled
 //! (pairs by default: the values staged in the keys' workgroup memory after the keys have
 //! left, ADR-024) and in a loop (keys by default: values, if any, in memory of their own).
-//! One test function, since the switch is process-wide (an environment variable read when
-//! kernels are built).
+//! Both sort modes: the three kernels and the single pass.
 
 mod common;
 
 use common::{gpu, on, run};
-use wavekit::sort::{self, KeyType, RadixSort, STORES_UNROLLED_ENV, SortConfig, Values};
+use wavekit::sort::{KeyType, RadixSort, SortConfig, SortPolicy, Values};
 
 #[test]
 fn keys_and_pairs_sort_in_both_store_modes() {
     let Some(ctx) = gpu() else { return };
-    for unrolled in ["1", "0"] {
-        // SAFETY: this binary's only test sets it before the kernels of each round are built.
-        unsafe { std::env::set_var(STORES_UNROLLED_ENV, unrolled) };
+    for (unrolled, mode) in [true, false]
+        .into_iter()
+        .flat_map(|u| [(u, SortPolicy::default()), (u, SortPolicy::single_pass())])
+    {
         for values in [Values::None, Values::U32] {
             let config = SortConfig {
                 values,
+                policy: Some(SortPolicy {
+                    stores_unrolled: Some(unrolled),
+                    ..mode
+                }),
                 ..SortConfig::keys(KeyType::U32)
             };
             let sorter = RadixSort::new(ctx, &config).unwrap();
-            let t = sort::tile_keys(ctx, &config) as usize;
+            let t = sorter.tile_keys() as usize;
             for n in [0, 1, 33, t - 1, t, t + 1, 5 * t + 17] {
                 let mut r =
                     fastrand::Rng::with_seed(n as u64 * 31 + u64::from(values == Values::U32));
@@ -35,7 +39,11 @@ fn keys_and_pairs_sort_in_both_store_modes() {
                 run(ctx, |e| bound.record(e));
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| keys[i]);
-                let what = format!("{}: unrolled={unrolled} {values:?} n={n}", on(ctx));
+                let what = format!(
+                    "{}: unrolled={unrolled} single pass={} {values:?} n={n}",
+                    on(ctx),
+                    mode.single_pass
+                );
                 let got: Vec<u32> = ctx.read_back("keys", &kb, n).unwrap();
                 let want: Vec<u32> = order.iter().map(|&i| keys[i]).collect();
                 assert_eq!(got, want, "{what}: keys");
@@ -47,5 +55,4 @@ fn keys_and_pairs_sort_in_both_store_modes() {
             }
         }
     }
-    unsafe { std::env::remove_var(STORES_UNROLLED_ENV) };
 }

@@ -10,8 +10,11 @@ use serde::Serialize;
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
-use crate::shader::{Composed, ConstValue, compose};
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::timer::GpuTimer;
+
+/// The WGSL file of this kernel.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("bench/chain", "chain.wgsl")];
 
 /// Invocations per workgroup of the chain's kernel.
 pub const WORKGROUP: u32 = 256;
@@ -36,6 +39,7 @@ pub fn composed() -> Result<Composed> {
     compose(
         "bench/chain",
         &[("WG_SIZE", ConstValue::U32(WORKGROUP))],
+        SOURCES,
         &[],
     )
 }

@@ -10,7 +10,10 @@ use serde::Serialize;
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
-use crate::shader::{Composed, ConstValue, compose};
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
+
+/// The WGSL file of this kernel.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("bench/occupancy", "occupancy.wgsl")];
 
 /// Most values held live per invocation (`STREAMS`): enough to pass any register cliff.
 pub const MAX_STREAMS: u32 = 256;
@@ -49,6 +52,7 @@ pub fn composed(case: OccupancyCase) -> Result<Composed> {
             ("SHARED_WORDS", ConstValue::U32(case.shared_bytes / 4)),
             ("STREAMS", ConstValue::U32(case.streams)),
         ],
+        SOURCES,
         &[],
     )
 }

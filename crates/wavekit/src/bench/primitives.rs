@@ -8,10 +8,11 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::reduce::Reduce;
-use crate::scan::{Scan, ScanConfig};
-use crate::select::{Keep, Select};
-use crate::sort::{KeyType, RadixSort, SortConfig, Values};
+use crate::reduce::{Reduce, ReducePolicy};
+use crate::scan::{Scan, ScanConfig, ScanPolicy};
+use crate::select::{Keep, Select, SelectPolicy};
+use crate::sort::{KeyType, RadixSort, SortConfig, SortPolicy, Values};
+use crate::tiling::LookbackStats;
 use crate::timer::GpuTimer;
 
 /// The primitives benchmarked, by the names the CUB peer prints too.
@@ -57,7 +58,21 @@ pub struct PrimitiveResult {
     pub copy_fraction: f64,
     /// What the look-back did in the last run (single-pass primitives).
     #[serde(default)]
-    pub lookback: Option<crate::primitive::LookbackStats>,
+    pub lookback: Option<LookbackStats>,
+}
+
+/// The policies the benchmark builds the primitives with (the CLI fills them from its tuning
+/// knobs; default: each primitive's).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Policies {
+    /// The scans'.
+    pub scan: ScanPolicy,
+    /// Reduce's.
+    pub reduce: ReducePolicy,
+    /// Select's and partition's.
+    pub select: SelectPolicy,
+    /// The sorts'.
+    pub sort: SortPolicy,
 }
 
 /// The inputs both wavekit and the CUB peer use: a hash of the index.
@@ -91,6 +106,7 @@ pub fn run(
     log2_sizes: &[u32],
     runs: u32,
     which: &[String],
+    policies: &Policies,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<PrimitiveResult>> {
     for w in which {
@@ -103,32 +119,28 @@ pub fn run(
         }
     }
     let add = Monoid::builtin(Scalar::U32, Op::Add);
-    let reduce = Reduce::new(ctx, &add)?;
-    let incl = Scan::new(
-        ctx,
-        &ScanConfig {
-            monoid: add.clone(),
-            inclusive: true,
-            in_place: false,
-        },
-    )?;
-    let excl = Scan::new(
-        ctx,
-        &ScanConfig {
-            monoid: add,
-            inclusive: false,
-            in_place: false,
-        },
-    )?;
+    let reduce = Reduce::with_policy(ctx, &add, policies.reduce)?;
+    let scan = |inclusive| {
+        let config = ScanConfig {
+            policy: Some(policies.scan),
+            ..ScanConfig::new(add.clone(), inclusive)
+        };
+        Scan::new(ctx, &config)
+    };
+    let (incl, excl) = (scan(true)?, scan(false)?);
     let odd = Keep::Predicate(ODD.into());
-    let select = Select::new(ctx, Scalar::U32, &odd, false)?;
-    let partition = Select::new(ctx, Scalar::U32, &odd, true)?;
-    let sort_keys = RadixSort::new(ctx, &SortConfig::keys(KeyType::U32))?;
+    let select = Select::with_policy(ctx, Scalar::U32, &odd, false, policies.select)?;
+    let partition = Select::with_policy(ctx, Scalar::U32, &odd, true, policies.select)?;
+    let keys = SortConfig {
+        policy: Some(policies.sort),
+        ..SortConfig::keys(KeyType::U32)
+    };
+    let sort_keys = RadixSort::new(ctx, &keys)?;
     let sort_pairs = RadixSort::new(
         ctx,
         &SortConfig {
             values: Values::U32,
-            ..SortConfig::keys(KeyType::U32)
+            ..keys
         },
     )?;
     let hist256 = Histogram::new(ctx, 256, 0u32, u32::MAX)?;

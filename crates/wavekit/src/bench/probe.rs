@@ -9,9 +9,12 @@ use crate::context::GpuContext;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::subgroup_api;
-use crate::shader::{Composed, ConstValue, compose};
+use crate::prelude::subgroup_api;
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::timer::GpuTimer;
+
+/// The WGSL file of this kernel.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("bench/probe", "probe.wgsl")];
 
 /// Invocations per workgroup: subgroup 0 probes, the rest stream in the background.
 const WORKGROUP: u32 = 256;
@@ -97,6 +100,7 @@ pub fn composed(case: ProbeCase, rounds: u32, subgroups: bool) -> Result<Compose
             ("SHARED", ConstValue::Bool(case.shared)),
             ("ROUNDS", ConstValue::U32(rounds)),
         ],
+        SOURCES,
         &[
             ("subgroup/api", subgroup_api(subgroups)),
             (

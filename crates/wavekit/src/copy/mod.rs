@@ -4,14 +4,17 @@
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::shader::{Composed, ConstValue, compose};
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tuning::{COPY_MAX_WORKGROUPS, COPY_WORKGROUP};
+
+/// The WGSL file of this kernel.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("copy/copy", "copy.wgsl")];
 
 /// A grid-stride `vec4<u32>` copy kernel; bind it to two buffers with [`CopyKernel::bind`].
 ///
 /// ```
 /// use wavekit::{GpuContext, copy::CopyKernel};
-/// let ctx = GpuContext::from_env()?;
+/// let ctx = GpuContext::new(&Default::default())?;
 /// let src = ctx.storage_from("src", &[1u32, 2, 3, 4, 5])?;
 /// let dst = ctx.storage_uninit("dst", 5 * 4)?;
 /// let copy = CopyKernel::new(&ctx)?.bind(&ctx, &src, &dst, 5 * 4)?;
@@ -30,6 +33,7 @@ impl CopyKernel {
         compose(
             "copy/copy",
             &[("WG_SIZE", ConstValue::U32(COPY_WORKGROUP))],
+            SOURCES,
             &[],
         )
     }

@@ -10,12 +10,20 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
-use crate::primitive::{check_fits, chunk_elements, subgroup_api};
-use crate::shader::{Composed, ConstValue, compose};
+use crate::prelude::subgroup_api;
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
+use crate::tiling::{check_fits, chunk_elements};
 use crate::tuning::{
     HISTOGRAM_COUNTERS, HISTOGRAM_MAX_WORKGROUPS, HISTOGRAM_QUADS, HISTOGRAM_WORKGROUP,
 };
 pub use reference::{Counts, Sample};
+
+/// The histogram's WGSL files.
+pub static SOURCES: &[WgslSource] = &[
+    crate::wgsl_source!("histogram/histogram", "histogram.wgsl"),
+    crate::wgsl_source!("histogram/sample_int", "sample_int.wgsl"),
+    crate::wgsl_source!("histogram/sample_float", "sample_float.wgsl"),
+];
 
 /// Most bins.
 pub const MAX_BINS: u32 = 4096;
@@ -40,6 +48,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
             ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
             ("FAST_MARGIN_PER_BIN", ConstValue::F32(FAST_MARGIN_PER_BIN)),
         ],
+        SOURCES,
         &[
             ("subgroup/api", subgroup_api(subgroups)),
             (
@@ -55,7 +64,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
 ///
 /// ```
 /// use wavekit::{GpuContext, histogram::Histogram};
-/// let ctx = GpuContext::from_env()?;
+/// let ctx = GpuContext::new(&Default::default())?;
 /// let h = Histogram::new::<f32>(&ctx, 4, 0.0, 1.0)?;
 /// let x = ctx.storage_from("x", &[0.1f32, 0.3, 0.35, 0.99, 1.5, f32::NAN, -2.0])?;
 /// let bound = h.bind(&ctx, &x, 7)?;
@@ -355,5 +364,21 @@ mod tests {
             taken * 100 > total * 99,
             "fast path taken for {taken} of {total} random samples"
         );
+    }
+}
+
+#[cfg(test)]
+mod kernel_tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_validates() {
+        let mut variants = Vec::new();
+        for sg in [true, false] {
+            for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+                variants.push((composed(scalar, sg).unwrap(), sg));
+            }
+        }
+        crate::shader::check_kernels(SOURCES, &variants).unwrap();
     }
 }

@@ -3,43 +3,78 @@
 //! tile layout and the device's subgroup width.
 
 use crate::context::GpuContext;
+use crate::error::Error;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op};
-use crate::primitive::{
-    check_fits, chunk_elements, params, reduce_steps, reduce_tile, subgroup_api, tile_consts, vec,
-    with_steps,
-};
-use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::REDUCE_MAX_WORKGROUPS;
+use crate::prelude::subgroup_api;
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
+use crate::tiling::{TileShape, check_fits, chunk_elements, params, tile_consts};
+use crate::tuning::{PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_MAX_WORKGROUPS, REDUCE_STEPS};
 
-/// [`REDUCE_MAX_WORKGROUPS`] unless `WAVEKIT_REDUCE_GROUPS` (a tuning knob) says otherwise.
-fn max_groups() -> u32 {
-    crate::primitive::env_u32("WAVEKIT_REDUCE_GROUPS")
-        .filter(|g| (1..=65535).contains(g))
-        .unwrap_or(REDUCE_MAX_WORKGROUPS)
+/// The reduce's WGSL files.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("reduce/reduce", "reduce.wgsl")];
+
+/// How a reduce is tiled (the measurements are in [`crate::tuning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ReducePolicy {
+    /// The tile.
+    pub tile: TileShape,
+    /// Most workgroups of a level (each takes a contiguous run of tiles), 1 to 65535.
+    pub max_workgroups: u32,
+}
+
+impl Default for ReducePolicy {
+    fn default() -> Self {
+        Self {
+            tile: TileShape {
+                workgroup: PRIMITIVE_WORKGROUP,
+                steps: REDUCE_STEPS,
+                vec: PRIMITIVE_VEC,
+            },
+            max_workgroups: REDUCE_MAX_WORKGROUPS,
+        }
+    }
+}
+
+impl ReducePolicy {
+    /// The policy for `ctx`'s device: the defaults (measured on the H200).
+    pub fn for_device(_ctx: &GpuContext) -> Self {
+        Self::default()
+    }
+
+    /// Fails on a shape the kernel is not written for.
+    pub fn check(&self) -> Result<()> {
+        self.tile.check("reduce")?;
+        if !(1..=65535).contains(&self.max_workgroups) {
+            return Err(Error::InvalidArgument(format!(
+                "reduce: max_workgroups {}: use 1 to 65535",
+                self.max_workgroups
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Whether one-word elements are loaded as 16-byte quads (four to a lane and step).
-fn quads(words: u32) -> bool {
-    words == 1 && vec() == 4
-}
-
-/// Elements per tile of reduce (its tile boundaries are worth testing).
-pub fn tile_elements() -> u32 {
-    reduce_tile()
+fn quads(words: u32, tile: TileShape) -> bool {
+    words == 1 && tile.vec == 4
 }
 
 /// The reduce kernel's WGSL for `monoid`.
-pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
-    let mut consts = with_steps(tile_consts(subgroups), reduce_steps(), vec());
+pub fn composed(monoid: &Monoid, policy: &ReducePolicy, subgroups: bool) -> Result<Composed> {
+    let mut consts = tile_consts(policy.tile, subgroups);
     consts.push(("COMMUTATIVE", ConstValue::Bool(monoid.commutative())));
-    consts.push(("QUADS", ConstValue::Bool(quads(monoid.words()))));
+    consts.push((
+        "QUADS",
+        ConstValue::Bool(quads(monoid.words(), policy.tile)),
+    ));
     let m = monoid.wgsl(subgroups);
     compose(
         "reduce/reduce",
         &consts,
+        SOURCES,
         &[("subgroup/api", subgroup_api(subgroups)), ("monoid", &m)],
     )
 }
@@ -48,7 +83,7 @@ pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
 ///
 /// ```
 /// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, reduce::Reduce};
-/// let ctx = GpuContext::from_env()?;
+/// let ctx = GpuContext::new(&Default::default())?;
 /// let sum = Reduce::new(&ctx, &Monoid::builtin(Scalar::U32, Op::Add))?;
 /// let input = ctx.storage_from("in", &[3u32, 1, 4, 1, 5])?;
 /// let bound = sum.bind(&ctx, &input, 5)?;
@@ -62,6 +97,7 @@ pub fn composed(monoid: &Monoid, subgroups: bool) -> Result<Composed> {
 pub struct Reduce {
     kernel: Kernel,
     words: u32,
+    policy: ReducePolicy,
     placeholder: wgpu::Buffer,
 }
 
@@ -74,13 +110,26 @@ struct Level {
 }
 
 impl Reduce {
-    /// Build the pipeline.
+    /// Build the pipeline with the device's policy ([`ReducePolicy::for_device`]).
     pub fn new(ctx: &GpuContext, monoid: &Monoid) -> Result<Self> {
+        Self::with_policy(ctx, monoid, ReducePolicy::for_device(ctx))
+    }
+
+    /// Build the pipeline with a policy of the caller's.
+    pub fn with_policy(ctx: &GpuContext, monoid: &Monoid, policy: ReducePolicy) -> Result<Self> {
+        policy.check()?;
+        let sg = ctx.caps.subgroups.supported;
         Ok(Self {
-            kernel: Kernel::new(ctx, &composed(monoid, ctx.caps.subgroups.supported)?)?,
+            kernel: Kernel::new(ctx, &composed(monoid, &policy, sg)?)?,
             words: monoid.words(),
+            policy,
             placeholder: ctx.storage_uninit("reduce no quads", 16)?,
         })
+    }
+
+    /// Elements per tile (tile edges are worth testing).
+    pub fn tile_elements(&self) -> u32 {
+        self.policy.tile.elements()
     }
 
     /// Bind to the first `n` elements of `src`. The result (one element; the identity for
@@ -88,7 +137,7 @@ impl Reduce {
     pub fn bind(&self, ctx: &GpuContext, src: &wgpu::Buffer, n: u64) -> Result<BoundReduce> {
         check_fits("reduce input", src, n, self.words)?;
         let bytes = u64::from(self.words) * 4;
-        let per_chunk = chunk_elements(ctx, self.words, reduce_tile());
+        let per_chunk = chunk_elements(ctx, self.words, self.tile_elements());
         if n <= per_chunk {
             let last = self.levels(ctx, (1, src, 0, None), n as u32)?;
             return Ok(BoundReduce {
@@ -130,8 +179,8 @@ impl Reduce {
         let mut buffers: Vec<wgpu::Buffer> = Vec::new();
         let mut len = len;
         loop {
-            let t = len.div_ceil(reduce_tile()).max(1);
-            let groups = t.min(max_groups());
+            let t = len.div_ceil(self.tile_elements()).max(1);
+            let groups = t.min(self.policy.max_workgroups);
             let per_group = t.div_ceil(groups);
             let groups = t.div_ceil(per_group);
             let out = ctx.storage_uninit("reduce partials", u64::from(groups) * bytes_per)?;
@@ -141,7 +190,7 @@ impl Reduce {
                 None => input,
             };
             // The quad view: the same range's whole quads (a placeholder without any).
-            let quad_bytes = if quads(self.words) {
+            let quad_bytes = if quads(self.words, self.policy.tile) {
                 u64::from(len) / 4 * 16
             } else {
                 0
@@ -229,4 +278,39 @@ pub fn reduce_slice<T: Element>(ctx: &GpuContext, data: &[T], op: Op) -> Result<
     let bound = r.bind(ctx, &src, data.len() as u64)?;
     ctx.submit(|enc| bound.record(enc));
     Ok(ctx.read_back::<T>("reduce result", bound.result(), 1)?[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monoid::Scalar;
+
+    #[test]
+    fn every_variant_validates() {
+        let custom = Monoid::custom(
+            "argmin",
+            "vec2<u32>",
+            "vec2<u32>(0xffffffffu)",
+            "select(a, b, b.x < a.x)",
+            false,
+        )
+        .unwrap();
+        let p = ReducePolicy::default();
+        let mut variants = Vec::new();
+        for sg in [true, false] {
+            for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+                for op in [Op::Add, Op::Min, Op::Max] {
+                    let c = composed(&Monoid::builtin(scalar, op), &p, sg).unwrap();
+                    variants.push((c, sg));
+                }
+            }
+            variants.push((composed(&custom, &p, sg).unwrap(), sg));
+        }
+        crate::shader::check_kernels(SOURCES, &variants).unwrap();
+        let bad = ReducePolicy {
+            max_workgroups: 0,
+            ..p
+        };
+        assert!(bad.check().is_err());
+    }
 }

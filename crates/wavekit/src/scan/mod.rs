@@ -11,11 +11,20 @@ use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{
-    check_fits, chunk_elements, lookback_consts, params4, scan_steps, state_buffer, subgroup_api,
-    tile_for, vec, with_steps, workgroup,
+use crate::prelude::subgroup_api;
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
+use crate::tiling::{
+    LookbackPolicy, LookbackStats, TileShape, check_fits, chunk_elements, lookback_consts, params4,
+    state_buffer,
 };
-use crate::shader::{Composed, ConstValue, compose};
+use crate::tuning::{PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SCAN_STEPS};
+
+/// The scan's WGSL files.
+pub static SOURCES: &[WgslSource] = &[
+    crate::wgsl_source!("scan/scan", "scan.wgsl"),
+    crate::wgsl_source!("scan/io_separate", "io_separate.wgsl"),
+    crate::wgsl_source!("scan/io_inplace", "io_inplace.wgsl"),
+];
 
 /// Which scan.
 #[derive(Clone, Debug)]
@@ -26,6 +35,91 @@ pub struct ScanConfig {
     pub inclusive: bool,
     /// Scan one buffer in place (two passes over the input instead of one).
     pub in_place: bool,
+    /// Tiles and look-back; `None`: [`ScanPolicy::for_device`].
+    pub policy: Option<ScanPolicy>,
+}
+
+impl ScanConfig {
+    /// An out-of-place scan of `monoid` with the device's default policy.
+    pub fn new(monoid: Monoid, inclusive: bool) -> Self {
+        Self {
+            monoid,
+            inclusive,
+            in_place: false,
+            policy: None,
+        }
+    }
+}
+
+/// How a scan is tiled (CUB's tuning policy): the numbers and their measurements are in
+/// [`crate::tuning`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ScanPolicy {
+    /// Tiles through workgroup memory (in place, elements of several words; ADR-010).
+    pub blocked: TileShape,
+    /// Steps per tile of the direct layout (one-word elements out of place: 16-byte loads,
+    /// values in registers; ADR-014); its workgroup and step width are `blocked`'s.
+    pub direct_steps: u32,
+    /// Use the direct layout where it applies (false: always through workgroup memory).
+    pub direct_layout: bool,
+    /// The look-back.
+    pub lookback: LookbackPolicy,
+}
+
+impl Default for ScanPolicy {
+    fn default() -> Self {
+        Self {
+            blocked: TileShape {
+                workgroup: PRIMITIVE_WORKGROUP,
+                steps: PRIMITIVE_STEPS,
+                vec: PRIMITIVE_VEC,
+            },
+            direct_steps: SCAN_STEPS,
+            direct_layout: true,
+            lookback: LookbackPolicy::default(),
+        }
+    }
+}
+
+impl ScanPolicy {
+    /// The policy for `ctx`'s device: the defaults (measured on the H200), which every WebGPU
+    /// device can run.
+    pub fn for_device(_ctx: &GpuContext) -> Self {
+        Self::default()
+    }
+
+    /// Fails on a shape the kernels are not written for.
+    pub fn check(&self) -> Result<()> {
+        self.blocked.check("scan")?;
+        self.blocked
+            .with_steps(self.direct_steps)
+            .check("scan (direct)")?;
+        self.lookback.check("scan")
+    }
+
+    /// Whether an out-of-place scan of `words`-word elements uses the direct layout.
+    fn direct(&self, words: u32, in_place: bool) -> bool {
+        self.direct_layout
+            && words == 1
+            && !in_place
+            && (self.direct_steps * self.blocked.vec).is_multiple_of(4)
+    }
+
+    /// The tile of a scan of `words`-word elements (in place or not).
+    fn shape(&self, words: u32, in_place: bool) -> TileShape {
+        if self.direct(words, in_place) {
+            self.blocked.with_steps(self.direct_steps)
+        } else {
+            self.blocked
+        }
+    }
+
+    /// Elements per tile of a scan of `words`-word elements (in place or not). Tile edges are
+    /// worth testing.
+    pub fn tile_elements(&self, words: u32, in_place: bool) -> u32 {
+        let shape = self.shape(words, in_place);
+        shape.workgroup * shape.per_lane(words)
+    }
 }
 
 /// How the scan reads and writes.
@@ -123,27 +217,7 @@ fn store_quad(q: u32, v: array<T, 4>) {
 }
 ";
 
-/// Environment variable forcing the scan's tile layout (benchmarks): `blocked` (through
-/// workgroup memory) or `direct` (registers, 16-byte loads, one-word out-of-place scans only).
-pub const LAYOUT_ENV: &str = "WAVEKIT_SCAN_LAYOUT";
-
-/// Whether an out-of-place scan of `words`-word elements uses the direct layout.
-fn direct_layout(words: u32, in_place: bool) -> bool {
-    let wanted = std::env::var(LAYOUT_ENV).map_or(true, |v| v != "blocked");
-    wanted && words == 1 && !in_place && (scan_steps() * vec()).is_multiple_of(4)
-}
-
-/// Elements per tile of a scan of `words`-word elements (in place or not): the direct layout's
-/// tiles have [`crate::tuning::SCAN_STEPS`] steps, the others
-/// [`crate::tuning::PRIMITIVE_STEPS`] (ADR-036). Tile edges are worth testing.
-pub fn tile_elements(words: u32, in_place: bool) -> u32 {
-    if direct_layout(words, in_place) {
-        workgroup() * scan_steps() * vec()
-    } else {
-        tile_for(words)
-    }
-}
-
+#[allow(clippy::too_many_arguments)]
 fn composed_with(
     monoid_wgsl: &str,
     io: &str,
@@ -151,17 +225,16 @@ fn composed_with(
     pass: u32,
     subgroups: bool,
     words: u32,
-    direct: bool,
+    policy: &ScanPolicy,
+    in_place: bool,
 ) -> Result<Composed> {
-    // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
-    let mut consts = lookback_consts(subgroups, words);
-    let mut per_lane = crate::primitive::per_lane(words);
-    if direct {
-        consts = with_steps(consts, scan_steps(), vec());
-        per_lane = scan_steps() * vec();
-    }
+    let direct = policy.direct(words, in_place);
+    let shape = policy.shape(words, in_place);
+    let mut consts = lookback_consts(shape, words, &policy.lookback, subgroups);
+    let per_lane = shape.per_lane(words);
     consts.push(("DIRECT", ConstValue::Bool(direct)));
     consts.push(("QUADS", ConstValue::U32((per_lane / 4).max(1))));
+    // Only the single pass may skip publishing: the two-pass mode needs every aggregate.
     if pass != 0 {
         for c in consts.iter_mut().filter(|c| c.0 == "FAULT_SKIP") {
             c.1 = ConstValue::U32(0);
@@ -173,6 +246,7 @@ fn composed_with(
     compose(
         "scan/scan",
         &consts,
+        SOURCES,
         &[
             ("subgroup/api", subgroup_api(subgroups)),
             ("monoid", monoid_wgsl),
@@ -181,9 +255,14 @@ fn composed_with(
     )
 }
 
-/// The scan kernel's WGSL for `config` and pass (0 single, 1 aggregates, 2 scan).
-pub fn composed(config: &ScanConfig, pass: u32, subgroups: bool) -> Result<Composed> {
-    let direct = direct_layout(config.monoid.words(), config.in_place);
+/// The scan kernel's WGSL for `config` under `policy` and pass (0 single, 1 aggregates, 2 scan).
+pub fn composed(
+    config: &ScanConfig,
+    policy: &ScanPolicy,
+    pass: u32,
+    subgroups: bool,
+) -> Result<Composed> {
+    let direct = policy.direct(config.monoid.words(), config.in_place);
     let io = match (config.in_place, direct) {
         (true, _) => format!("#import scan/io_inplace\n{SCALAR_QUADS}"),
         (false, false) => format!("#import scan/io_separate\n{SCALAR_QUADS}"),
@@ -196,7 +275,8 @@ pub fn composed(config: &ScanConfig, pass: u32, subgroups: bool) -> Result<Compo
         pass,
         subgroups,
         config.monoid.words(),
-        direct,
+        policy,
+        config.in_place,
     )
 }
 
@@ -205,6 +285,7 @@ pub fn composed_segmented(
     scalar: Scalar,
     op: Op,
     inclusive: bool,
+    policy: &ScanPolicy,
     subgroups: bool,
 ) -> Result<Composed> {
     let (monoid, io) = segmented_pieces(scalar, op, inclusive, subgroups);
@@ -215,6 +296,7 @@ pub fn composed_segmented(
         0,
         subgroups,
         2,
+        policy,
         false,
     )
 }
@@ -223,8 +305,8 @@ pub fn composed_segmented(
 ///
 /// ```
 /// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, scan::{Scan, ScanConfig}};
-/// let ctx = GpuContext::from_env()?;
-/// let config = ScanConfig { monoid: Monoid::builtin(Scalar::U32, Op::Add), inclusive: false, in_place: false };
+/// let ctx = GpuContext::new(&Default::default())?;
+/// let config = ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false);
 /// let scan = Scan::new(&ctx, &config)?;
 /// let input = ctx.storage_from("in", &[3u32, 1, 4, 1, 5])?;
 /// let output = ctx.storage_uninit("out", 5 * 4)?;
@@ -243,19 +325,23 @@ pub struct Scan {
     /// Elements per tile.
     tile: u32,
     kernels: Vec<Kernel>,
+    /// Whether the kernels count every look-back window.
+    counted: bool,
 }
 
 impl Scan {
     /// Build the pipelines for `config`.
     pub fn new(ctx: &GpuContext, config: &ScanConfig) -> Result<Self> {
         let sg = ctx.caps.subgroups.supported;
+        let policy = config.policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
+        policy.check()?;
         let kernels = if config.in_place {
             vec![
-                Kernel::new(ctx, &composed(config, 1, sg)?)?,
-                Kernel::new(ctx, &composed(config, 2, sg)?)?,
+                Kernel::new(ctx, &composed(config, &policy, 1, sg)?)?,
+                Kernel::new(ctx, &composed(config, &policy, 2, sg)?)?,
             ]
         } else {
-            vec![Kernel::new(ctx, &composed(config, 0, sg)?)?]
+            vec![Kernel::new(ctx, &composed(config, &policy, 0, sg)?)?]
         };
         Ok(Self {
             io: if config.in_place {
@@ -264,25 +350,40 @@ impl Scan {
                 Io::Separate
             },
             words: config.monoid.words(),
-            tile: tile_elements(config.monoid.words(), config.in_place),
+            tile: policy.tile_elements(config.monoid.words(), config.in_place),
             kernels,
+            counted: policy.lookback.count_windows,
         })
     }
 
     /// A segmented scan of `scalar` values under `op`, restarting at every element whose head
-    /// flag (a separate `u32` buffer) is non-zero.
-    pub fn segmented(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool) -> Result<Self> {
+    /// flag (a separate `u32` buffer) is non-zero; `policy: None`: [`ScanPolicy::for_device`].
+    pub fn segmented(
+        ctx: &GpuContext,
+        scalar: Scalar,
+        op: Op,
+        inclusive: bool,
+        policy: Option<ScanPolicy>,
+    ) -> Result<Self> {
         let sg = ctx.caps.subgroups.supported;
+        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
+        policy.check()?;
         Ok(Self {
             io: Io::Segmented(scalar, op),
             words: 1,
             // The kernel's monoid pairs value and flag: two words, through workgroup memory.
-            tile: tile_for(2),
+            tile: policy.tile_elements(2, false),
             kernels: vec![Kernel::new(
                 ctx,
-                &composed_segmented(scalar, op, inclusive, sg)?,
+                &composed_segmented(scalar, op, inclusive, &policy, sg)?,
             )?],
+            counted: policy.lookback.count_windows,
         })
+    }
+
+    /// Elements per tile (tile edges are worth testing).
+    pub fn tile_elements(&self) -> u32 {
+        self.tile
     }
 
     /// Bind to `n` elements of `src`, written to `dst` (`None` in place; a segmented scan
@@ -395,6 +496,7 @@ impl Scan {
             kernels: self.kernels.clone(),
             chunks,
             state,
+            counted: self.counted,
             _carries: carries,
         })
     }
@@ -414,13 +516,14 @@ pub struct BoundScan {
     kernels: Vec<Kernel>,
     chunks: Vec<Chunk>,
     state: wgpu::Buffer,
+    counted: bool,
     _carries: [wgpu::Buffer; 2],
 }
 
 impl BoundScan {
     /// What the look-back did in the last run (after the commands completed; the last chunk's).
-    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
-        crate::primitive::lookback_stats(ctx, &self.state)
+    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<LookbackStats> {
+        crate::tiling::lookback_stats(ctx, &self.state, self.counted)
     }
 
     /// How many chunks (bindings) the input is split into.
@@ -451,15 +554,71 @@ pub fn scan_slice<T: Element>(
     op: Op,
     inclusive: bool,
 ) -> Result<Vec<T>> {
-    let config = ScanConfig {
-        monoid: Monoid::builtin(T::SCALAR, op),
-        inclusive,
-        in_place: false,
-    };
+    let config = ScanConfig::new(Monoid::builtin(T::SCALAR, op), inclusive);
     let scan = Scan::new(ctx, &config)?;
     let src = ctx.storage_from("scan input", data)?;
     let dst = ctx.storage_uninit("scan output", std::mem::size_of_val(data) as u64)?;
     let bound = scan.bind(ctx, &src, Some(&dst), data.len() as u64)?;
     ctx.submit(|enc| bound.record(enc));
     ctx.read_back("scan output", &dst, data.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant the scan builds, with subgroups and without, validates with naga, and
+    /// every one of its WGSL files is used.
+    #[test]
+    fn every_variant_validates() {
+        let policy = ScanPolicy::default();
+        let custom = Monoid::custom(
+            "argmin",
+            "vec2<u32>",
+            "vec2<u32>(0xffffffffu)",
+            "select(a, b, b.x < a.x)",
+            false,
+        )
+        .unwrap();
+        let mut variants = Vec::new();
+        for sg in [true, false] {
+            for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+                for op in [Op::Add, Op::Min, Op::Max] {
+                    let m = Monoid::builtin(scalar, op);
+                    for (inclusive, in_place) in [(true, false), (false, false), (true, true)] {
+                        let c = ScanConfig {
+                            in_place,
+                            ..ScanConfig::new(m.clone(), inclusive)
+                        };
+                        for pass in if in_place { vec![1, 2] } else { vec![0] } {
+                            variants.push((composed(&c, &policy, pass, sg).unwrap(), sg));
+                        }
+                    }
+                    let c = composed_segmented(scalar, op, false, &policy, sg).unwrap();
+                    variants.push((c, sg));
+                }
+            }
+            let c = ScanConfig::new(custom.clone(), false);
+            variants.push((composed(&c, &policy, 0, sg).unwrap(), sg));
+        }
+        crate::shader::check_kernels(SOURCES, &variants).unwrap();
+    }
+
+    #[test]
+    fn tiles_follow_the_policy() {
+        let p = ScanPolicy::default();
+        assert_eq!(p.tile_elements(1, false), 256 * SCAN_STEPS * 4);
+        assert_eq!(p.tile_elements(1, true), 256 * PRIMITIVE_STEPS * 4);
+        assert_eq!(p.tile_elements(2, false), 256 * PRIMITIVE_STEPS * 2);
+        let blocked = ScanPolicy {
+            direct_layout: false,
+            ..p
+        };
+        assert_eq!(blocked.tile_elements(1, false), 256 * PRIMITIVE_STEPS * 4);
+        let bad = ScanPolicy {
+            direct_steps: 0,
+            ..p
+        };
+        assert!(bad.check().is_err());
+    }
 }

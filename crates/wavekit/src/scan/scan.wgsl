@@ -242,10 +242,7 @@ fn main(inv: Invocation) {
     if (PASS == 1u) {
         return;
     }
-    var prefix = identity();
-    if (!EXPERIMENT_NO_LOOKBACK) {
-        prefix = lookback(tile, aggregate, l, PASS == 0u);
-    }
+    let prefix = lookback(tile, aggregate, l, PASS == 0u);
     var carry = identity();
     if (params.first_chunk == 0u) {
         carry = from_bits(carry_in[0]);
@@ -258,7 +255,7 @@ fn main(inv: Invocation) {
         store_tile_direct(tile, l, combine(p, sg_prefix));
         return;
     }
-    if (tile == 0u || EXPERIMENT_NO_LOOKBACK) {
+    if (tile == 0u) {
         // The look-back has barriers, but not for tile 0.
         workgroupBarrier();
     }

@@ -7,12 +7,113 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Element, Monoid, Op, Scalar};
-use crate::primitive::{
-    SELECT_VEC, check_fits, chunk_elements, lookback_consts, params4, select_steps, select_tile,
-    state_buffer, subgroup_api, with_steps,
+use crate::prelude::subgroup_api;
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
+use crate::tiling::{
+    LookbackPolicy, LookbackStats, TileShape, check_fits, chunk_elements, lookback_consts, params4,
+    state_buffer,
 };
-use crate::shader::{Composed, ConstValue, compose};
-use crate::tuning::{PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, SELECT_STAGE_STEPS};
+use crate::tuning::{
+    PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, PARTITION_STEPS, PRIMITIVE_WORKGROUP,
+    SELECT_STAGE_STEPS, SELECT_STEPS,
+};
+
+/// Select's and partition's WGSL files.
+pub static SOURCES: &[WgslSource] = &[
+    crate::wgsl_source!("select/select", "select.wgsl"),
+    crate::wgsl_source!("select/count", "count.wgsl"),
+];
+
+/// Elements per step of select and partition: a tile is WG × STEPS × 4 elements, a lane
+/// holds STEPS × 4 of them (one per subgroup-wide step, ADR-033), and the look-back's fallback
+/// and the partition's count read them as 16-byte quads.
+const SELECT_VEC: u32 = 4;
+
+/// How select and partition are tiled (the measurements are in [`crate::tuning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SelectPolicy {
+    /// Invocations per workgroup (128, 256, 512 or 1024).
+    pub workgroup: u32,
+    /// Steps of four elements per tile of select.
+    pub select_steps: u32,
+    /// Steps of four elements per tile of partition (and its count kernel).
+    pub partition_steps: u32,
+    /// Elements per lane stored in one batch through workgroup memory by select; 0 (or a
+    /// value that does not divide the elements per lane): straight from registers.
+    pub select_stage_steps: u32,
+    /// The same for partition (both sides staged together).
+    pub partition_stage_steps: u32,
+    /// Most workgroups of partition's count pass.
+    pub count_workgroups: u32,
+    /// The look-back.
+    pub lookback: LookbackPolicy,
+}
+
+impl Default for SelectPolicy {
+    fn default() -> Self {
+        Self {
+            workgroup: PRIMITIVE_WORKGROUP,
+            select_steps: SELECT_STEPS,
+            partition_steps: PARTITION_STEPS,
+            select_stage_steps: SELECT_STAGE_STEPS,
+            partition_stage_steps: PARTITION_STAGE_STEPS,
+            count_workgroups: PARTITION_COUNT_WORKGROUPS,
+            lookback: LookbackPolicy::default(),
+        }
+    }
+}
+
+impl SelectPolicy {
+    /// The policy for `ctx`'s device: the defaults (measured on the H200).
+    pub fn for_device(_ctx: &GpuContext) -> Self {
+        Self::default()
+    }
+
+    /// The tile of select (`false`) or partition (`true`).
+    pub fn shape(&self, partition: bool) -> TileShape {
+        TileShape {
+            workgroup: self.workgroup,
+            steps: if partition {
+                self.partition_steps
+            } else {
+                self.select_steps
+            },
+            vec: SELECT_VEC,
+        }
+    }
+
+    /// Elements per tile of select or partition (their tile boundaries are worth testing).
+    pub fn tile_elements(&self, partition: bool) -> u32 {
+        self.shape(partition).elements()
+    }
+
+    /// Fails on a shape the kernels are not written for.
+    pub fn check(&self) -> Result<()> {
+        self.shape(false).check("select")?;
+        self.shape(true).check("partition")?;
+        if !(1..=65535).contains(&self.count_workgroups) {
+            return Err(Error::InvalidArgument(format!(
+                "partition: count_workgroups {}: use 1 to 65535",
+                self.count_workgroups
+            )));
+        }
+        self.lookback.check("select")
+    }
+
+    /// Elements per lane and batch staged through workgroup memory (0: from registers).
+    fn stage_steps(&self, partition: bool, per_lane: u32) -> u32 {
+        let s = if partition {
+            self.partition_stage_steps
+        } else {
+            self.select_stage_steps
+        };
+        if s == 0 || !per_lane.is_multiple_of(s) {
+            0
+        } else {
+            s
+        }
+    }
+}
 
 /// Bytes of the counts buffer: survivors, the partition total, three indirect arguments, two
 /// carry words for chunked inputs, one unused.
@@ -81,13 +182,15 @@ fn compose_kernel(
     scalar: Scalar,
     keep: &Keep,
     partition: bool,
+    policy: &SelectPolicy,
     subgroups: bool,
 ) -> Result<Composed> {
     // The count kernel (partition only) walks the partition's tiles.
-    let steps = select_steps(partition || name == "select/count");
-    let mut consts = with_steps(lookback_consts(subgroups, 1), steps, SELECT_VEC);
+    let shape = policy.shape(partition || name == "select/count");
+    let steps = shape.steps;
+    let mut consts = lookback_consts(shape, 1, &policy.lookback, subgroups);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
-    let stage = stage_steps(partition, steps * SELECT_VEC);
+    let stage = policy.stage_steps(partition, steps * SELECT_VEC);
     consts.push(("STAGE_STEPS", ConstValue::U32(stage)));
     consts.push((
         "STAGE_BATCHES",
@@ -108,6 +211,7 @@ fn compose_kernel(
     compose(
         name,
         &consts,
+        SOURCES,
         &[
             ("subgroup/api", subgroup_api(subgroups)),
             ("monoid", &monoid),
@@ -117,64 +221,32 @@ fn compose_kernel(
     )
 }
 
-/// Elements per tile of select or partition (their tile boundaries are worth testing).
-pub fn tile_elements(partition: bool) -> u32 {
-    select_tile(partition)
-}
-
-/// Environment variable overriding the elements per lane that select and partition store in
-/// one batch through workgroup memory ([`SELECT_STAGE_STEPS`], [`PARTITION_STAGE_STEPS`];
-/// `0`: straight from registers). A value that does not divide the elements per lane stores
-/// from registers, as `0` does.
-pub const STAGE_ENV: &str = "WAVEKIT_SELECT_STAGE_STEPS";
-
-fn stage_steps(partition: bool, per_lane: u32) -> u32 {
-    let default = if partition {
-        PARTITION_STAGE_STEPS
-    } else {
-        SELECT_STAGE_STEPS
-    };
-    let s = crate::primitive::env_u32(STAGE_ENV).unwrap_or(default);
-    if s == 0 || !per_lane.is_multiple_of(s) {
-        0
-    } else {
-        s
-    }
-}
-
 /// The select kernel's WGSL.
-pub fn composed(scalar: Scalar, keep: &Keep, partition: bool, subgroups: bool) -> Result<Composed> {
-    compose_kernel("select/select", scalar, keep, partition, subgroups)
-}
-
-/// A kernel that compacts, in every workgroup, the local indices whose flag is set (in
-/// order) with `workgroup/compact.wgsl`: `out[wg * WG_SIZE + slot] = local index`,
-/// `totals[wg] = survivors`. It exists to test the workgroup-level function other kernels
-/// (the UI compositor's tile lists, the sort) build on.
-pub fn composed_workgroup_compact(subgroups: bool) -> Result<Composed> {
-    compose(
-        "select/workgroup_compact",
-        &lookback_consts(subgroups, 1),
-        &[
-            ("subgroup/api", subgroup_api(subgroups)),
-            (
-                "monoid",
-                &Monoid::builtin(Scalar::U32, Op::Add).wgsl(subgroups),
-            ),
-        ],
-    )
+pub fn composed(
+    scalar: Scalar,
+    keep: &Keep,
+    partition: bool,
+    policy: &SelectPolicy,
+    subgroups: bool,
+) -> Result<Composed> {
+    compose_kernel("select/select", scalar, keep, partition, policy, subgroups)
 }
 
 /// The partition count kernel's WGSL.
-pub fn composed_count(scalar: Scalar, keep: &Keep, subgroups: bool) -> Result<Composed> {
-    compose_kernel("select/count", scalar, keep, false, subgroups)
+pub fn composed_count(
+    scalar: Scalar,
+    keep: &Keep,
+    policy: &SelectPolicy,
+    subgroups: bool,
+) -> Result<Composed> {
+    compose_kernel("select/count", scalar, keep, false, policy, subgroups)
 }
 
 /// A select or partition, built once.
 ///
 /// ```
 /// use wavekit::{GpuContext, monoid::Scalar, select::{Keep, Select}};
-/// let ctx = GpuContext::from_env()?;
+/// let ctx = GpuContext::new(&Default::default())?;
 /// let odd = Select::new(&ctx, Scalar::U32,
 ///     &Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }".into()),
 ///     false)?;
@@ -196,25 +268,48 @@ pub struct Select {
     indirect_items: u32,
     select: Kernel,
     count: Option<Kernel>,
+    policy: SelectPolicy,
 }
 
 impl Select {
     /// Build the pipelines: elements of `scalar` type kept by `keep`; `partition` also
-    /// writes the rejected elements after the kept ones.
+    /// writes the rejected elements after the kept ones. The device's policy
+    /// ([`SelectPolicy::for_device`]).
     pub fn new(ctx: &GpuContext, scalar: Scalar, keep: &Keep, partition: bool) -> Result<Self> {
+        Self::with_policy(ctx, scalar, keep, partition, SelectPolicy::for_device(ctx))
+    }
+
+    /// As [`Select::new`], with a policy of the caller's.
+    pub fn with_policy(
+        ctx: &GpuContext,
+        scalar: Scalar,
+        keep: &Keep,
+        partition: bool,
+        policy: SelectPolicy,
+    ) -> Result<Self> {
+        policy.check()?;
         let sg = ctx.caps.subgroups.supported;
         let count = if partition {
-            Some(Kernel::new(ctx, &composed_count(scalar, keep, sg)?)?)
+            Some(Kernel::new(
+                ctx,
+                &composed_count(scalar, keep, &policy, sg)?,
+            )?)
         } else {
             None
         };
         Ok(Self {
             keep: keep.clone(),
-            tile: select_tile(partition),
+            tile: policy.tile_elements(partition),
             indirect_items: 256,
-            select: Kernel::new(ctx, &composed(scalar, keep, partition, sg)?)?,
+            select: Kernel::new(ctx, &composed(scalar, keep, partition, &policy, sg)?)?,
             count,
+            policy,
         })
+    }
+
+    /// Elements per tile (tile edges are worth testing).
+    pub fn tile_elements(&self) -> u32 {
+        self.tile
     }
 
     /// Items each workgroup of the caller's indirect dispatch over the survivors handles (the
@@ -336,7 +431,7 @@ impl Select {
             let bind = self.select.bind_ranges(ctx, &entries)?;
             let count = match &self.count {
                 Some(k) => {
-                    let groups = t.clamp(1, PARTITION_COUNT_WORKGROUPS);
+                    let groups = t.clamp(1, self.policy.count_workgroups);
                     let per_group = t.div_ceil(groups).max(1);
                     let cp = params4(ctx, len, t, per_group, start)?;
                     let mut entries: Vec<Range> =
@@ -363,6 +458,7 @@ impl Select {
             count_kernel: self.count.clone(),
             chunks,
             counts,
+            counted: self.policy.lookback.count_windows,
             _placeholders: [placeholder, no_hi],
         })
     }
@@ -405,16 +501,17 @@ pub struct BoundSelect {
     count_kernel: Option<Kernel>,
     chunks: Vec<SelectChunk>,
     counts: wgpu::Buffer,
+    counted: bool,
     _placeholders: [wgpu::Buffer; 2],
 }
 
 impl BoundSelect {
     /// What the look-back did in the last run (after the commands completed), summed over
     /// chunks.
-    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<crate::primitive::LookbackStats> {
-        let mut all = crate::primitive::LookbackStats::default();
+    pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<LookbackStats> {
+        let mut all = LookbackStats::default();
         for c in &self.chunks {
-            let s = crate::primitive::lookback_stats(ctx, &c.state)?;
+            let s = crate::tiling::lookback_stats(ctx, &c.state, self.counted)?;
             all.waited_windows += s.waited_windows;
             all.fallbacks += s.fallbacks;
             all.windows += s.windows;
@@ -499,4 +596,45 @@ fn run_slice<T: Element>(
     let kept = ctx.read_back::<u32>("select count", bound.count(), 1)?[0] as usize;
     let out = ctx.read_back("select output", &dst, data.len())?;
     Ok((out, kept))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_validates() {
+        let p = SelectPolicy::default();
+        let keeps = [
+            Keep::Flags,
+            Keep::Predicate("fn keep(x: f32, i: u32) -> bool { return x > 0.0; }".into()),
+        ];
+        let mut variants = Vec::new();
+        for sg in [true, false] {
+            for keep in &keeps {
+                for partition in [false, true] {
+                    let c = composed(Scalar::F32, keep, partition, &p, sg).unwrap();
+                    variants.push((c, sg));
+                }
+                variants.push((composed_count(Scalar::F32, keep, &p, sg).unwrap(), sg));
+            }
+        }
+        crate::shader::check_kernels(SOURCES, &variants).unwrap();
+    }
+
+    #[test]
+    fn staging_that_does_not_divide_the_lane_stores_from_registers() {
+        let p = SelectPolicy {
+            select_stage_steps: 5,
+            ..Default::default()
+        };
+        assert_eq!(p.stage_steps(false, 52), 0);
+        assert_eq!(p.stage_steps(true, 64), PARTITION_STAGE_STEPS);
+        assert_eq!(SelectPolicy::default().stage_steps(false, 52), 13);
+        let bad = SelectPolicy {
+            count_workgroups: 0,
+            ..Default::default()
+        };
+        assert!(bad.check().is_err());
+    }
 }

@@ -19,8 +19,7 @@
 //
 // Prepended constants: WG_SIZE, STEPS, VEC (4), PER_LANE (STEPS * VEC elements per lane),
 // MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool), STAGE_STEPS (elements per lane and batch; 0:
-// no staging), STAGE_BATCHES (PER_LANE / STAGE_STEPS), EXPERIMENT_SELECT_STORES (measurement
-// only: 1 no stores, 2 every element stored at its own index).
+// no staging), STAGE_BATCHES (PER_LANE / STAGE_STEPS).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad, kept_in_quad).
 #import subgroup/api
@@ -261,13 +260,8 @@ fn main(inv: Invocation) {
             sh_total = counts[1];
         }
     }
-    // Measurement only (EXPERIMENT_NO_LOOKBACK, wrong results): every tile writes its
-    // survivors from the start of its own range, so the stores do not contend.
-    var prefix = tile * TILE;
-    if (!EXPERIMENT_NO_LOOKBACK) {
-        prefix = lookback(tile, kept, l, true);
-    }
-    if (tile == 0u || EXPERIMENT_NO_LOOKBACK) {
+    let prefix = lookback(tile, kept, l, true);
+    if (tile == 0u) {
         // The look-back has barriers, but not for tile 0.
         workgroupBarrier();
     }
@@ -284,38 +278,6 @@ fn main(inv: Invocation) {
     // Rejected elements of earlier chunks and tiles, for PARTITION.
     let rejected_before = (params.chunk_start - carry) + (tile * TILE - prefix);
     let total = sh_total;
-    if (EXPERIMENT_SELECT_STORES == 1u) {
-        // Measurement only: no stores; everything the stores would use still computed.
-        var acc = 0u;
-#unroll v PER_LANE
-        acc ^= bitcast<u32>(vals[{v}]) + (carry + prefix + sg_prefix);
-#end
-#unroll w KEEP_WORDS
-        acc ^= keeps[{w}];
-#end
-        if (acc == params._pad0 + 0x9e3779b9u) {
-            store_out(0u, vals[0]);
-        }
-        return;
-    }
-    if (EXPERIMENT_SELECT_STORES == 2u) {
-        // Measurement only: every element stored at its own index (whole lines, twice the
-        // bytes of half kept), as a copy would.
-        var acc = 0u;
-#unroll v PER_LANE
-        {
-            let i = element_lanes(tile, l, {v});
-            acc ^= carry + prefix + sg_prefix + select(0u, 1u, survives({v}));
-            if (i < params.n) {
-                store_out(i, vals[{v}]);
-            }
-        }
-#end
-        if (acc == params._pad0 + 0x9e3779b9u) {
-            store_out(0u, vals[0]);
-        }
-        return;
-    }
     if (STAGE_STEPS > 0u) {
         store_staged(tile, l, carry + prefix + sg_prefix,
             total + rejected_before + l.sg * PER_LANE * l.size - sg_prefix);

@@ -7,10 +7,16 @@ use serde::Serialize;
 
 use crate::context::{AdapterSummary, GpuContext};
 use crate::error::{Error, Result};
-use crate::shader::{Composed, ConstValue, compose};
+use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tuning::WORKGROUP_SHAPES;
 
 pub use reference::FamilyResult;
+
+/// The WGSL file of this kernel.
+pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!(
+    "selftest/subgroup_ops",
+    "subgroup_ops.wgsl"
+)];
 
 /// Workgroups dispatched per shape.
 const WORKGROUPS: u32 = 6;
@@ -94,6 +100,7 @@ pub fn composed(size: u32) -> Result<Composed> {
             ("WG_SIZE", ConstValue::U32(size)),
             ("FIELDS", ConstValue::U32(reference::FIELDS)),
         ],
+        SOURCES,
         &[],
     )
 }

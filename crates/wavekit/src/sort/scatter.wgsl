@@ -19,11 +19,8 @@
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, INLINE_BLOCKS (0 where the
 // blocks' sums are always scanned), VALUES (0 none, 1 load, 2 indices on the first pass),
-// STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, EXPERIMENT_SCATTER
-// (measurement only, wrong results: 1 no stores of keys, 2 also no ranking),
-// EXPERIMENT_NO_VALUE_STORES (measurement only: values are not stored), EXPERIMENT_NO_LOOKBACK
-// (measurement only: the single pass places each tile as if no tile came before it), STATS
-// (single pass: count the look-back's rounds in state[2] and state[3]).
+// STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, STATS (single pass:
+// count the look-back's rounds in state[2] and state[3]).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
 #import monoid
@@ -175,10 +172,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         // The lanes of this step whose digit equals this lane's (the digit's bits unrolled:
         // as a loop, the sort ran 5 % slower on the H200).
         var same = sg_ballot(valid) & valid_lanes;
-        if (EXPERIMENT_SCATTER >= 2u) {
-            // Measurement only: no ranking; the key keeps its loaded place.
-            same = vec4<u32>(0u);
-        }
 #unroll b 8
         {
             let bit = ((d >> {b}) & 1u) == 1u;
@@ -190,7 +183,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let count = ballot_count(same);
         let lower = ballot_count(same & below);
         var old = 0u;
-        if (EXPERIMENT_SCATTER < 2u && valid && i32(l.lane) == leader) {
+        if (valid && i32(l.lane) == leader) {
             let add = count << half_shift(d);
             old = (atomicAdd(&sh_count[l.sg * 128u + d / 2u], add) >> half_shift(d)) & 0xffffu;
         }
@@ -239,10 +232,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         if (i < params.n) {
             let d = digits[{k}];
             let before = (atomicLoad(&sh_count[l.sg * 128u + d / 2u]) >> half_shift(d)) & 0xffffu;
-            var p = sh_start[d] + before + ranks[{k}];
-            if (EXPERIMENT_SCATTER >= 2u) {
-                p = (l.sg * ITEMS + {k}) * l.size + l.lane;
-            }
+            let p = sh_start[d] + before + ranks[{k}];
             ranks[{k}] = p;
             sh_keys[p * KEY_WORDS] = keys[{k}].x;
             if (KEY_WORDS == 2u) {
@@ -279,9 +269,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         {
             let j = {k} * WG_SIZE + l.local;
             if (j < in_tile) {
-                if (!EXPERIMENT_NO_VALUE_STORES) {
-                    store_value(dsts[{k}], sh_keys[j]);
-                }
+                store_value(dsts[{k}], sh_keys[j]);
             }
         }
 #end
@@ -370,9 +358,7 @@ fn store_sorted_key(j: u32, in_tile: u32) -> u32 {
     }
     let d = digit_of(key);
     let dst = sh_base[d] + (j - sh_start[d]);
-    if (EXPERIMENT_SCATTER == 0u) {
-        store_key(dst, key);
-    }
+    store_key(dst, key);
     return dst;
 }
 
@@ -380,9 +366,7 @@ fn store_sorted_key(j: u32, in_tile: u32) -> u32 {
 fn store_sorted(j: u32, in_tile: u32) {
     let dst = store_sorted_key(j, in_tile);
     if (VALUES != 0u && j < in_tile) {
-        if (!EXPERIMENT_NO_VALUE_STORES) {
-            store_value(dst, sh_values[j]);
-        }
+        store_value(dst, sh_values[j]);
     }
 }
 
@@ -435,7 +419,7 @@ fn single_pass_bases(tile: u32, l: Lane) {
     var prefix: array<u32, DIGITS_PER_INVOCATION>;
     var spins: array<u32, DIGITS_PER_INVOCATION>;
     for (var j = 0u; j < DIGITS_PER_INVOCATION; j++) {
-        look[j] = select(tile, 0u, EXPERIMENT_NO_LOOKBACK);
+        look[j] = tile;
         prefix[j] = 0u;
         spins[j] = 0u;
     }

@@ -1,56 +1,14 @@
-//! Shared set-up of the GPU tests: one context per test binary, named in the output.
-//!
-//! `WAVEKIT_REQUIRE_GPU=1` (set by scripts/test.sh) turns a missing adapter into a failure;
-//! without it the GPU tests say they were skipped. `WAVEKIT_EXPECT_SUBGROUP=N` fails the run
-//! unless the adapter's subgroup width is exactly N (so a lavapipe width that did not take
-//! effect is caught, not silently tested twice).
+//! Shared set-up of the GPU tests: one context per test binary (made by the harness from the
+//! environment: `WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`, `WAVEKIT_REQUIRE_GPU`,
+//! `WAVEKIT_EXPECT_SUBGROUP`), named in the output.
 
 #![allow(dead_code)]
 
-use std::sync::OnceLock;
-
-use wavekit::monoid::Scalar;
 use wavekit::scan::reference;
 use wavekit::select::{Keep, Select};
 use wavekit::{GpuContext, POISON};
 
-static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
-
-/// The shared context, or `None` (with a note) when no adapter exists and none is required.
-pub fn gpu() -> Option<&'static GpuContext> {
-    CTX.get_or_init(|| {
-        let required = std::env::var("WAVEKIT_REQUIRE_GPU").is_ok_and(|v| v == "1");
-        match GpuContext::from_env() {
-            Ok(ctx) => {
-                let sg = ctx.caps.subgroups;
-                eprintln!(
-                    "[wavekit tests] adapter: {}; subgroup width {}..{}",
-                    ctx.summary.label(),
-                    sg.min_size,
-                    sg.max_size
-                );
-                if let Some(want) = std::env::var("WAVEKIT_EXPECT_SUBGROUP")
-                    .ok()
-                    .and_then(|v| v.parse::<u32>().ok())
-                {
-                    assert_eq!(
-                        (sg.min_size, sg.max_size),
-                        (want, want),
-                        "expected subgroup width {want} on {}",
-                        ctx.summary.label()
-                    );
-                }
-                Some(ctx)
-            }
-            Err(e) if !required => {
-                eprintln!("[wavekit tests] GPU tests skipped: {e}");
-                None
-            }
-            Err(e) => panic!("WAVEKIT_REQUIRE_GPU=1 but: {e}"),
-        }
-    })
-    .as_ref()
-}
+pub use wavekit_harness::gpu;
 
 /// Record with `record` into a fresh encoder and submit.
 pub fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
@@ -65,11 +23,18 @@ pub fn on(ctx: &GpuContext) -> String {
     )
 }
 
-/// Select (or partition) `n` random u32 with `keep_mode` (flags set with `density` percent,
-/// or the predicate `x % 3 == 0`) into a poisoned output, and check the survivors, their
-/// order, the count, and that nothing was written past them (select) or past the end.
-pub fn check_select(ctx: &GpuContext, keep_mode: &Keep, partition: bool, n: usize, density: u32) {
-    let s = Select::new(ctx, Scalar::U32, keep_mode, partition).unwrap();
+/// Select (or partition, as `s` was built) `n` random u32 with `keep_mode` (flags set with
+/// `density` percent, or the predicate `x % 3 == 0`) into a poisoned output, and check the
+/// survivors, their order, the count, and that nothing was written past them (select) or past
+/// the end.
+pub fn check_select(
+    ctx: &GpuContext,
+    s: &Select,
+    keep_mode: &Keep,
+    partition: bool,
+    n: usize,
+    density: u32,
+) {
     let mut r = fastrand::Rng::with_seed((11 + u64::from(density)) ^ (n as u64) << 8);
     let data: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
     let flags: Vec<u32> = (0..n).map(|_| u32::from(r.u32(..100) < density)).collect();
@@ -101,4 +66,19 @@ pub fn check_select(ctx: &GpuContext, keep_mode: &Keep, partition: bool, n: usiz
         );
     }
     assert_eq!(got[n], POISON, "{}: {what}: wrote past the end", on(ctx));
+}
+
+/// The prelude's example application kernel (`tests/kernels/compact_flags.wgsl`, on
+/// `wg_compact`), in workgroups of `workgroup`.
+pub fn compact_kernel(ctx: &GpuContext, workgroup: u32) -> wavekit::kernel::Kernel {
+    compact_builder(workgroup).build(ctx).unwrap()
+}
+
+/// Its builder.
+pub fn compact_builder(workgroup: u32) -> wavekit::prelude::KernelBuilder {
+    const SOURCES: &[wavekit::prelude::WgslSource] = &[wavekit::wgsl_source!(
+        "example/compact_flags",
+        "../kernels/compact_flags.wgsl"
+    )];
+    wavekit::prelude::KernelBuilder::new("example/compact_flags", SOURCES).workgroup_size(workgroup)
 }

@@ -39,3 +39,36 @@ fn sg_inclusive_shuffle(x: T, lane: u32, size: u32) -> T {
 fn sg_exclusive_shuffle(incl: T, lane: u32) -> T {
     return identity();
 }
+
+// Helpers for application kernels (see the prelude), for one-lane subgroups.
+fn sg_shuffle_f32(x: f32, src: u32) -> f32 {
+    return x;
+}
+
+fn sg_broadcast_first_u32(x: u32) -> u32 {
+    return x;
+}
+
+fn sg_add_u32(x: u32) -> u32 {
+    return x;
+}
+
+fn sg_exclusive_add_u32(x: u32) -> u32 {
+    return 0u;
+}
+
+fn sg_max_u32(x: u32) -> u32 {
+    return x;
+}
+
+fn sg_min_u32(x: u32) -> u32 {
+    return x;
+}
+
+fn sg_any(p: bool) -> bool {
+    return p;
+}
+
+fn sg_all(p: bool) -> bool {
+    return p;
+}

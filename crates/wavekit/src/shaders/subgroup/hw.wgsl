@@ -59,3 +59,36 @@ fn sg_exclusive_shuffle(incl: T, lane: u32) -> T {
     }
     return up;
 }
+
+// Helpers for application kernels (see the prelude). Every lane of the subgroup calls them.
+fn sg_shuffle_f32(x: f32, src: u32) -> f32 {
+    return subgroupShuffle(x, src);
+}
+
+fn sg_broadcast_first_u32(x: u32) -> u32 {
+    return subgroupBroadcastFirst(x);
+}
+
+fn sg_add_u32(x: u32) -> u32 {
+    return subgroupAdd(x);
+}
+
+fn sg_exclusive_add_u32(x: u32) -> u32 {
+    return subgroupExclusiveAdd(x);
+}
+
+fn sg_max_u32(x: u32) -> u32 {
+    return subgroupMax(x);
+}
+
+fn sg_min_u32(x: u32) -> u32 {
+    return subgroupMin(x);
+}
+
+fn sg_any(p: bool) -> bool {
+    return subgroupAny(p);
+}
+
+fn sg_all(p: bool) -> bool {
+    return subgroupAll(p);
+}

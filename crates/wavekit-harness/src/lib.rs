@@ -1,0 +1,416 @@
+//! The one place where wavekit's environment variables are read: the CLI, the benchmarks and
+//! the test suites turn them into the plain values the libraries take ([`ContextOptions`],
+//! each primitive's policy, the wavelet's tile shape). The libraries themselves read no
+//! environment variable.
+//!
+//! | variable | becomes |
+//! |---|---|
+//! | `WAVEKIT_ADAPTER` | [`ContextOptions::adapter`] (an index or part of a name) |
+//! | `WAVEKIT_NO_SUBGROUPS=1` | [`ContextOptions::disable_subgroups`] |
+//! | `WGPU_BACKEND` | [`ContextOptions::backends`] (wgpu's names: `vulkan`, `metal`, …) |
+//! | `WAVEKIT_MAX_BINDING_BYTES` | [`ContextOptions::max_binding_bytes`] (tests: the chunked paths) |
+//! | `WAVEKIT_CHECKED=1` | [`ContextOptions::checked_shaders`] |
+//! | `WAVEKIT_ZERO_WORKGROUP_MEMORY=0` | [`ContextOptions::zero_workgroup_memory`] off |
+//! | `WAVEKIT_DUMP_WGSL=DIR` | [`ContextOptions::dump_wgsl`] |
+//! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
+//! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
+//! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
+//! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
+//! | `WAVEKIT_REQUIRE_GPU=1`, `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: a missing adapter fails; the width is checked) |
+//!
+//! A knob whose value does not parse or is out of range is an error naming the variable, not
+//! silently ignored.
+
+use std::sync::OnceLock;
+
+use wavekit::bench::primitives::Policies;
+use wavekit::sort::SortPolicy;
+use wavekit::tiling::LookbackPolicy;
+use wavekit::{ContextOptions, GpuContext};
+
+/// A knob that is set but wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnobError {
+    /// The variable.
+    pub name: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What it takes.
+    pub expected: &'static str,
+}
+
+impl std::fmt::Display for KnobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}={:?}: expected {}; unset it or fix its value",
+            self.name, self.value, self.expected
+        )
+    }
+}
+
+impl std::error::Error for KnobError {}
+
+/// Where knobs are read from: the process environment, or a list (tests of this crate).
+pub trait Source {
+    /// The variable's value, if set and not empty.
+    fn get(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+pub struct Env;
+
+impl Source for Env {
+    fn get(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    }
+}
+
+impl Source for &[(&str, &str)] {
+    fn get(&self, name: &str) -> Option<String> {
+        self.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
+fn parse<T: std::str::FromStr>(
+    src: &dyn Source,
+    name: &'static str,
+    expected: &'static str,
+    ok: impl Fn(&T) -> bool,
+) -> Result<Option<T>, KnobError> {
+    let Some(v) = src.get(name) else {
+        return Ok(None);
+    };
+    match v.trim().parse::<T>() {
+        Ok(x) if ok(&x) => Ok(Some(x)),
+        _ => Err(KnobError {
+            name,
+            value: v,
+            expected,
+        }),
+    }
+}
+
+fn flag(src: &dyn Source, name: &'static str) -> Result<Option<bool>, KnobError> {
+    match src.get(name).as_deref().map(str::trim) {
+        None => Ok(None),
+        Some("1") => Ok(Some(true)),
+        Some("0") => Ok(Some(false)),
+        Some(v) => Err(KnobError {
+            name,
+            value: v.to_string(),
+            expected: "1 or 0",
+        }),
+    }
+}
+
+/// [`ContextOptions`] from the knobs.
+pub fn context_options(src: &dyn Source) -> Result<ContextOptions, KnobError> {
+    let mut o = ContextOptions {
+        adapter: src.get("WAVEKIT_ADAPTER"),
+        ..ContextOptions::default()
+    };
+    if let Some(v) = src.get("WGPU_BACKEND") {
+        o.backends = wgpu::Backends::from_comma_list(&v);
+        if o.backends.is_empty() {
+            return Err(KnobError {
+                name: "WGPU_BACKEND",
+                value: v,
+                expected: "a comma list of vulkan, metal, dx12, gl",
+            });
+        }
+    }
+    o.disable_subgroups = flag(src, "WAVEKIT_NO_SUBGROUPS")?.unwrap_or(false);
+    o.max_binding_bytes = parse(
+        src,
+        "WAVEKIT_MAX_BINDING_BYTES",
+        "a byte count of at least 256",
+        |b: &u64| *b >= 256,
+    )?;
+    o.checked_shaders = flag(src, "WAVEKIT_CHECKED")?.unwrap_or(false);
+    o.zero_workgroup_memory = flag(src, "WAVEKIT_ZERO_WORKGROUP_MEMORY")?.unwrap_or(true);
+    o.dump_wgsl = src.get("WAVEKIT_DUMP_WGSL").map(Into::into);
+    Ok(o)
+}
+
+/// Whether `WAVEKIT_TIMER=markers` asks the timer for marker passes (ADR-041).
+pub fn timer_markers(src: &dyn Source) -> Result<bool, KnobError> {
+    match src.get("WAVEKIT_TIMER").as_deref() {
+        None | Some("timestamps") => Ok(false),
+        Some("markers") => Ok(true),
+        Some(v) => Err(KnobError {
+            name: "WAVEKIT_TIMER",
+            value: v.to_string(),
+            expected: "markers or timestamps",
+        }),
+    }
+}
+
+fn lookback(src: &dyn Source) -> Result<LookbackPolicy, KnobError> {
+    let d = LookbackPolicy::default();
+    let u = |name, expected, ok: fn(&u32) -> bool| parse::<u32>(src, name, expected, ok);
+    Ok(LookbackPolicy {
+        spins: u("WAVEKIT_LOOKBACK_SPINS", "1 or more", |v| *v >= 1)?.unwrap_or(d.spins),
+        backoff: u("WAVEKIT_LOOKBACK_BACKOFF", "a count", |_| true)?.unwrap_or(d.backoff),
+        first_window: u("WAVEKIT_LOOKBACK_FIRST_WINDOW", "1 or more", |v| *v >= 1)?
+            .unwrap_or(d.first_window),
+        per_lane: u("WAVEKIT_LOOKBACK_PER_LANE", "1 to 32", |v| {
+            (1..=32).contains(v)
+        })?
+        .unwrap_or(d.per_lane),
+        fault_skip: u(
+            "WAVEKIT_FAULT_LOOKBACK",
+            "a tile interval (0: none)",
+            |_| true,
+        )?
+        .unwrap_or(0),
+        count_windows: flag(src, "WAVEKIT_STATS_WINDOWS")?.unwrap_or(false),
+    })
+}
+
+/// The primitives' policies from the tuning knobs (defaults where unset).
+pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
+    let mut p = Policies::default();
+    let lb = lookback(src)?;
+    let u = |name, expected, ok: fn(&u32) -> bool| parse::<u32>(src, name, expected, ok);
+    let workgroup = u("WAVEKIT_TILE_WORKGROUP", "128, 256, 512 or 1024", |v| {
+        [128, 256, 512, 1024].contains(v)
+    })?;
+    let steps = u("WAVEKIT_TILE_STEPS", "1 to 64", |v| (1..=64).contains(v))?;
+    let vec = u("WAVEKIT_TILE_VEC", "1, 2, 4 or 8", |v| {
+        [1, 2, 4, 8].contains(v)
+    })?;
+    // Scan.
+    let s = &mut p.scan;
+    s.blocked.workgroup = workgroup.unwrap_or(s.blocked.workgroup);
+    s.blocked.steps = steps.unwrap_or(s.blocked.steps);
+    s.blocked.vec = vec.unwrap_or(s.blocked.vec);
+    s.direct_steps = steps.unwrap_or(s.direct_steps);
+    match src.get("WAVEKIT_SCAN_LAYOUT").as_deref() {
+        None | Some("direct") => {}
+        Some("blocked") => s.direct_layout = false,
+        Some(v) => {
+            return Err(KnobError {
+                name: "WAVEKIT_SCAN_LAYOUT",
+                value: v.to_string(),
+                expected: "direct or blocked",
+            });
+        }
+    }
+    s.lookback = lb;
+    // Reduce.
+    let r = &mut p.reduce;
+    r.tile.workgroup = workgroup.unwrap_or(r.tile.workgroup);
+    r.tile.steps = steps.unwrap_or(r.tile.steps);
+    r.tile.vec = vec.unwrap_or(r.tile.vec);
+    r.max_workgroups = u("WAVEKIT_REDUCE_GROUPS", "1 to 65535", |v| {
+        (1..=65535).contains(v)
+    })?
+    .unwrap_or(r.max_workgroups);
+    // Select and partition.
+    let sel = &mut p.select;
+    sel.workgroup = workgroup.unwrap_or(sel.workgroup);
+    sel.select_steps = steps.unwrap_or(sel.select_steps);
+    sel.partition_steps = steps.unwrap_or(sel.partition_steps);
+    if let Some(stage) = u(
+        "WAVEKIT_SELECT_STAGE_STEPS",
+        "elements per lane (0: none)",
+        |_| true,
+    )? {
+        sel.select_stage_steps = stage;
+        sel.partition_stage_steps = stage;
+    }
+    sel.lookback = lb;
+    // Sort.
+    p.sort = sort_policy(src)?;
+    Ok(p)
+}
+
+/// The sort's policy from its knobs (the single pass with `WAVEKIT_SORT_SINGLE_PASS=1`).
+pub fn sort_policy(src: &dyn Source) -> Result<SortPolicy, KnobError> {
+    let u = |name, expected, ok: fn(&u32) -> bool| parse::<u32>(src, name, expected, ok);
+    let mut s = if flag(src, "WAVEKIT_SORT_SINGLE_PASS")?.unwrap_or(false) {
+        SortPolicy::single_pass()
+    } else {
+        SortPolicy::default()
+    };
+    s.workgroup = u("WAVEKIT_SORT_WORKGROUP", "32, 64, 128, 256 or 512", |v| {
+        [32, 64, 128, 256, 512].contains(v)
+    })?
+    .unwrap_or(s.workgroup);
+    s.items = u("WAVEKIT_SORT_ITEMS", "1 to 32", |v| (1..=32).contains(v))?.unwrap_or(s.items);
+    s.block_tiles = u("WAVEKIT_SORT_BLOCK_TILES", "1 to 64", |v| {
+        (1..=64).contains(v)
+    })?
+    .unwrap_or(s.block_tiles);
+    s.inline_blocks =
+        u("WAVEKIT_SORT_INLINE_BLOCKS", "0 to 64", |v| *v <= 64)?.unwrap_or(s.inline_blocks);
+    s.look_window = u("WAVEKIT_SORT_LOOK_WINDOW", "1 to 32", |v| {
+        (1..=32).contains(v)
+    })?
+    .unwrap_or(s.look_window);
+    s.spins = u("WAVEKIT_SORT_SPINS", "1 to 2^20", |v| {
+        (1..=1 << 20).contains(v)
+    })?
+    .unwrap_or(s.spins);
+    s.stores_unrolled = flag(src, "WAVEKIT_SORT_STORES_UNROLLED")?;
+    s.fault_skip = u(
+        "WAVEKIT_FAULT_LOOKBACK",
+        "a tile interval (0: none)",
+        |_| true,
+    )?
+    .unwrap_or(0);
+    s.count_windows = flag(src, "WAVEKIT_STATS_WINDOWS")?.unwrap_or(false);
+    Ok(s)
+}
+
+/// The wavelet transform's tuning from its knobs: a tile shape for every level
+/// (`WAVEKIT_DWT_TILE=CxRxS`) and the region up to which levels take the small shape
+/// (`WAVEKIT_DWT_SMALL_SAMPLES`).
+pub fn dwt_tuning(src: &dyn Source) -> Result<wavekit_dwt::Tuning, KnobError> {
+    let shape = match src.get("WAVEKIT_DWT_TILE") {
+        None => None,
+        Some(v) => {
+            let parts: Vec<Option<u32>> = v.split('x').map(|n| n.trim().parse().ok()).collect();
+            match parts[..] {
+                [Some(columns), Some(rows), Some(segments)] => Some(wavekit_dwt::TileShape {
+                    columns,
+                    rows,
+                    segments,
+                }),
+                _ => {
+                    return Err(KnobError {
+                        name: "WAVEKIT_DWT_TILE",
+                        value: v,
+                        expected: "COLUMNSxROWSxSEGMENTS, e.g. 64x16x4",
+                    });
+                }
+            }
+        }
+    };
+    Ok(wavekit_dwt::Tuning {
+        shape,
+        small_samples: parse(src, "WAVEKIT_DWT_SMALL_SAMPLES", "a sample count", |_| true)?,
+    })
+}
+
+static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
+
+/// The test suites' shared context, made once per test binary from the knobs, or `None` (with
+/// a note) when no adapter exists and `WAVEKIT_REQUIRE_GPU=1` is not set. With
+/// `WAVEKIT_EXPECT_SUBGROUP=N` a device of another subgroup width fails (so a lavapipe width
+/// that did not take effect is caught, not silently tested twice).
+pub fn gpu() -> Option<&'static GpuContext> {
+    CTX.get_or_init(|| {
+        let required = flag(&Env, "WAVEKIT_REQUIRE_GPU")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or(false);
+        let options = context_options(&Env).unwrap_or_else(|e| panic!("{e}"));
+        match GpuContext::new(&options) {
+            Ok(ctx) => {
+                let sg = ctx.caps.subgroups;
+                eprintln!(
+                    "[wavekit tests] adapter: {}; subgroup width {}..{}{}",
+                    ctx.summary.label(),
+                    sg.min_size,
+                    sg.max_size,
+                    if sg.supported { "" } else { " (subgroups off)" }
+                );
+                let want = parse::<u32>(&Env, "WAVEKIT_EXPECT_SUBGROUP", "a width", |_| true)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                if let Some(want) = want {
+                    assert_eq!(
+                        (sg.min_size, sg.max_size),
+                        (want, want),
+                        "expected subgroup width {want} on {}",
+                        ctx.summary.label()
+                    );
+                }
+                Some(ctx)
+            }
+            Err(e) if !required => {
+                eprintln!("[wavekit tests] GPU tests skipped: {e}");
+                None
+            }
+            Err(e) => panic!("WAVEKIT_REQUIRE_GPU=1 but: {e}"),
+        }
+    })
+    .as_ref()
+}
+
+/// Whether `WAVEKIT_LARGE_TESTS=1` asks for the tests that need a large device (over 8 GiB).
+pub fn large_tests() -> bool {
+    flag(&Env, "WAVEKIT_LARGE_TESTS")
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavekit::reduce::ReducePolicy;
+    use wavekit::scan::ScanPolicy;
+    use wavekit::select::SelectPolicy;
+
+    #[test]
+    fn knobs_become_values() {
+        let env: &[(&str, &str)] = &[
+            ("WAVEKIT_ADAPTER", "llvmpipe"),
+            ("WAVEKIT_NO_SUBGROUPS", "1"),
+            ("WAVEKIT_MAX_BINDING_BYTES", "65536"),
+            ("WAVEKIT_TILE_STEPS", "9"),
+            ("WAVEKIT_SORT_SINGLE_PASS", "1"),
+            ("WAVEKIT_FAULT_LOOKBACK", "3"),
+            ("WAVEKIT_DWT_TILE", "64x16x4"),
+        ];
+        let o = context_options(&env).unwrap();
+        assert_eq!(o.adapter.as_deref(), Some("llvmpipe"));
+        assert!(o.disable_subgroups);
+        assert_eq!(o.max_binding_bytes, Some(65536));
+        let p = policies(&env).unwrap();
+        assert_eq!(p.scan.direct_steps, 9);
+        assert_eq!(p.reduce.tile.steps, 9);
+        assert_eq!(p.select.partition_steps, 9);
+        assert_eq!(p.scan.lookback.fault_skip, 3);
+        assert!(p.sort.single_pass);
+        assert_eq!(p.sort.items, SortPolicy::single_pass().items);
+        assert_eq!(p.sort.fault_skip, 3);
+        let d = dwt_tuning(&env).unwrap();
+        assert_eq!(
+            d.shape.map(|s| (s.columns, s.rows, s.segments)),
+            Some((64, 16, 4))
+        );
+        // Unset: the libraries' defaults.
+        let none: &[(&str, &str)] = &[];
+        let p = policies(&none).unwrap();
+        assert_eq!(p.scan, ScanPolicy::default());
+        assert_eq!(p.sort, SortPolicy::default());
+        assert_eq!(p.select, SelectPolicy::default());
+        assert_eq!(p.reduce, ReducePolicy::default());
+    }
+
+    #[test]
+    fn a_wrong_knob_is_an_error_naming_it() {
+        for (name, value) in [
+            ("WAVEKIT_TILE_WORKGROUP", "100"),
+            ("WAVEKIT_SORT_ITEMS", "x"),
+            ("WAVEKIT_SCAN_LAYOUT", "diagonal"),
+            ("WAVEKIT_NO_SUBGROUPS", "yes"),
+            ("WAVEKIT_DWT_TILE", "64x16"),
+            ("WAVEKIT_TIMER", "fast"),
+        ] {
+            let env: &[(&str, &str)] = &[(name, value)];
+            let e = context_options(&env)
+                .err()
+                .or_else(|| policies(&env).err())
+                .or_else(|| dwt_tuning(&env).err())
+                .or_else(|| timer_markers(&env).err())
+                .unwrap_or_else(|| panic!("{name}={value} accepted"));
+            assert_eq!(e.name, name);
+            assert!(e.to_string().contains(value), "{e}");
+        }
+    }
+}
