@@ -5,12 +5,54 @@ use std::path::PathBuf;
 
 use wavekit::GpuContext;
 use wavekit::bench::primitives::{self, PRIMITIVES, PrimitiveResult};
+use wavekit::bench::protocol::{ClockReader, NoClock, Protocol};
 
 use crate::error::CliError;
 
+/// How every benchmark measures (the protocol: warm-up by time, interleaved rounds).
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct ProtocolArgs {
+    /// Timed runs per case and round.
+    #[arg(long, default_value_t = 30)]
+    pub runs: u32,
+    /// Rounds; the cases are interleaved round by round and the spread of their medians shown.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: u32,
+    /// Milliseconds of each case's own load right before it is timed (the GPU's clock falls
+    /// when it idles).
+    #[arg(long, default_value_t = 200)]
+    pub warm_up_ms: u64,
+}
+
+impl ProtocolArgs {
+    /// The library's protocol (`WAVEKIT_TIMER=markers` brackets runs with marker passes).
+    pub fn protocol(&self) -> Result<Protocol, CliError> {
+        Ok(Protocol {
+            runs: self.runs,
+            rounds: self.rounds,
+            warm_up: std::time::Duration::from_millis(self.warm_up_ms),
+            marker_passes: wavekit_harness::timer_markers(&wavekit_harness::Env)?,
+        })
+    }
+}
+
+/// The GPU's clock where it can be read (NVIDIA through NVML), else none; says which on stderr.
+pub fn clock_reader(ctx: &GpuContext) -> Box<dyn ClockReader> {
+    match crate::clock::NvmlClock::start(&ctx.summary.name) {
+        Some(c) => {
+            eprintln!("clock: reading the SM clock through NVML during every timed case");
+            Box::new(c)
+        }
+        None => {
+            eprintln!("clock: not readable on this device (no NVML); numbers are not clock-checked");
+            Box::new(NoClock)
+        }
+    }
+}
+
 pub struct PrimitivesArgs {
     pub log2: Vec<u32>,
-    pub runs: u32,
+    pub protocol: ProtocolArgs,
     pub only: Vec<String>,
     pub peer: Option<PathBuf>,
     pub plot: Option<PathBuf>,
@@ -45,9 +87,17 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     };
     let peer = a.peer.as_deref().map(read_peer).transpose()?;
     let policies = wavekit_harness::policies(&wavekit_harness::Env)?;
-    let results = primitives::run(ctx, &a.log2, a.runs, &which, &policies, &mut |line| {
-        eprintln!("{line}")
-    })?;
+    let protocol = a.protocol.protocol()?;
+    let clock = clock_reader(ctx);
+    let results = primitives::run(
+        ctx,
+        &a.log2,
+        &which,
+        &policies,
+        &protocol,
+        clock.as_ref(),
+        &mut |line| eprintln!("{line}"),
+    )?;
     let ratio = |r: &PrimitiveResult| {
         peer.as_ref().and_then(|p| {
             p.iter()
@@ -80,19 +130,21 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     } else {
         println!("adapter: {}", ctx.summary.label());
         println!(
-            "{:<15} {:>11} {:>11} {:>10} {:>9} {:>6} {:>10}  look-back waits/fallbacks",
-            "primitive", "n", "median us", "G elem/s", "GB/s", "copy%", "peer/ours"
+            "{:<15} {:>11} {:>11} {:>7} {:>10} {:>9} {:>6} {:>10} {:>10}  look-back waits/fallbacks",
+            "primitive", "n", "median us", "spread", "G elem/s", "GB/s", "copy%", "peer/ours", "clock MHz"
         );
         for r in &results {
             println!(
-                "{:<15} {:>11} {:>11.1} {:>10.2} {:>9.1} {:>5.1}% {:>10}  {}",
+                "{:<15} {:>11} {:>11.1} {:>6.1}% {:>10.2} {:>9.1} {:>5.1}% {:>10} {:>10}  {}",
                 r.primitive,
                 r.n,
                 r.median_ns / 1e3,
+                100.0 * r.spread,
                 r.elements_per_s / 1e9,
                 r.gbps,
                 100.0 * r.copy_fraction,
                 ratio(r).map_or("-".into(), |x| format!("{x:.2}x")),
+                clock_text(r.clock, r.clock_low),
                 r.lookback.map_or("-".into(), |s| format!(
                     "{}/{} ({} windows)",
                     s.waited_windows, s.fallbacks, s.windows
@@ -106,6 +158,16 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         eprintln!("plot written to {}", path.display());
     }
     Ok(())
+}
+
+/// The clock column: the lowest reading during the timed runs, flagged when below 90 % of the
+/// maximum.
+pub fn clock_text(clock: Option<wavekit::bench::protocol::ClockWindow>, low: bool) -> String {
+    match clock {
+        None => "-".into(),
+        Some(c) if low => format!("{}! LOW", c.min_mhz),
+        Some(c) => c.min_mhz.to_string(),
+    }
 }
 
 /// `wavekit bench probe`: the look-back's basic step, case by case.

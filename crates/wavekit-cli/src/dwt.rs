@@ -398,16 +398,47 @@ pub fn roundtrip(
     Ok(())
 }
 
+/// What `wavekit bench dwt` was asked.
+pub struct BenchArgs {
+    pub sizes: Vec<String>,
+    pub planes: Vec<u32>,
+    pub levels: u32,
+    pub bindings: Vec<String>,
+    pub protocol: crate::bench::ProtocolArgs,
+    pub peer: Option<std::path::PathBuf>,
+    pub save: Option<std::path::PathBuf>,
+    pub json: bool,
+}
+
+/// A peer's measurement (one JSON line of peer/python/dwt_peers.py).
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct PeerDwt {
+    pub peer: String,
+    pub size: String,
+    pub planes: u32,
+    pub wavelet: String,
+    pub direction: String,
+    pub median_ns: f64,
+}
+
+/// Read a peer's JSON lines (lines not starting with `{` are skipped).
+fn read_peer(path: &std::path::Path) -> Result<Vec<PeerDwt>, CliError> {
+    let err = |m: String| CliError::File {
+        path: path.display().to_string(),
+        message: m,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with('{'))
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| err(format!("line {}: {e}", i + 1))))
+        .collect()
+}
+
 /// `wavekit bench dwt`.
-pub fn bench(
-    ctx: &GpuContext,
-    sizes: &[String],
-    planes: &[u32],
-    levels: u32,
-    runs: u32,
-    json: bool,
-) -> Result<(), CliError> {
-    let chosen = sizes
+pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
+    let chosen = a
+        .sizes
         .iter()
         .map(|s| {
             wavekit_dwt::bench::SIZES
@@ -419,17 +450,66 @@ pub fn bench(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let peer = a.peer.as_deref().map(read_peer).transpose()?;
     let tuning = wavekit_harness::dwt_tuning(&wavekit_harness::Env)?;
-    let results = wavekit_dwt::bench::run(ctx, &chosen, planes, levels, runs, &tuning, &mut |l| {
-        eprintln!("{l}")
-    })?;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"adapter": &ctx.summary, "results": results})
-            )?
-        );
+    let protocol = a.protocol.protocol()?;
+    let clock = crate::bench::clock_reader(ctx);
+    let bindings: Vec<&str> = a.bindings.iter().map(String::as_str).collect();
+    let results = wavekit_dwt::bench::run(
+        ctx,
+        &chosen,
+        &a.planes,
+        a.levels,
+        &bindings,
+        &tuning,
+        &protocol,
+        clock.as_ref(),
+        &mut |l| eprintln!("{l}"),
+    )?;
+    // The faster peer's time over wavekit's (separate buffers: what the peers do).
+    let ratio = |r: &wavekit_dwt::bench::DwtBench| {
+        peer.as_ref().and_then(|p| {
+            p.iter()
+                .filter(|q| {
+                    q.size.eq_ignore_ascii_case(&r.size)
+                        && q.planes == r.planes
+                        && q.wavelet == r.wavelet
+                        && q.direction == r.direction
+                })
+                .map(|q| (q.median_ns, q.peer.clone()))
+                .min_by(|x, y| x.0.total_cmp(&y.0))
+                .map(|(t, name)| (t / r.median_ns, name))
+        })
+    };
+    #[derive(serde::Serialize)]
+    struct Row<'a> {
+        #[serde(flatten)]
+        result: &'a wavekit_dwt::bench::DwtBench,
+        peer_over_wavekit: Option<f64>,
+        faster_peer: Option<String>,
+    }
+    let rows: Vec<Row> = results
+        .iter()
+        .map(|r| {
+            let x = ratio(r);
+            Row {
+                result: r,
+                peer_over_wavekit: x.as_ref().map(|p| p.0),
+                faster_peer: x.map(|p| p.1),
+            }
+        })
+        .collect();
+    let json = serde_json::to_string_pretty(
+        &serde_json::json!({"adapter": &ctx.summary, "protocol": protocol, "results": rows}),
+    )?;
+    if let Some(path) = &a.save {
+        std::fs::write(path, &json).map_err(|e| CliError::File {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    if a.json {
+        println!("{json}");
         return Ok(());
     }
     println!("adapter: {}", ctx.summary.label());
@@ -450,29 +530,37 @@ pub fn bench(
         );
     }
     println!(
-        "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10} {:>11} {:>12} {:>7}",
+        "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10} {:>7} {:>11} {:>8} {:>7} {:>8} {:>10}",
         "size",
         "planes",
         "wav",
         "dir",
         "binding",
         "median us",
+        "spread",
         "G samples/s",
-        "bound GB",
-        "of bound"
+        "of bound",
+        "x copy",
+        "peer/ours",
+        "clock MHz"
     );
-    for r in &results {
+    for row in &rows {
+        let r = row.result;
         println!(
-            "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10.1} {:>11.2} {:>12.3} {:>6.1}%",
+            "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10.1} {:>6.1}% {:>11.2} {:>7.1}% {:>7.2} {:>8} {:>10}",
             r.size,
             r.planes,
             r.wavelet,
             r.direction,
             r.binding,
             r.median_ns / 1e3,
+            100.0 * r.spread,
             r.samples_per_s / 1e9,
-            r.bound_bytes as f64 / 1e9,
-            100.0 * r.bound_fraction
+            100.0 * r.bound_fraction,
+            r.copy_ratio,
+            row.peer_over_wavekit
+                .map_or("-".into(), |x| format!("{x:.1}x")),
+            crate::bench::clock_text(r.clock, r.clock_low)
         );
     }
     Ok(())

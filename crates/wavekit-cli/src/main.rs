@@ -1,6 +1,7 @@
 //! The `wavekit` command line.
 
 mod bench;
+mod clock;
 mod demo;
 mod dwt;
 mod error;
@@ -192,9 +193,18 @@ enum BenchCommand {
         /// Levels.
         #[arg(long, default_value_t = 5)]
         levels: u32,
-        /// Measured runs per case (after 5 warm-up runs).
-        #[arg(long, default_value_t = 50)]
-        runs: u32,
+        /// Bindings: separate, "in place", 8-bit.
+        #[arg(long, value_delimiter = ',', default_values_t = ["separate".to_string(), "in place".into(), "8-bit".into()])]
+        bindings: Vec<String>,
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
+        /// Peers' results (JSON lines: peer, size, planes, wavelet, direction, median_ns), e.g.
+        /// from peer/python/dwt_peers.py; adds the faster peer's time over wavekit's.
+        #[arg(long)]
+        peer: Option<std::path::PathBuf>,
+        /// Also write the results as JSON to this file.
+        #[arg(long)]
+        save: Option<std::path::PathBuf>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -283,10 +293,10 @@ enum BenchCommand {
         /// Sizes as powers of two.
         #[arg(long, value_delimiter = ',', default_values_t = [16u32, 20, 24, 28])]
         log2: Vec<u32>,
-        /// Measured runs per case (after 5 warm-up runs).
-        #[arg(long, default_value_t = 50)]
-        runs: u32,
-        /// Only these primitives (reduce, scan_inclusive, scan_exclusive, select, partition).
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
+        /// Only these primitives (reduce, scan_inclusive, scan_exclusive, select, partition,
+        /// sort_keys, sort_pairs, histogram256, histogram4096).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
         /// A peer's results (JSON lines: primitive, n, median_ns), e.g. from
@@ -385,7 +395,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Demo => demo::demo(&context(cli.adapter)?),
         Command::Bench(BenchCommand::Primitives {
             log2,
-            runs,
+            protocol,
             only,
             peer,
             plot,
@@ -395,7 +405,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             &context(cli.adapter)?,
             &bench::PrimitivesArgs {
                 log2,
-                runs,
+                protocol,
                 only,
                 peer,
                 plot,
@@ -407,9 +417,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
             sizes,
             planes,
             levels,
-            runs,
+            bindings,
+            protocol,
+            peer,
+            save,
             json,
-        }) => dwt::bench(&context(cli.adapter)?, &sizes, &planes, levels, runs, json),
+        }) => dwt::bench(
+            &context(cli.adapter)?,
+            &dwt::BenchArgs {
+                sizes,
+                planes,
+                levels,
+                bindings,
+                protocol,
+                peer,
+                save,
+                json,
+            },
+        ),
         Command::Bench(BenchCommand::Probe {
             rounds,
             workgroups,

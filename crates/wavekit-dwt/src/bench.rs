@@ -1,12 +1,14 @@
-//! `wavekit bench dwt`: the transform at video sizes, timed on the GPU (median of many runs,
-//! the input restored before each run outside the timed part), beside the copy kernel on the
-//! same bytes in the same run. Three bindings: separate image and coefficient buffers (what the
-//! kernels do), in place (one more copy of the planes each way), and an 8-bit image with
-//! separate coefficients (`Dwt::bind_u8`: a codec's ends).
+//! `wavekit bench dwt`: the transform at video sizes, timed on the GPU under wavekit's
+//! measurement protocol (each case warmed up by time, cases interleaved round by round, the
+//! spread and the GPU clock reported: `wavekit::bench::protocol`), beside the copy kernel on
+//! the same bytes in the same run. Three bindings: separate image and coefficient buffers
+//! (what the kernels do), in place (one more copy of the planes each way), and an 8-bit image
+//! with separate coefficients (`Dwt::bind_u8`: a codec's ends).
 
-use wavekit::{GpuContext, GpuTimer};
+use wavekit::GpuContext;
+use wavekit::bench::protocol::{Case, ClockReader, ClockWindow, Protocol, measure};
 
-use crate::{Dwt, Result, Wavelet, reference};
+use crate::{BoundDwt, Dwt, Result, Wavelet, reference};
 
 /// The named sizes.
 pub const SIZES: &[(&str, u32, u32)] = &[
@@ -15,6 +17,9 @@ pub const SIZES: &[(&str, u32, u32)] = &[
     ("4k", 3840, 2160),
     ("8k", 7680, 4320),
 ];
+
+/// The bindings measured: "separate", "in place", "8-bit".
+pub const BINDINGS: &[&str] = &["separate", "in place", "8-bit"];
 
 /// One measurement.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -43,7 +48,7 @@ pub struct DwtBench {
     /// Levels whose region (all planes) has at most this many samples use tiles of this many
     /// rows an invocation instead (ADR-032): (rows, samples).
     pub small_levels: Option<(u32, u64)>,
-    /// Median GPU time.
+    /// Median GPU time (all rounds).
     pub median_ns: f64,
     /// 10th percentile.
     pub p10_ns: f64,
@@ -59,6 +64,18 @@ pub struct DwtBench {
     pub copy_gbps: f64,
     /// Time the bound would take at the copy kernel's speed, over the measured time.
     pub bound_fraction: f64,
+    /// The copy kernel's median time on the planes' bytes (4 bytes a sample), in the same run.
+    pub copy_ns: f64,
+    /// This case's time over the copy's: the "copy floor" ratio.
+    pub copy_ratio: f64,
+    /// Each round's median.
+    pub round_medians_ns: Vec<f64>,
+    /// (largest − smallest round median) / median.
+    pub spread: f64,
+    /// The GPU's clock during the timed runs, where it could be read.
+    pub clock: Option<ClockWindow>,
+    /// Timed below 90 % of the maximum clock: suspect.
+    pub clock_low: bool,
 }
 
 /// Bytes an ideal transform of `levels` levels moves, with `image_bytes` per sample on the
@@ -76,28 +93,58 @@ pub fn bound_bytes(width: u32, height: u32, planes: u32, levels: u32, image_byte
     }
 }
 
-/// Measure forward and inverse of both wavelets at each size and plane count.
+/// One (size, plane count)'s buffers, plans and bound transforms.
+struct Setup {
+    name: &'static str,
+    width: u32,
+    height: u32,
+    planes: u32,
+    copy: wavekit::copy::BoundCopy,
+    /// Per wavelet: the plan, its pristine input, its in-place buffer, and the bound
+    /// transforms by binding.
+    wavelets: Vec<(Wavelet, Dwt, wgpu::Buffer, wgpu::Buffer, Vec<(&'static str, BoundDwt)>)>,
+}
+
+/// Measure forward and inverse of both wavelets at each size and plane count, in each of
+/// `bindings` (of [`BINDINGS`]), under `protocol`.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     ctx: &GpuContext,
-    sizes: &[(&str, u32, u32)],
+    sizes: &[(&'static str, u32, u32)],
     planes: &[u32],
     levels: u32,
-    runs: u32,
+    bindings: &[&str],
     tuning: &crate::Tuning,
+    protocol: &Protocol,
+    clock: &dyn ClockReader,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<DwtBench>> {
-    let timer = GpuTimer::new(ctx, runs);
-    let mut out = Vec::new();
-    let total = sizes.len() * planes.len() * 12;
+    if let Some(b) = bindings.iter().find(|b| !BINDINGS.contains(b)) {
+        return Err(crate::DwtError::InvalidArgument(format!(
+            "unknown binding '{b}'; use {}",
+            BINDINGS.join(", ")
+        )));
+    }
+    let copy_kernel = wavekit::copy::CopyKernel::new(ctx)?;
+    let mut setups = Vec::new();
     for &(name, width, height) in sizes {
         for &p in planes {
+            progress(format!("preparing {name} x{p} …"));
             let n = (width * height * p) as usize;
             let bytes = 4 * n as u64;
             let mut rng = fastrand::Rng::with_seed(u64::from(width) * 7 + u64::from(p));
             let ints: Vec<i32> = (0..n).map(|_| rng.i32(-128..128)).collect();
             let floats: Vec<f32> = ints.iter().map(|&v| v as f32).collect();
             let bytes8: Vec<u8> = (0..n.next_multiple_of(4)).map(|_| rng.u8(..)).collect();
-            let copy = wavekit::bench::bench_copy(ctx, bytes, 5, runs)?;
+            let image8 = ctx.storage_from("dwt 8-bit input", &bytes8)?;
+            // The copy floor: the planes' bytes (4 a sample) copied once.
+            let copy = copy_kernel.bind(
+                ctx,
+                &ctx.storage_uninit("dwt copy source", bytes)?,
+                &ctx.storage_uninit("dwt copy destination", bytes)?,
+                bytes,
+            )?;
+            let mut wavelets = Vec::new();
             for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
                 let dwt = Dwt::tuned(ctx, (wavelet, width, height, levels, p), tuning)?;
                 let pristine = match wavelet {
@@ -105,79 +152,107 @@ pub fn run(
                     Wavelet::Irreversible97 => ctx.storage_from("dwt input", &floats)?,
                 };
                 let data = ctx.storage_uninit("dwt data", bytes)?;
-                let in_place = dwt.bind(ctx, &data)?;
-                let separate = dwt.bind_separate(ctx, &pristine, &data)?;
-                let image8 = ctx.storage_from("dwt 8-bit input", &bytes8)?;
-                let eight = dwt.bind_u8(ctx, &image8, &data)?;
-                for (binding, direction) in [
-                    ("separate", "forward"),
-                    ("separate", "inverse"),
-                    ("in place", "forward"),
-                    ("in place", "inverse"),
-                    ("8-bit", "forward"),
-                    ("8-bit", "inverse"),
-                ] {
-                    let bound = match binding {
-                        "separate" => &separate,
-                        "in place" => &in_place,
-                        _ => &eight,
+                let mut bound = Vec::new();
+                for &b in BINDINGS.iter().filter(|b| bindings.contains(b)) {
+                    let t = match b {
+                        "separate" => dwt.bind_separate(ctx, &pristine, &data)?,
+                        "in place" => dwt.bind(ctx, &data)?,
+                        _ => dwt.bind_u8(ctx, &image8, &data)?,
                     };
+                    bound.push((b, t));
+                }
+                wavelets.push((wavelet, dwt, pristine, data, bound));
+            }
+            setups.push(Setup {
+                name,
+                width,
+                height,
+                planes: p,
+                copy,
+                wavelets,
+            });
+        }
+    }
+    let mut cases = Vec::new();
+    for s in &setups {
+        let (name, p) = (s.name, s.planes);
+        cases.push(Case::new(format!("copy {name} x{p}"), |e| s.copy.record(e)));
+        for (wavelet, dwt, pristine, data, bound) in &s.wavelets {
+            for (binding, b) in bound {
+                for forward in [true, false] {
+                    let label = format!(
+                        "{} {name} x{p} {} {binding}",
+                        reference::name(*wavelet),
+                        if forward { "forward" } else { "inverse" }
+                    );
+                    let bytes = 4 * dwt.len() as u64;
+                    let case = Case::new(label, move |e| {
+                        if forward {
+                            b.record_forward(e);
+                        } else {
+                            b.record_inverse(e);
+                        }
+                    });
+                    // In place, each run starts from the same planes (untimed); separate
+                    // leaves its source as it was.
+                    let case = if *binding == "in place" {
+                        case.with_setup(move |e| {
+                            e.copy_buffer_to_buffer(pristine, 0, data, 0, Some(bytes))
+                        })
+                    } else {
+                        case
+                    };
+                    cases.push(case);
+                }
+            }
+        }
+    }
+    let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
+    drop(cases);
+    let mut m = measured.into_iter();
+    let mut out = Vec::new();
+    for s in &setups {
+        let copy = m.next().expect("a copy case per size and plane count");
+        let n = u64::from(s.width) * u64::from(s.height) * u64::from(s.planes);
+        let copy_gbps = 2.0 * 4.0 * n as f64 / copy.timing.median_ns;
+        for (wavelet, dwt, ..) in &s.wavelets {
+            for (binding, _) in &s.wavelets[0].4 {
+                for direction in ["forward", "inverse"] {
+                    let r = m.next().expect("a case per transform");
+                    let t = &r.timing;
+                    let bound_bytes = bound_bytes(
+                        s.width,
+                        s.height,
+                        s.planes,
+                        dwt.levels(),
+                        if *binding == "8-bit" { 1 } else { 4 },
+                    );
                     out.push(DwtBench {
-                        size: name.to_string(),
-                        width,
-                        height,
-                        planes: p,
-                        levels,
-                        wavelet: reference::name(wavelet),
+                        size: s.name.to_string(),
+                        width: s.width,
+                        height: s.height,
+                        planes: s.planes,
+                        levels: dwt.levels(),
+                        wavelet: reference::name(*wavelet),
                         direction,
                         binding,
                         shape: dwt.shape(),
                         tile: dwt.tile(),
                         small_levels: dwt.small_levels().map(|(t, most)| (t.rows, most)),
-                        median_ns: 0.0,
-                        p10_ns: 0.0,
-                        p90_ns: 0.0,
-                        samples_per_s: 0.0,
-                        bound_bytes: bound_bytes(
-                            width,
-                            height,
-                            p,
-                            levels,
-                            if binding == "8-bit" { 1 } else { 4 },
-                        ),
-                        copy_gbps: copy.gbps,
-                        bound_fraction: 0.0,
+                        median_ns: t.median_ns,
+                        p10_ns: t.p10_ns,
+                        p90_ns: t.p90_ns,
+                        samples_per_s: n as f64 / t.median_ns * 1e9,
+                        bound_bytes,
+                        copy_gbps,
+                        bound_fraction: bound_bytes as f64 / copy_gbps / t.median_ns,
+                        copy_ns: copy.timing.median_ns,
+                        copy_ratio: t.median_ns / copy.timing.median_ns,
+                        round_medians_ns: r.round_medians_ns.clone(),
+                        spread: r.spread,
+                        clock: r.clock,
+                        clock_low: r.clock_low || copy.clock_low,
                     });
-                    let step = out.len();
-                    let r = out.last_mut().expect("just pushed");
-                    progress(format!(
-                        "[{step}/{total}] {} {name} x{p} {direction} {binding} ...",
-                        r.wavelet
-                    ));
-                    let t = timer.measure_after(
-                        ctx,
-                        5,
-                        runs,
-                        |e| {
-                            // In place, each run starts from the same planes (untimed);
-                            // separate leaves its source as it was.
-                            if binding == "in place" {
-                                e.copy_buffer_to_buffer(&pristine, 0, &data, 0, Some(bytes));
-                            }
-                        },
-                        |e| {
-                            if direction == "forward" {
-                                bound.record_forward(e);
-                            } else {
-                                bound.record_inverse(e);
-                            }
-                        },
-                    )?;
-                    r.median_ns = t.median_ns;
-                    r.p10_ns = t.p10_ns;
-                    r.p90_ns = t.p90_ns;
-                    r.samples_per_s = n as f64 / t.median_ns * 1e9;
-                    r.bound_fraction = r.bound_bytes as f64 / copy.gbps / t.median_ns;
                 }
             }
         }

@@ -489,6 +489,11 @@ impl Dwt {
         self.shape.tile(self.wavelet)
     }
 
+    /// Levels of the transform.
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+
     /// Samples per plane times planes: the length `data` must have.
     pub fn len(&self) -> usize {
         (u64::from(self.width) * u64::from(self.height) * u64::from(self.planes)) as usize

@@ -101,7 +101,7 @@ impl Kernel {
     }
 
     /// Record an indirect dispatch: the workgroup counts are three `u32` at `args`
-    /// (`(buffer, offset)`, e.g. [`crate::select::BoundSelect::indirect_args`]).
+    /// (`(buffer, offset)`, e.g. the survivor count a select leaves on the GPU).
     pub fn dispatch_indirect(
         &self,
         pass: &mut wgpu::ComputePass<'_>,

@@ -603,9 +603,14 @@ mod tests {
 
     #[test]
     fn subgroup_kernels_fail_validation_without_the_capability() {
-        let k = crate::selftest::composed(256).unwrap();
+        let extra = [src(
+            "t/ballot",
+            "@compute @workgroup_size(64)\nfn main() {\n    let b = subgroupBallot(true);\n}\n",
+        )];
+        let k = compose("t/ballot", &[], &[], &extra).unwrap();
+        validate(&k, true).unwrap();
         let e = validate(&k, false).unwrap_err().to_string();
-        assert!(e.contains("selftest/subgroup_ops.wgsl"), "{e}");
+        assert!(e.contains("t/ballot.wgsl:3"), "{e}");
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub struct Timing {
     pub p10_ns: f64,
     /// 90th percentile.
     pub p90_ns: f64,
+    /// 99th percentile.
+    pub p99_ns: f64,
     /// Every sample, in run order.
     pub samples_ns: Vec<f64>,
 }
@@ -68,6 +70,7 @@ impl Timing {
             max_ns: q(1.0),
             p10_ns: q(0.1),
             p90_ns: q(0.9),
+            p99_ns: q(0.99),
             samples_ns,
         }
     }

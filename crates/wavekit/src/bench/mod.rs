@@ -5,6 +5,7 @@ pub mod chain;
 pub mod occupancy;
 pub mod primitives;
 pub mod probe;
+pub mod protocol;
 
 use serde::Serialize;
 

@@ -1,9 +1,10 @@
-//! `wavekit bench primitives`: reduce, scan, select and partition on u32, each beside the copy
-//! kernel measured on the same number of bytes in the same run.
+//! `wavekit bench primitives`: reduce, scan, select, partition, sort and histogram on u32, each
+//! beside the copy kernel measured on the same number of bytes in the same run, under the
+//! measurement protocol ([`crate::bench::protocol`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::bench_copy;
+use crate::bench::protocol::{Case, ClockReader, ClockWindow, Protocol, measure};
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
@@ -13,7 +14,6 @@ use crate::scan::{Scan, ScanConfig, ScanPolicy};
 use crate::select::{Keep, Select, SelectPolicy};
 use crate::sort::{KeyType, RadixSort, SortConfig, SortPolicy, Values};
 use crate::tiling::LookbackStats;
-use crate::timer::GpuTimer;
 
 /// The primitives benchmarked, by the names the CUB peer prints too.
 pub const PRIMITIVES: &[&str] = &[
@@ -38,7 +38,7 @@ pub struct PrimitiveResult {
     pub primitive: String,
     /// Elements (u32).
     pub n: u64,
-    /// Median GPU time.
+    /// Median GPU time (all rounds).
     pub median_ns: f64,
     /// 10th percentile.
     pub p10_ns: f64,
@@ -56,6 +56,18 @@ pub struct PrimitiveResult {
     /// `gbps / copy_gbps`.
     #[serde(default)]
     pub copy_fraction: f64,
+    /// Each round's median (the protocol interleaves the cases round by round).
+    #[serde(default)]
+    pub round_medians_ns: Vec<f64>,
+    /// (largest − smallest round median) / median.
+    #[serde(default)]
+    pub spread: f64,
+    /// The GPU's clock during the timed runs, where it could be read.
+    #[serde(default)]
+    pub clock: Option<ClockWindow>,
+    /// Timed below 90 % of the maximum clock: suspect.
+    #[serde(default)]
+    pub clock_low: bool,
     /// What the look-back did in the last run (single-pass primitives).
     #[serde(default)]
     pub lookback: Option<LookbackStats>,
@@ -100,13 +112,36 @@ fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
     }
 }
 
-/// Run the chosen primitives at each `2^log2` size. `progress` gets a line per step.
+/// What one size needs: its input and output buffers and every chosen primitive bound to them.
+struct Size {
+    lg: u32,
+    n: u64,
+    kept: u64,
+    src: wgpu::Buffer,
+    copy: crate::copy::BoundCopy,
+    bound: Vec<(String, Bound)>,
+    /// Sorts work in place: their keys (and values), restored from `src` before every run.
+    keys: wgpu::Buffer,
+    values: wgpu::Buffer,
+}
+
+enum Bound {
+    Reduce(crate::reduce::BoundReduce),
+    Scan(crate::scan::BoundScan),
+    Select(crate::select::BoundSelect),
+    Sort(crate::sort::BoundSort),
+    Histogram(crate::histogram::BoundHistogram),
+}
+
+/// Run the chosen primitives at each `2^log2` size under `protocol` (each size's copy kernel
+/// is a case too, interleaved with the rest). `progress` gets a line per case and round.
 pub fn run(
     ctx: &GpuContext,
     log2_sizes: &[u32],
-    runs: u32,
     which: &[String],
     policies: &Policies,
+    protocol: &Protocol,
+    clock: &dyn ClockReader,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<PrimitiveResult>> {
     for w in which {
@@ -118,7 +153,13 @@ pub fn run(
             )));
         }
     }
+    if let Some(lg) = log2_sizes.iter().find(|&&lg| lg > 31) {
+        return Err(Error::InvalidArgument(format!(
+            "2^{lg} elements: at most 2^31"
+        )));
+    }
     let add = Monoid::builtin(Scalar::U32, Op::Add);
+    let wants = |name: &str| which.iter().any(|w| w == name);
     let reduce = Reduce::with_policy(ctx, &add, policies.reduce)?;
     let scan = |inclusive| {
         let config = ScanConfig {
@@ -145,112 +186,107 @@ pub fn run(
     )?;
     let hist256 = Histogram::new(ctx, 256, 0u32, u32::MAX)?;
     let hist4096 = Histogram::new(ctx, 4096, 0u32, u32::MAX)?;
-    let timer = GpuTimer::new(ctx, runs);
-    let mut out = Vec::new();
-    let steps = log2_sizes.len() * which.len();
-    let mut step = 0;
+    let copy_kernel = crate::copy::CopyKernel::new(ctx)?;
+
+    // Every size's buffers and bound primitives first: the cases are interleaved.
+    let mut sizes = Vec::new();
     for &lg in log2_sizes {
-        if lg > 31 {
-            return Err(Error::InvalidArgument(format!(
-                "2^{lg} elements: at most 2^31"
-            )));
-        }
         let n = 1u64 << lg;
+        progress(format!("preparing 2^{lg} …"));
         let data = input(n as usize);
         let kept = data.iter().filter(|x| *x & 1 == 1).count() as u64;
         let src = ctx.storage_from("bench input", &data)?;
         drop(data);
         let dst = ctx.storage_uninit("bench output", 4 * n)?;
-        // Bring the clocks up before the first measurement (a fresh process finds the GPU idle).
-        if step == 0 {
-            bench_copy(ctx, 4 * n, 5, warm_up_runs(n))?;
-        }
+        let sorts = wants("sort_keys") || wants("sort_pairs");
+        let keys = ctx.storage_uninit("bench keys", if sorts { 4 * n } else { 4 })?;
+        let values = ctx.storage_uninit("bench values", if wants("sort_pairs") { 4 * n } else { 4 })?;
+        let mut bound = Vec::new();
         for name in which {
-            step += 1;
-            progress(format!("[{step}/{steps}] {name} 2^{lg} ..."));
-            // The yardstick right before each primitive: the GPU's speed drifts between
-            // measurements (seen on the H200: the copy kernel from 1.6 to 4.0 TB/s).
-            let copy = bench_copy(ctx, 4 * n, 5, runs)?;
-            let (timing, lookback) = match name.as_str() {
-                "reduce" => {
-                    let b = reduce.bind(ctx, &src, n)?;
-                    (timer.measure(ctx, 5, runs, |e| b.record(e))?, None)
-                }
-                "scan_inclusive" | "scan_exclusive" => {
-                    let s = if name == "scan_inclusive" {
-                        &incl
-                    } else {
-                        &excl
-                    };
-                    let b = s.bind(ctx, &src, Some(&dst), n)?;
-                    let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
-                    (t, Some(b.lookback_stats(ctx)?))
-                }
-                "sort_keys" | "sort_pairs" => {
+            let b = match name.as_str() {
+                "reduce" => Bound::Reduce(reduce.bind(ctx, &src, n)?),
+                "scan_inclusive" => Bound::Scan(incl.bind(ctx, &src, Some(&dst), n)?),
+                "scan_exclusive" => Bound::Scan(excl.bind(ctx, &src, Some(&dst), n)?),
+                "select" => Bound::Select(select.bind(ctx, &src, None, &dst, n)?),
+                "partition" => Bound::Select(partition.bind(ctx, &src, None, &dst, n)?),
+                "sort_keys" => Bound::Sort(sort_keys.bind(ctx, &keys, None, n)?),
+                "sort_pairs" => Bound::Sort(sort_pairs.bind(ctx, &keys, Some(&values), n)?),
+                "histogram256" => Bound::Histogram(hist256.bind(ctx, &src, n)?),
+                _ => Bound::Histogram(hist4096.bind(ctx, &src, n)?),
+            };
+            bound.push((name.clone(), b));
+        }
+        let copy = copy_kernel.bind(ctx, &src, &dst, 4 * n)?;
+        sizes.push(Size {
+            lg,
+            n,
+            kept,
+            src,
+            copy,
+            bound,
+            keys,
+            values,
+        });
+    }
+    let mut cases = Vec::new();
+    for s in &sizes {
+        let lg = s.lg;
+        cases.push(Case::new(format!("copy 2^{lg}"), |e| s.copy.record(e)));
+        for (name, b) in &s.bound {
+            let case_name = format!("{name} 2^{lg}");
+            let case = match b {
+                Bound::Reduce(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Scan(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Select(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Histogram(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Sort(b) => {
                     // Sorted in place: the input is restored before every run, untimed.
-                    let keys = ctx.storage_uninit("bench keys", 4 * n)?;
                     let pairs = name == "sort_pairs";
-                    let values = if pairs {
-                        Some(ctx.storage_uninit("bench values", 4 * n)?)
-                    } else {
-                        None
-                    };
-                    let s = if pairs { &sort_pairs } else { &sort_keys };
-                    let b = s.bind(ctx, &keys, values.as_ref(), n)?;
-                    let t = timer.measure_after(
-                        ctx,
-                        5,
-                        runs,
-                        |e| {
-                            e.copy_buffer_to_buffer(&src, 0, &keys, 0, Some(4 * n));
-                            if let Some(v) = &values {
-                                e.copy_buffer_to_buffer(&src, 0, v, 0, Some(4 * n));
-                            }
-                        },
-                        |e| b.record(e),
-                    )?;
-                    (t, b.lookback_stats(ctx)?)
-                }
-                "histogram256" | "histogram4096" => {
-                    let h = if name == "histogram256" {
-                        &hist256
-                    } else {
-                        &hist4096
-                    };
-                    let b = h.bind(ctx, &src, n)?;
-                    (timer.measure(ctx, 5, runs, |e| b.record(e))?, None)
-                }
-                _ => {
-                    let s = if name == "select" {
-                        &select
-                    } else {
-                        &partition
-                    };
-                    let b = s.bind(ctx, &src, None, &dst, n)?;
-                    let t = timer.measure(ctx, 5, runs, |e| b.record(e))?;
-                    (t, Some(b.lookback_stats(ctx)?))
+                    Case::new(case_name, |e| b.record(e)).with_setup(move |e| {
+                        e.copy_buffer_to_buffer(&s.src, 0, &s.keys, 0, Some(4 * s.n));
+                        if pairs {
+                            e.copy_buffer_to_buffer(&s.src, 0, &s.values, 0, Some(4 * s.n));
+                        }
+                    })
                 }
             };
-            let gbps = bytes_moved(name, n, kept) as f64 / timing.median_ns;
+            cases.push(case);
+        }
+    }
+    let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
+    drop(cases);
+    let mut out = Vec::new();
+    let mut m = measured.into_iter();
+    for s in &sizes {
+        let copy = m.next().expect("a copy case per size");
+        let copy_gbps = 2.0 * 4.0 * s.n as f64 / copy.timing.median_ns;
+        for (name, b) in &s.bound {
+            let r = m.next().expect("a case per primitive");
+            let lookback = match b {
+                Bound::Scan(b) => Some(b.lookback_stats(ctx)?),
+                Bound::Select(b) => Some(b.lookback_stats(ctx)?),
+                Bound::Sort(b) => b.lookback_stats(ctx)?,
+                _ => None,
+            };
+            let t = &r.timing;
+            let gbps = bytes_moved(name, s.n, s.kept) as f64 / t.median_ns;
             out.push(PrimitiveResult {
                 primitive: name.clone(),
-                n,
-                median_ns: timing.median_ns,
-                p10_ns: timing.p10_ns,
-                p90_ns: timing.p90_ns,
-                elements_per_s: n as f64 / timing.median_ns * 1e9,
+                n: s.n,
+                median_ns: t.median_ns,
+                p10_ns: t.p10_ns,
+                p90_ns: t.p90_ns,
+                elements_per_s: s.n as f64 / t.median_ns * 1e9,
                 gbps,
-                copy_gbps: copy.gbps,
-                copy_fraction: gbps / copy.gbps,
+                copy_gbps,
+                copy_fraction: gbps / copy_gbps,
+                round_medians_ns: r.round_medians_ns.clone(),
+                spread: r.spread,
+                clock: r.clock,
+                clock_low: r.clock_low || copy.clock_low,
                 lookback,
             });
         }
     }
     Ok(out)
-}
-
-/// Copy runs that keep the GPU busy for about half a second (at 3 TB/s) before measuring.
-fn warm_up_runs(n: u64) -> u32 {
-    let bytes_per_run = 8 * n;
-    (1_500_000_000_000u64 / bytes_per_run.max(1)).clamp(5, 2000) as u32
 }
