@@ -1,6 +1,7 @@
 // Shared by the CUB and CUDA peer benchmarks: error check, the input every benchmark uses (a
 // hash of the index, as wavekit's `bench::primitives::input`), and the timing loop (CUDA events,
-// 5 warm-up runs, median and spread of RUNS, one JSON line per case).
+// warm-up by time: at least 200 ms of the case's own load right before it is timed, as wavekit's
+// protocol does; then the median and spread of RUNS, one JSON line per case).
 #pragma once
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -20,12 +21,19 @@ __global__ void fill(uint32_t *p, size_t n, uint32_t seed) {
   }
 }
 
-// The times of `runs` calls of f after 5 warm-up calls, in milliseconds, sorted (CUDA events).
+// The times of `runs` calls of f after at least `warm_ms` of its own load (the GPU's clock falls
+// when it idles), in milliseconds, sorted (CUDA events).
 template <class F>
-std::vector<float> timed_ms(int runs, F f) {
+std::vector<float> timed_ms(int runs, F f, float warm_ms = 200.0f) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; i++) f();
+  // Learn the call's cost from a few calls, then keep the GPU busy for warm_ms.
+  CHECK(cudaEventRecord(a));
+  for (int i = 0; i < 3; i++) f();
+  CHECK(cudaEventRecord(b)); CHECK(cudaEventSynchronize(b));
+  float probe; CHECK(cudaEventElapsedTime(&probe, a, b));
+  long calls = (long)(warm_ms / std::max(probe / 3.0f, 0.001f)) + 1;
+  for (long i = 0; i < std::min(calls, 2000000L); i++) f();
   CHECK(cudaDeviceSynchronize());
   std::vector<float> ms;
   for (int i = 0; i < runs; i++) {

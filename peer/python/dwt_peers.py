@@ -11,7 +11,14 @@ would pass an RGB image), forward and inverse (the inverse runs on the forward's
 Boundary mode: 'reflect' for both by default. It extends a signal by whole-sample symmetry
 (... x2 x1 | x0 x1 ... xn-1 | xn-2 ...), which is JPEG 2000's symmetric extension (T.800
 Annex F, PSE); their 'symmetric' repeats the edge sample (half-sample symmetry), which is
-not. dwt_equivalence.py checks what each mode gives against wavekit's coefficients.
+not. With it the first level equals JPEG 2000's exactly, borders included. But in every
+mode except 'periodization' these libraries keep floor((n + L - 1) / 2) coefficients a
+level (L = filter length) and transform the whole padded array at the next level, so from
+level 3 (9/7) or level 2 (5/3) on they sample the other phase: the same filters and the
+same work, on a grid shifted by one sample. pytorch_wavelets' 'periodization' keeps every
+level at JPEG 2000's phase (exact in the interior, periodic at the borders); ptwt has no
+such mode. dwt_equivalence.py measures all of this against wavekit's coefficients;
+``--mode-pytorch-wavelets periodization`` times that alternative.
 
 Timing: CUDA events around each run, the queue drained between runs (as the CUB and CUDA
 peers in peer/cub and peer/cuda do), so a run's time includes the host's launch work where
@@ -20,7 +27,7 @@ CUDA graph instead, which leaves the GPU's own time. Each case is warmed up by t
 each of its timed rounds (at least ``--warmup-ms`` of its own load: the GPU's clock falls
 when idle) and the cases of a size are interleaved round by round. TF32 is off for
 convolutions unless ``--tf32`` (wavekit computes in full f32; PyTorch's default lets cuDNN
-use TF32 for float32 convolutions, which changes the coefficients at about 1e-3).
+use TF32 for float32 convolutions, which moves the coefficients by about 1e-3 relative).
 
 One JSON line per case on stdout (and in ``--out``); progress on stderr.
 """
@@ -35,8 +42,11 @@ import sys
 import time
 import types
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+
 WAVELETS = {"9/7": "bior4.4", "5/3": "bior2.2"}
-SIZES = {"1080p": (1920, 1080), "4k": (3840, 2160), "8k": (7680, 4320)}
+# wavekit bench dwt's sizes (1440p too; not timed unless asked).
+SIZES = {"1080p": (1920, 1080), "1440p": (2560, 1440), "4k": (3840, 2160), "8k": (7680, 4320)}
 PEERS = ("ptwt", "pytorch_wavelets")
 DEFAULT_MODE = {"ptwt": "reflect", "pytorch_wavelets": "reflect"}
 # The boundary modes each library takes (ptwt has no 'periodization').
@@ -68,7 +78,7 @@ def import_pytorch_wavelets():
 
     shim.resource_stream = resource_stream
     sys.modules["pkg_resources"] = shim
-    log("pytorch_wavelets: pkg_resources missing, using a two-line importlib.resources shim")
+    log("pytorch_wavelets: pkg_resources missing, using a small importlib.resources shim")
     return importlib.import_module("pytorch_wavelets")
 
 
@@ -81,14 +91,15 @@ def _dist_version(dist):
         return "?"
 
 
-def set_tf32(torch, enabled: bool) -> None:
-    """TF32 for float32 convolutions and matrix products on or off."""
+def set_tf32(torch, enabled: bool) -> str:
+    """TF32 for float32 convolutions (all these libraries run) on or off; returns the setting
+    as PyTorch reads it back. Matrix products are left alone (IEEE by default; unused)."""
     try:  # PyTorch 2.9 and later
         torch.backends.cudnn.conv.fp32_precision = "tf32" if enabled else "ieee"
-        torch.backends.cuda.matmul.fp32_precision = "tf32" if enabled else "ieee"
-    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return f"cudnn.conv.fp32_precision={torch.backends.cudnn.conv.fp32_precision}"
+    except AttributeError:
         torch.backends.cudnn.allow_tf32 = enabled
-        torch.backends.cuda.matmul.allow_tf32 = enabled
+        return f"cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}"
 
 
 class Peer:
@@ -99,8 +110,6 @@ class Peer:
     planes first."""
 
     def __init__(self, name, wavelet, levels, mode, device):
-        import torch
-
         self.name, self.wavelet, self.levels, self.mode = name, wavelet, levels, mode
         if name == "ptwt":
             import ptwt
@@ -117,7 +126,6 @@ class Peer:
             self.inverse = inv
         else:
             raise ValueError(f"unknown peer {name!r}: one of {', '.join(PEERS)}")
-        self.torch = torch
 
     def shape(self, planes, h, w):
         if self.name == "ptwt":
@@ -141,10 +149,6 @@ class Peer:
         for h in reversed(yh):  # yh[0] is the finest level
             out.append(tuple(np3(h[:, :, k]) for k in range(3)))
         return out
-
-    def image(self, x, planes):
-        a = x.detach().to("cpu").double().numpy()
-        return a.reshape((planes,) + a.shape[-2:])
 
 
 def parse_sizes(text):
@@ -230,9 +234,44 @@ class Runner:
         return out
 
 
+def setup(peer_name, wav, planes, w, h, a, modes, directions, runner, what):
+    """The timed cases of one peer, wavelet and plane count: its input on the device, the
+    forward's output (the inverse's input), checked by a round trip."""
+    torch = runner.torch
+    peer = Peer(peer_name, WAVELETS[wav], a.levels, modes[peer_name], runner.device)
+    x = torch.rand(peer.shape(planes, h, w), device=runner.device) * 255.0
+    if wav == "5/3":
+        x = x.round()  # integer samples, as the 5/3 takes; the peers compute in float
+    coeffs = peer.forward(x)
+    back = peer.inverse(coeffs)
+    err = (back[..., :h, :w].reshape(x.shape) - x).abs().max().item()
+    del back
+    if not err <= 1e-2:  # samples up to 255 in float32: about 3e-4 is expected
+        msg = f"{what}: inverse(forward(x)) is off by {err:.3g} (> 0.01)"
+        if not a.tf32:
+            raise ValueError(msg)
+        log(msg + " with TF32 on")
+    cases = []
+    for d in directions:
+        if d == "forward":
+            fn = (lambda p=peer, x=x: p.forward(x))
+        elif d == "inverse":
+            fn = (lambda p=peer, c=coeffs: p.inverse(c))
+        else:
+            raise SystemExit(f"--directions: {d!r} is neither forward nor inverse")
+        try:
+            fn = runner.prepare(fn)
+        except Exception as e:  # a library the graph capture cannot take
+            log(f"{what} {d}: CUDA graph capture failed ({type(e).__name__}: {e}); skipped")
+            continue
+        cases.append(dict(peer=peer, wav=wav, planes=planes, direction=d, fn=fn,
+                          samples=[], rounds=[], roundtrip=err))
+    return cases
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1080p,4k,8k", help="1080p, 4k, 8k or WxH, comma-separated")
+    ap.add_argument("--sizes", default="1080p,4k,8k", help="1080p, 1440p, 4k, 8k or WxH, comma-separated")
     ap.add_argument("--planes", default="1,3", help="comma-separated plane counts")
     ap.add_argument("--wavelets", default="9/7,5/3")
     ap.add_argument("--directions", default="forward,inverse")
@@ -258,7 +297,10 @@ def main(argv=None):
         raise SystemExit("CUDA is not available to this PyTorch: run on the H200 machine or pass --device cpu")
     if a.graph and not a.device.startswith("cuda"):
         raise SystemExit("--graph needs a CUDA device")
-    set_tf32(torch, a.tf32)
+    if a.graph and "ptwt" in a.peers:
+        log("note: ptwt builds its filter tensors from host lists in every call, which CUDA graph "
+            "capture refuses: expect its cases to be skipped (--peers pytorch_wavelets avoids trying)")
+    precision = set_tf32(torch, a.tf32)
     torch.manual_seed(a.seed)
     runner = Runner(torch, a.device, a.graph)
     sizes = parse_sizes(a.sizes)
@@ -275,42 +317,20 @@ def main(argv=None):
     out = open(a.out, "w") if a.out else None
     device_name = torch.cuda.get_device_name(runner.device) if runner.cuda else "cpu"
     log(f"torch {torch.__version__} on {device_name}; peers {', '.join(peers)}; modes {modes}; "
-        f"{'CUDA graph replay' if a.graph else 'eager launches'}; TF32 {'on' if a.tf32 else 'off'}")
+        f"{'CUDA graph replay' if a.graph else 'eager launches'}; TF32 {'on' if a.tf32 else 'off'} ({precision})")
 
+    written = 0
     with torch.inference_mode():
         for size, w, h in sizes:
             cases = []
             for peer_name in peers:
                 for wav in wavelets:
-                    peer = Peer(peer_name, WAVELETS[wav], a.levels, modes[peer_name], runner.device)
                     for planes in planes_list:
-                        x = (torch.rand(peer.shape(planes, h, w), device=runner.device) * 255.0)
-                        if wav == "5/3":
-                            x = x.round()  # integer samples, as the 5/3 takes; the peers compute in float
-                        coeffs = peer.forward(x)
-                        runner.sync()
-                        back = peer.inverse(coeffs)
-                        err = (back[..., :h, :w].reshape(x.shape) - x).abs().max().item()
-                        if not err <= 1e-2:  # samples up to 255 in float32: about 1e-4 is expected
-                            msg = f"{peer_name} {wav} {size} planes {planes}: inverse(forward(x)) is off by {err:.3g} (> 0.01)"
-                            if not a.tf32:
-                                raise SystemExit(msg)
-                            log(msg + " with TF32 on")
-                        for d in directions:
-                            if d == "forward":
-                                fn = (lambda p=peer, x=x: p.forward(x))
-                            elif d == "inverse":
-                                fn = (lambda p=peer, c=coeffs: p.inverse(c))
-                            else:
-                                raise SystemExit(f"--directions: {d!r} is neither forward nor inverse")
-                            try:
-                                fn = runner.prepare(fn)
-                            except Exception as e:  # a library the graph capture cannot take
-                                log(f"{peer_name} {wav} {size} planes {planes} {d}: CUDA graph capture failed ({e}); skipped")
-                                continue
-                            cases.append(dict(peer=peer, wav=wav, planes=planes, direction=d, fn=fn,
-                                              samples=[], rounds=[], roundtrip=err))
-                        del back
+                        what = f"{peer_name} {wav} {size} planes {planes}"
+                        try:
+                            cases += setup(peer_name, wav, planes, w, h, a, modes, directions, runner, what)
+                        except Exception as e:  # one library failing leaves the others' lines
+                            log(f"{what}: {type(e).__name__}: {e}; skipped")
             for r, n in enumerate(per_round):
                 for c in cases:
                     runner.warm(c["fn"], a.warmup_ms / 1000.0)
@@ -327,11 +347,12 @@ def main(argv=None):
                     "median_ns": median(s), "p10_ns": quantile(s, 0.1), "p90_ns": quantile(s, 0.9),
                     "runs": len(s), "round_medians_ns": c["rounds"],
                     "filters": p.wavelet, "mode": p.mode, "dtype": "float32",
-                    "launch": "graph" if a.graph else "eager", "tf32": a.tf32,
+                    "launch": "graph" if a.graph else "eager", "tf32": a.tf32, "precision": precision,
                     "roundtrip_max_err": c["roundtrip"], "device": device_name,
                     "library": f"{p.name} {p.version}", "torch": torch.__version__,
                 }
                 text = json.dumps(line)
+                written += 1
                 print(text, flush=True)
                 if out:
                     out.write(text + "\n")
@@ -341,7 +362,12 @@ def main(argv=None):
                 torch.cuda.empty_cache()
     if out:
         out.close()
+    asked = len(sizes) * len(peers) * len(wavelets) * len(planes_list) * len(directions)
+    if written < asked:
+        log(f"{asked - written} of {asked} cases gave no line (see the messages above)")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
