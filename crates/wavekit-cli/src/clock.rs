@@ -67,18 +67,17 @@ impl NvmlClock {
 impl ClockReader for NvmlClock {
     fn window(&self, from: Instant, to: Instant) -> Option<ClockWindow> {
         let v = self.samples.lock().ok()?;
-        // The samples inside the window; a window shorter than the sampling period takes the
-        // first sample after it.
-        let inside: Vec<u32> = v
+        // The samples of the window, and those of the 25 ms before it (the case's own warm-up
+        // ran then): a window shorter than an NVML query (a few ms) may hold none of its own.
+        let start = from.checked_sub(Duration::from_millis(25)).unwrap_or(from);
+        let mut readings: Vec<u32> = v
             .iter()
-            .filter(|(t, _)| *t >= from && *t <= to)
+            .filter(|(t, _)| *t >= start && *t <= to)
             .map(|&(_, m)| m)
             .collect();
-        let readings = if inside.is_empty() {
-            v.iter().find(|(t, _)| *t > to).map(|&(_, m)| vec![m])?
-        } else {
-            inside
-        };
+        if readings.is_empty() {
+            readings.push(v.iter().rev().find(|(t, _)| *t <= to)?.1);
+        }
         Some(ClockWindow {
             min_mhz: *readings.iter().min()?,
             max_mhz: *readings.iter().max()?,

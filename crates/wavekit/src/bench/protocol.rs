@@ -174,7 +174,7 @@ pub fn measure(
                 protocol.rounds,
                 case.name
             ));
-            warmed[i] = warm_up(ctx, &timer, case, protocol.warm_up)?;
+            warmed[i] = warm_up(ctx, &timer, case, protocol.warm_up, clock)?;
             let from = Instant::now();
             let t = match &mut case.setup {
                 Some(setup) => timer.measure_after(ctx, 0, protocol.runs, setup, &mut case.record)?,
@@ -209,11 +209,22 @@ pub fn measure(
         .collect())
 }
 
+/// Longest a warm-up goes on past `warm` while the clock reads below its maximum.
+const MAX_CLOCK_WAIT: Duration = Duration::from_secs(2);
+
 /// Keep the GPU busy with `case` for at least `warm` of GPU time: a few runs timed to learn
 /// the case's cost, then batches of runs recorded into single submissions (about 20 ms of GPU
-/// time each, so submission overhead does not leave the GPU idle), submitted back to back.
-/// Returns the GPU time spent, in ms (estimated).
-fn warm_up(ctx: &GpuContext, timer: &GpuTimer, case: &mut Case<'_>, warm: Duration) -> Result<f64> {
+/// time each, so submission overhead does not leave the GPU idle), submitted back to back;
+/// where the clock can be read and still reads below 90 % of its maximum, on for up to
+/// [`MAX_CLOCK_WAIT`] more (seen on the H200: 200 ms right after a process built its pipelines
+/// left the clock at 645 MHz). Returns the GPU time spent, in ms (estimated).
+fn warm_up(
+    ctx: &GpuContext,
+    timer: &GpuTimer,
+    case: &mut Case<'_>,
+    warm: Duration,
+    clock: &dyn ClockReader,
+) -> Result<f64> {
     if warm.is_zero() {
         return Ok(0.0);
     }
@@ -227,7 +238,14 @@ fn warm_up(ctx: &GpuContext, timer: &GpuTimer, case: &mut Case<'_>, warm: Durati
     let per_batch = (20e6 / run_ns).clamp(1.0, 4096.0) as u32;
     let mut spent = 3.0 * run_ns;
     let mut in_flight = 0;
-    while spent < target_ns {
+    let started = Instant::now();
+    let clock_low = || {
+        let now = Instant::now();
+        clock
+            .window(now.checked_sub(Duration::from_millis(10)).unwrap_or(now), now)
+            .is_some_and(|w| w.below_max())
+    };
+    while spent < target_ns || (started.elapsed() < warm + MAX_CLOCK_WAIT && clock_low()) {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         for _ in 0..per_batch {
             if let Some(setup) = &mut case.setup {
