@@ -44,7 +44,9 @@ pub fn clock_reader(ctx: &GpuContext) -> Box<dyn ClockReader> {
             Box::new(c)
         }
         None => {
-            eprintln!("clock: not readable on this device (no NVML); numbers are not clock-checked");
+            eprintln!(
+                "clock: not readable on this device (no NVML); numbers are not clock-checked"
+            );
             Box::new(NoClock)
         }
     }
@@ -131,7 +133,15 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         println!("adapter: {}", ctx.summary.label());
         println!(
             "{:<15} {:>11} {:>11} {:>7} {:>10} {:>9} {:>6} {:>10} {:>10}  look-back waits/fallbacks",
-            "primitive", "n", "median us", "spread", "G elem/s", "GB/s", "copy%", "peer/ours", "clock MHz"
+            "primitive",
+            "n",
+            "median us",
+            "spread",
+            "G elem/s",
+            "GB/s",
+            "copy%",
+            "peer/ours",
+            "clock MHz"
         );
         for r in &results {
             println!(

@@ -10,6 +10,7 @@ mod plot;
 mod prims;
 mod probe;
 mod selftest;
+mod stream;
 
 use clap::{Parser, Subcommand};
 
@@ -23,6 +24,10 @@ struct Cli {
     /// (default: $WAVEKIT_ADAPTER, else the best GPU).
     #[arg(long, global = true)]
     adapter: Option<String>,
+
+    /// Print where the time went (reading, device, pipelines, GPU work, writing) to stderr.
+    #[arg(long, global = true)]
+    timings: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -322,7 +327,8 @@ fn context(adapter: Option<String>) -> Result<wavekit::GpuContext, CliError> {
     Ok(wavekit::GpuContext::new(&options)?)
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
+fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
+    let mut t = prims::Timings::new(cli.timings, start);
     match cli.command {
         Command::Probe { json, list } => {
             if list {
@@ -332,19 +338,31 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Command::Selftest { json, seed } => selftest::selftest(&context(cli.adapter)?, seed, json),
-        Command::Reduce { input, op } => prims::reduce(&context(cli.adapter)?, &input, op),
+        Command::Reduce { input, op } => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            prims::reduce(&ctx, &input, op, &mut t)
+        }
         Command::Scan {
             input,
             output,
             exclusive,
             op,
-        } => prims::scan(&context(cli.adapter)?, &input, &output, op, exclusive),
+        } => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            prims::scan(&ctx, &input, &output, op, exclusive, &mut t)
+        }
         Command::Select {
             input,
             flags,
             output,
             partition,
-        } => prims::select(&context(cli.adapter)?, &input, &flags, &output, partition),
+        } => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            prims::select(&ctx, &input, &flags, &output, partition, &mut t)
+        }
         Command::Sort {
             input,
             output,
@@ -352,21 +370,30 @@ fn run(cli: Cli) -> Result<(), CliError> {
             values_out,
             descending,
             bits,
-        } => prims::sort(
-            &context(cli.adapter)?,
-            &input,
-            &output,
-            values.as_deref(),
-            values_out.as_deref(),
-            descending,
-            bits,
-        ),
+        } => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            prims::sort(
+                &ctx,
+                &input,
+                &output,
+                values.as_deref(),
+                values_out.as_deref(),
+                descending,
+                bits,
+                &mut t,
+            )
+        }
         Command::Histogram {
             input,
             bins,
             range,
             output,
-        } => prims::histogram(&context(cli.adapter)?, &input, bins, &range, &output),
+        } => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            prims::histogram(&ctx, &input, bins, &range, &output, &mut t)
+        }
         Command::Dwt(DwtCommand::Forward {
             input,
             output,
@@ -538,8 +565,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
 }
 
 fn main() {
+    let start = std::time::Instant::now();
     let cli = Cli::parse();
-    if let Err(e) = run(cli) {
+    if let Err(e) = run(cli, start) {
         eprintln!("wavekit: {e}");
         std::process::exit(e.exit_code());
     }

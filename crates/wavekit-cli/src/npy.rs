@@ -18,28 +18,6 @@ pub enum Array {
     U64(Vec<u64>),
 }
 
-impl Array {
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        match self {
-            Array::U32(v) => v.len(),
-            Array::I32(v) => v.len(),
-            Array::F32(v) => v.len(),
-            Array::U64(v) => v.len(),
-        }
-    }
-
-    /// The numpy dtype name.
-    pub fn dtype(&self) -> &'static str {
-        match self {
-            Array::U32(_) => "uint32",
-            Array::I32(_) => "int32",
-            Array::F32(_) => "float32",
-            Array::U64(_) => "uint64",
-        }
-    }
-}
-
 fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
     CliError::File {
         path: path.display().to_string(),
@@ -88,47 +66,6 @@ pub fn read(path: &Path) -> Result<Array, CliError> {
     }
 }
 
-/// Read a 1-D array of flags (bool, int8, uint8, int32 or uint32; non-zero keeps).
-pub fn read_flags(path: &Path) -> Result<Vec<u32>, CliError> {
-    let (npy, dtype) = open(path)?;
-    let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
-    Ok(match dtype.as_str() {
-        "|b1" => npy
-            .into_vec::<bool>()
-            .map_err(err)?
-            .into_iter()
-            .map(u32::from)
-            .collect(),
-        "|u1" => npy
-            .into_vec::<u8>()
-            .map_err(err)?
-            .into_iter()
-            .map(u32::from)
-            .collect(),
-        "|i1" => npy
-            .into_vec::<i8>()
-            .map_err(err)?
-            .into_iter()
-            .map(|x| u32::from(x != 0))
-            .collect(),
-        "<u4" => npy.into_vec::<u32>().map_err(err)?,
-        "<i4" => npy
-            .into_vec::<i32>()
-            .map_err(err)?
-            .into_iter()
-            .map(|x| u32::from(x != 0))
-            .collect(),
-        _ => {
-            return Err(bad(
-                path,
-                format!(
-                    "flags dtype '{dtype}' is not supported: use bool, uint8, int8, uint32 or int32"
-                ),
-            ));
-        }
-    })
-}
-
 /// Write a 1-D array.
 pub fn write(path: &Path, array: &Array) -> Result<(), CliError> {
     let r = match array {
@@ -162,9 +99,6 @@ mod tests {
         npyz::to_file_1d(&p, [1.0f64, 2.0]).unwrap();
         let e = read(&p).unwrap_err().to_string();
         assert!(e.contains("dtype '<f8' is not supported"), "{e}");
-        let p = dir.join("bool.npy");
-        npyz::to_file_1d(&p, [true, false, true]).unwrap();
-        assert_eq!(read_flags(&p).unwrap(), [1, 0, 1]);
         // A 2x2 float32 array, header written by hand.
         let p = dir.join("2d.npy");
         let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";

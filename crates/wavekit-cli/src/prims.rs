@@ -1,12 +1,16 @@
-//! `wavekit reduce`, `wavekit scan`, `wavekit select`: the primitives on `.npy` files.
+//! `wavekit reduce`, `scan`, `select`, `sort`, `histogram`: the primitives on `.npy` files,
+//! streamed to and from the GPU in chunks (`stream`), with `--timings` for where the time goes.
 
 use std::path::Path;
 
 use wavekit::GpuContext;
-use wavekit::monoid::{Element, Op};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::reduce::Reduce;
+use wavekit::scan::{Scan, ScanConfig};
+use wavekit::select::{Keep, Select};
 
 use crate::error::CliError;
-use crate::npy::{self, Array};
+use crate::stream::{self, Dtype, Npy, Progress};
 
 /// The operator names the CLI takes.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -29,24 +33,113 @@ impl From<OpArg> for Op {
     }
 }
 
-/// Reduce and print the result.
-pub fn reduce(ctx: &GpuContext, input: &Path, op: OpArg) -> Result<(), CliError> {
-    fn go<T: Element + std::fmt::Display>(
-        ctx: &GpuContext,
-        v: &[T],
-        op: Op,
-    ) -> Result<String, CliError> {
-        Ok(wavekit::reduce::reduce_slice(ctx, v, op)?.to_string())
+/// Phase times of a command, printed to stderr with `--timings`.
+pub struct Timings {
+    show: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+    phases: Vec<(&'static str, f64)>,
+}
+
+impl Timings {
+    /// Phases counted from `start` (the process's start).
+    pub fn new(show: bool, start: std::time::Instant) -> Self {
+        Self {
+            show,
+            start,
+            last: start,
+            phases: Vec::new(),
+        }
     }
-    let a = npy::read(input)?;
-    let op = Op::from(op);
-    let r = match &a {
-        Array::U32(v) => go(ctx, v, op)?,
-        Array::I32(v) => go(ctx, v, op)?,
-        Array::F32(v) => go(ctx, v, op)?,
-        Array::U64(_) => return Err(only_sort(input)),
-    };
-    println!("{r}");
+
+    /// The phase called `name` ends now.
+    pub fn phase(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.phases.push((name, (now - self.last).as_secs_f64()));
+        self.last = now;
+    }
+}
+
+impl Drop for Timings {
+    fn drop(&mut self) {
+        if !self.show {
+            return;
+        }
+        for (name, s) in &self.phases {
+            eprintln!("timings: {name:<28} {:>9.3} s", s);
+        }
+        eprintln!(
+            "timings: {:<28} {:>9.3} s",
+            "total (from process start)",
+            self.start.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// The scalar of a 32-bit data array, or an error naming the file.
+fn scalar_of(npy: &Npy, what: &str) -> Result<Scalar, CliError> {
+    match npy.dtype {
+        Dtype::U32 => Ok(Scalar::U32),
+        Dtype::I32 => Ok(Scalar::I32),
+        Dtype::F32 => Ok(Scalar::F32),
+        Dtype::U64 => Err(only_sort(&npy.path)),
+        t => Err(CliError::File {
+            path: npy.path.display().to_string(),
+            message: format!(
+                "dtype {} is not supported for {what}: use uint32, int32 or float32",
+                t.name()
+            ),
+        }),
+    }
+}
+
+/// Open a 1-D `.npy` of data.
+fn open_1d(path: &Path) -> Result<Npy, CliError> {
+    let npy = Npy::open(path)?;
+    npy.one_d()?;
+    Ok(npy)
+}
+
+/// Upload with progress.
+fn upload(ctx: &GpuContext, npy: &Npy, label: &str) -> Result<wgpu::Buffer, CliError> {
+    let mut p = Progress::new(format!("reading {}", npy.path.display()), npy.bytes());
+    let b = stream::upload(ctx, npy, label, &mut p)?;
+    p.finish();
+    Ok(b)
+}
+
+/// Download with progress.
+fn download(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    dtype: Dtype,
+    n: u64,
+    path: &Path,
+) -> Result<(), CliError> {
+    let mut p = Progress::new(format!("writing {}", path.display()), n * dtype.size());
+    stream::download(ctx, buffer, dtype, &[n], path, &mut p)?;
+    p.finish();
+    Ok(())
+}
+
+/// Reduce and print the result.
+pub fn reduce(ctx: &GpuContext, input: &Path, op: OpArg, t: &mut Timings) -> Result<(), CliError> {
+    let npy = open_1d(input)?;
+    let scalar = scalar_of(&npy, "reduce")?;
+    t.phase("header");
+    let src = upload(ctx, &npy, "reduce input")?;
+    t.phase("read + upload");
+    let r = Reduce::new(ctx, &Monoid::builtin(scalar, Op::from(op)))?;
+    t.phase("pipelines");
+    let b = r.bind(ctx, &src, npy.len())?;
+    ctx.submit(|e| b.record(e));
+    let bits: u32 = ctx.read_back("reduce result", b.result(), 1)?[0];
+    t.phase("reduce + read back");
+    match scalar {
+        Scalar::U32 => println!("{bits}"),
+        Scalar::I32 => println!("{}", bits as i32),
+        Scalar::F32 => println!("{}", f32::from_bits(bits)),
+    }
     Ok(())
 }
 
@@ -57,18 +150,27 @@ pub fn scan(
     output: &Path,
     op: OpArg,
     exclusive: bool,
+    t: &mut Timings,
 ) -> Result<(), CliError> {
-    let a = npy::read(input)?;
-    let op = Op::from(op);
-    let inclusive = !exclusive;
-    let out = match &a {
-        Array::U32(v) => Array::U32(wavekit::scan::scan_slice(ctx, v, op, inclusive)?),
-        Array::I32(v) => Array::I32(wavekit::scan::scan_slice(ctx, v, op, inclusive)?),
-        Array::F32(v) => Array::F32(wavekit::scan::scan_slice(ctx, v, op, inclusive)?),
-        Array::U64(_) => return Err(only_sort(input)),
-    };
-    npy::write(output, &out)?;
-    eprintln!("scanned {} elements into {}", a.len(), output.display());
+    let npy = open_1d(input)?;
+    let scalar = scalar_of(&npy, "scan")?;
+    t.phase("header");
+    let src = upload(ctx, &npy, "scan input")?;
+    t.phase("read + upload");
+    let scan = Scan::new(
+        ctx,
+        &ScanConfig::new(Monoid::builtin(scalar, Op::from(op)), !exclusive),
+    )?;
+    let dst = ctx.storage_uninit("scan output", npy.bytes())?;
+    t.phase("pipelines");
+    let b = scan.bind(ctx, &src, Some(&dst), npy.len())?;
+    ctx.submit(|e| b.record(e));
+    ctx.wait()?;
+    drop(src);
+    t.phase("scan");
+    download(ctx, &dst, npy.dtype, npy.len(), output)?;
+    t.phase("read back + write");
+    eprintln!("scanned {} elements into {}", npy.len(), output.display());
     Ok(())
 }
 
@@ -79,54 +181,50 @@ pub fn select(
     flags: &Path,
     output: &Path,
     partition: bool,
+    t: &mut Timings,
 ) -> Result<(), CliError> {
-    fn go<T: Element>(
-        ctx: &GpuContext,
-        v: &[T],
-        f: &[u32],
-        partition: bool,
-    ) -> Result<(Vec<T>, usize), CliError> {
-        if partition {
-            Ok(wavekit::select::partition_slice(ctx, v, f)?)
-        } else {
-            let s = wavekit::select::select_slice(ctx, v, f)?;
-            let n = s.len();
-            Ok((s, n))
-        }
+    let npy = open_1d(input)?;
+    let scalar = scalar_of(&npy, "select")?;
+    let f = open_1d(flags)?;
+    if matches!(f.dtype, Dtype::F32 | Dtype::U64) {
+        return Err(CliError::File {
+            path: flags.display().to_string(),
+            message: format!(
+                "flags dtype {} is not supported: use bool, uint8, int8, uint32 or int32",
+                f.dtype.name()
+            ),
+        });
     }
-    let a = npy::read(input)?;
-    let f = npy::read_flags(flags)?;
-    if f.len() != a.len() {
+    if f.len() != npy.len() {
         return Err(CliError::File {
             path: flags.display().to_string(),
             message: format!(
                 "{} flags for {} elements in {}: give one flag per element",
                 f.len(),
-                a.len(),
+                npy.len(),
                 input.display()
             ),
         });
     }
-    let (out, kept) = match &a {
-        Array::U32(v) => {
-            let (o, k) = go(ctx, v, &f, partition)?;
-            (Array::U32(o), k)
-        }
-        Array::I32(v) => {
-            let (o, k) = go(ctx, v, &f, partition)?;
-            (Array::I32(o), k)
-        }
-        Array::F32(v) => {
-            let (o, k) = go(ctx, v, &f, partition)?;
-            (Array::F32(o), k)
-        }
-        Array::U64(_) => return Err(only_sort(input)),
-    };
-    npy::write(output, &out)?;
+    t.phase("header");
+    let src = upload(ctx, &npy, "select input")?;
+    let fb = upload(ctx, &f, "select flags")?;
+    t.phase("read + upload");
+    let s = Select::new(ctx, scalar, &Keep::Flags, partition)?;
+    let dst = ctx.storage_uninit("select output", npy.bytes())?;
+    t.phase("pipelines");
+    let b = s.bind(ctx, &src, Some(&fb), &dst, npy.len())?;
+    ctx.submit(|e| b.record(e));
+    let kept = u64::from(ctx.read_back::<u32>("select count", b.count(), 1)?[0]);
+    drop((src, fb));
+    t.phase("select");
+    let n_out = if partition { npy.len() } else { kept };
+    download(ctx, &dst, npy.dtype, n_out, output)?;
+    t.phase("read back + write");
     println!("{kept}");
     eprintln!(
         "kept {kept} of {} elements{}; wrote {}",
-        a.len(),
+        npy.len(),
         if partition {
             " (then the rest, in order)"
         } else {
@@ -160,6 +258,7 @@ pub fn parse_bits(s: &str) -> Result<(u32, u32), String> {
 
 /// Sort `input` into `output`; values travel along (or, with only `values_out`, the
 /// permutation is written).
+#[allow(clippy::too_many_arguments)]
 pub fn sort(
     ctx: &GpuContext,
     input: &Path,
@@ -168,89 +267,84 @@ pub fn sort(
     values_out: Option<&Path>,
     descending: bool,
     bits: Option<(u32, u32)>,
+    t: &mut Timings,
 ) -> Result<(), CliError> {
-    use wavekit::sort::{SortKey, sort_pairs_slice, sort_slice};
-    fn go<K: SortKey>(
-        ctx: &GpuContext,
-        keys: &[K],
-        values: Option<&[u32]>,
-        with_values: bool,
-        descending: bool,
-        bits: Option<(u32, u32)>,
-    ) -> Result<(Vec<K>, Option<Vec<u32>>), CliError> {
-        if with_values {
-            let (k, v) = sort_pairs_slice(ctx, keys, values, descending, bits)?;
-            Ok((k, Some(v)))
-        } else {
-            Ok((sort_slice(ctx, keys, descending, bits)?, None))
-        }
-    }
+    use wavekit::sort::{KeyType, RadixSort, SortConfig, Values};
     if values.is_some() && values_out.is_none() {
         return Err(CliError::Usage(
             "--values needs --values-out: where should the reordered values go?".into(),
         ));
     }
-    let keys = npy::read(input)?;
+    let keys = open_1d(input)?;
+    let key = match keys.dtype {
+        Dtype::U32 => KeyType::U32,
+        Dtype::I32 => KeyType::I32,
+        Dtype::F32 => KeyType::F32,
+        Dtype::U64 => KeyType::U64,
+        t => {
+            return Err(CliError::File {
+                path: input.display().to_string(),
+                message: format!(
+                    "dtype {} is not supported for sort keys: use uint32, int32, float32 or                      uint64",
+                    t.name()
+                ),
+            });
+        }
+    };
     // Values of any 32-bit dtype travel as their bits and keep their dtype.
     let vals = match values {
         Some(p) => {
-            let a = npy::read(p)?;
-            if a.len() != keys.len() {
+            let v = open_1d(p)?;
+            if !matches!(v.dtype, Dtype::U32 | Dtype::I32 | Dtype::F32) {
+                return Err(CliError::Usage(
+                    "values are 32-bit: use uint32, int32 or float32 values".into(),
+                ));
+            }
+            if v.len() != keys.len() {
                 return Err(CliError::File {
                     path: p.display().to_string(),
                     message: format!(
                         "{} values for {} keys in {}: give one value per key",
-                        a.len(),
+                        v.len(),
                         keys.len(),
                         input.display()
                     ),
                 });
             }
-            Some(a)
+            Some(v)
         }
         None => None,
     };
-    let bits_of = |a: &Array| -> Result<Vec<u32>, CliError> {
-        Ok(match a {
-            Array::U32(v) => v.clone(),
-            Array::I32(v) => bytemuck::cast_slice(v).to_vec(),
-            Array::F32(v) => bytemuck::cast_slice(v).to_vec(),
-            Array::U64(_) => {
-                return Err(CliError::Usage(
-                    "values are 32-bit: use uint32, int32 or float32 values".into(),
-                ));
-            }
-        })
+    t.phase("header");
+    let n = keys.len();
+    let kb = upload(ctx, &keys, "sort keys")?;
+    let vb = match (&vals, values_out) {
+        (Some(v), _) => Some(upload(ctx, v, "sort values")?),
+        (None, Some(_)) => Some(ctx.storage_uninit("sort permutation", n * 4)?),
+        (None, None) => None,
     };
-    let v32 = vals.as_ref().map(bits_of).transpose()?;
-    let with_values = values_out.is_some();
-    let v = v32.as_deref();
-    let (sorted, moved) = match &keys {
-        Array::U32(k) => {
-            let (s, m) = go(ctx, k, v, with_values, descending, bits)?;
-            (Array::U32(s), m)
-        }
-        Array::I32(k) => {
-            let (s, m) = go(ctx, k, v, with_values, descending, bits)?;
-            (Array::I32(s), m)
-        }
-        Array::F32(k) => {
-            let (s, m) = go(ctx, k, v, with_values, descending, bits)?;
-            (Array::F32(s), m)
-        }
-        Array::U64(k) => {
-            let (s, m) = go(ctx, k, v, with_values, descending, bits)?;
-            (Array::U64(s), m)
-        }
+    t.phase("read + upload");
+    let config = SortConfig {
+        values: match (&vals, values_out) {
+            (Some(_), _) => Values::U32,
+            (None, Some(_)) => Values::Indices,
+            (None, None) => Values::None,
+        },
+        descending,
+        bits,
+        ..SortConfig::keys(key)
     };
-    npy::write(output, &sorted)?;
-    if let (Some(out), Some(m)) = (values_out, moved) {
-        let a = match &vals {
-            Some(Array::I32(_)) => Array::I32(bytemuck::cast_slice(&m).to_vec()),
-            Some(Array::F32(_)) => Array::F32(bytemuck::cast_slice(&m).to_vec()),
-            _ => Array::U32(m),
-        };
-        npy::write(out, &a)?;
+    let sort = RadixSort::new(ctx, &config)?;
+    t.phase("pipelines");
+    let b = sort.bind(ctx, &kb, vb.as_ref(), n)?;
+    ctx.submit(|e| b.record(e));
+    ctx.wait()?;
+    drop(b);
+    t.phase("sort");
+    download(ctx, &kb, keys.dtype, n, output)?;
+    if let (Some(out), Some(vb)) = (values_out, &vb) {
+        let dtype = vals.as_ref().map_or(Dtype::U32, |v| v.dtype);
+        download(ctx, vb, dtype, n, out)?;
         eprintln!(
             "wrote {} ({})",
             out.display(),
@@ -261,10 +355,10 @@ pub fn sort(
             }
         );
     }
+    t.phase("read back + write");
     eprintln!(
-        "sorted {} {} keys{} into {}",
-        keys.len(),
-        keys.dtype(),
+        "sorted {n} {} keys{} into {}",
+        keys.dtype.name(),
         if descending { ", descending" } else { "" },
         output.display()
     );
@@ -279,8 +373,9 @@ pub fn histogram(
     bins: u32,
     range: &[String],
     output: &Path,
+    t: &mut Timings,
 ) -> Result<(), CliError> {
-    use wavekit::histogram::{Counts, histogram_slice};
+    use wavekit::histogram::{Histogram, Sample};
     let [lo, hi] = range else {
         return Err(CliError::Usage("--range takes two values: LO HI".into()));
     };
@@ -291,21 +386,43 @@ pub fn histogram(
             ))
         })
     }
-    let a = npy::read(input)?;
-    let c: Counts = match &a {
-        Array::U32(v) => histogram_slice(ctx, v, bins, level(lo, "uint32")?, level(hi, "uint32")?)?,
-        Array::I32(v) => histogram_slice(ctx, v, bins, level(lo, "int32")?, level(hi, "int32")?)?,
-        Array::F32(v) => {
-            histogram_slice(ctx, v, bins, level(lo, "float32")?, level(hi, "float32")?)?
-        }
-        Array::U64(_) => return Err(only_sort(input)),
+    fn make<T: Sample + std::str::FromStr>(
+        ctx: &GpuContext,
+        bins: u32,
+        lo: &str,
+        hi: &str,
+        dtype: &str,
+    ) -> Result<Histogram, CliError> {
+        Ok(Histogram::new::<T>(
+            ctx,
+            bins,
+            level(lo, dtype)?,
+            level(hi, dtype)?,
+        )?)
+    }
+    let npy = open_1d(input)?;
+    let h = match scalar_of(&npy, "histogram")? {
+        Scalar::U32 => make::<u32>(ctx, bins, lo, hi, "uint32")?,
+        Scalar::I32 => make::<i32>(ctx, bins, lo, hi, "int32")?,
+        Scalar::F32 => make::<f32>(ctx, bins, lo, hi, "float32")?,
     };
-    npy::write(output, &Array::U32(c.bins.clone()))?;
+    t.phase("header + pipelines");
+    let src = upload(ctx, &npy, "histogram samples")?;
+    t.phase("read + upload");
+    let b = h.bind(ctx, &src, npy.len())?;
+    ctx.submit(|e| b.record(e));
+    let c = b.read(ctx)?;
+    t.phase("histogram + read back");
+    npyz::to_file_1d(output, c.bins.iter().copied()).map_err(|e| CliError::File {
+        path: output.display().to_string(),
+        message: e.to_string(),
+    })?;
+    t.phase("write");
     println!("below {} above {} nan {}", c.below, c.above, c.nan);
     eprintln!(
         "{} samples: {} in {bins} bins over [{lo}, {hi}) written to {}",
-        a.len(),
-        a.len() as u64 - u64::from(c.below + c.above + c.nan),
+        npy.len(),
+        npy.len() - u64::from(c.below + c.above + c.nan),
         output.display()
     );
     Ok(())

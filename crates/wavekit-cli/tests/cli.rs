@@ -467,7 +467,20 @@ fn bench_dwt_json_has_every_case() {
     }
     let out = wavekit(
         &[
-            "bench", "dwt", "--sizes", "1080p", "--planes", "1", "--levels", "2", "--runs", "2",
+            "bench",
+            "dwt",
+            "--sizes",
+            "1080p",
+            "--planes",
+            "1",
+            "--levels",
+            "2",
+            "--runs",
+            "2",
+            "--rounds",
+            "1",
+            "--warm-up-ms",
+            "0",
             "--json",
         ],
         &[],
@@ -496,8 +509,15 @@ fn bench_dwt_json_has_every_case() {
             8 * (1920 * 1080 + 960 * 540) - (4 - image_side) * 1920 * 1080,
             "{r}"
         );
+        // The copy floor measured in the same run, and the protocol's fields.
+        assert!(r["copy_ratio"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["round_medians_ns"].as_array().unwrap().len(), 1, "{r}");
     }
-    assert!(text(&out.stderr).contains("[12/12]"), "progress lines");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("[round 1/1] 9/7 1080p x1 inverse 8-bit"),
+        "progress lines: {err}"
+    );
     let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);
     assert_usage_error(&out, "unknown size '720p'");
 }
@@ -613,4 +633,152 @@ fn bench_chain_prints_every_length_with_its_step() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A big-endian `<u4` file written by hand (numpy's `>u4`).
+fn write_big_endian_u32(path: &std::path::Path, v: &[u32]) {
+    let dict = format!(
+        "{{'descr': '>u4', 'fortran_order': False, 'shape': ({},), }}",
+        v.len()
+    );
+    let mut header = dict;
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    for x in v {
+        bytes.extend(x.to_be_bytes());
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The commands stream files through staging chunks: with chunks of 1 KiB, 10 007 elements take
+/// many chunks and a partial last one; every output is checked against a plain reference, and
+/// a big-endian file and one-byte flags are converted on the way in.
+#[test]
+fn files_stream_through_many_chunks() {
+    if !have_gpu() {
+        return;
+    }
+    let env = [("WAVEKIT_STREAM_CHUNK_BYTES", "1024")];
+    let n = 10_007usize;
+    let mut r = fastrand::Rng::with_seed(77);
+    let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+    let xs = tmp("stream-x.npy");
+    npyz::to_file_1d(&xs, x.iter().copied()).unwrap();
+    let out = tmp("stream-out.npy");
+    let run = |args: &[&str]| {
+        let o = wavekit(args, &env);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        o
+    };
+    // Reduce (wrapping sum) and the inclusive scan.
+    let o = run(&["reduce", xs.to_str().unwrap(), "--timings"]);
+    let sum = x.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    assert_eq!(text(&o.stdout).trim(), sum.to_string());
+    let err = text(&o.stderr);
+    for phase in [
+        "device",
+        "read + upload",
+        "reduce + read back",
+        "total (from process start)",
+    ] {
+        assert!(err.contains(&format!("timings: {phase}")), "{err}");
+    }
+    run(&["scan", xs.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let mut acc = 0u32;
+    let want: Vec<u32> = x
+        .iter()
+        .map(|&v| {
+            acc = acc.wrapping_add(v);
+            acc
+        })
+        .collect();
+    assert_eq!(read_u32(&out), want);
+    // A big-endian file: the same scan.
+    let be = tmp("stream-be.npy");
+    write_big_endian_u32(&be, &x);
+    run(&["scan", be.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(read_u32(&out), want, "big-endian input");
+    // Select and partition with one-byte flags.
+    let flags: Vec<u8> = (0..n).map(|_| r.u8(..) & 3).collect();
+    let fs = tmp("stream-flags.npy");
+    npyz::to_file_1d(&fs, flags.iter().copied()).unwrap();
+    let kept: Vec<u32> = x
+        .iter()
+        .zip(&flags)
+        .filter(|(_, f)| **f != 0)
+        .map(|(&v, _)| v)
+        .collect();
+    let o = run(&[
+        "select",
+        xs.to_str().unwrap(),
+        "--flags",
+        fs.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(text(&o.stdout).trim(), kept.len().to_string());
+    assert_eq!(read_u32(&out), kept);
+    run(&[
+        "select",
+        xs.to_str().unwrap(),
+        "--flags",
+        fs.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--partition",
+    ]);
+    let rest = x
+        .iter()
+        .zip(&flags)
+        .filter(|(_, f)| **f == 0)
+        .map(|(&v, _)| v);
+    let want: Vec<u32> = kept.iter().copied().chain(rest).collect();
+    assert_eq!(read_u32(&out), want);
+    // Sort pairs: few distinct keys, so stability shows in the values.
+    let keys: Vec<u32> = (0..n).map(|_| r.u32(..64)).collect();
+    let ks = tmp("stream-keys.npy");
+    npyz::to_file_1d(&ks, keys.iter().copied()).unwrap();
+    let perm = tmp("stream-perm.npy");
+    run(&[
+        "sort",
+        ks.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--values-out",
+        perm.to_str().unwrap(),
+    ]);
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&i| keys[i as usize]);
+    assert_eq!(read_u32(&perm), order);
+    let sorted: Vec<u32> = order.iter().map(|&i| keys[i as usize]).collect();
+    assert_eq!(read_u32(&out), sorted);
+    // The histogram of the same keys in 16 bins over [0, 64).
+    let h = tmp("stream-hist.npy");
+    let o = run(&[
+        "histogram",
+        ks.to_str().unwrap(),
+        "--bins",
+        "16",
+        "--range",
+        "0",
+        "64",
+        "-o",
+        h.to_str().unwrap(),
+    ]);
+    let mut want = vec![0u32; 16];
+    for &k in &keys {
+        want[(k / 4) as usize] += 1;
+    }
+    assert_eq!(read_u32(&h), want);
+    assert_eq!(text(&o.stdout).trim(), "below 0 above 0 nan 0");
+    // A truncated file is a clear error, not a crash.
+    let bytes = std::fs::read(&xs).unwrap();
+    std::fs::write(&be, &bytes[..bytes.len() - 5]).unwrap();
+    let o = wavekit(&["reduce", be.to_str().unwrap()], &env);
+    assert_usage_error(&o, "truncated: the header says 10007 elements");
 }

@@ -102,7 +102,13 @@ struct Setup {
     copy: wavekit::copy::BoundCopy,
     /// Per wavelet: the plan, its pristine input, its in-place buffer, and the bound
     /// transforms by binding.
-    wavelets: Vec<(Wavelet, Dwt, wgpu::Buffer, wgpu::Buffer, Vec<(&'static str, BoundDwt)>)>,
+    wavelets: Vec<(
+        Wavelet,
+        Dwt,
+        wgpu::Buffer,
+        wgpu::Buffer,
+        Vec<(&'static str, BoundDwt)>,
+    )>,
 }
 
 /// Measure forward and inverse of both wavelets at each size and plane count, in each of

@@ -16,6 +16,7 @@
 //! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
+//! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
 //! | `WAVEKIT_REQUIRE_GPU=1`, `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: a missing adapter fails; the width is checked) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
@@ -338,6 +339,17 @@ pub fn gpu() -> Option<&'static GpuContext> {
         }
     })
     .as_ref()
+}
+
+/// `WAVEKIT_STREAM_CHUNK_BYTES`: the CLI's staging chunk (tests lower it to take the many-chunk
+/// paths on small files): a multiple of 256 from 256 bytes to 1 GiB.
+pub fn stream_chunk_bytes(src: &dyn Source) -> Result<Option<u64>, KnobError> {
+    parse(
+        src,
+        "WAVEKIT_STREAM_CHUNK_BYTES",
+        "a multiple of 256 from 256 to 2^30",
+        |b: &u64| (256..=1 << 30).contains(b) && b.is_multiple_of(256),
+    )
 }
 
 /// Whether `WAVEKIT_LARGE_TESTS=1` asks for the tests that need a large device (over 8 GiB).

@@ -200,7 +200,8 @@ pub fn run(
         let dst = ctx.storage_uninit("bench output", 4 * n)?;
         let sorts = wants("sort_keys") || wants("sort_pairs");
         let keys = ctx.storage_uninit("bench keys", if sorts { 4 * n } else { 4 })?;
-        let values = ctx.storage_uninit("bench values", if wants("sort_pairs") { 4 * n } else { 4 })?;
+        let values =
+            ctx.storage_uninit("bench values", if wants("sort_pairs") { 4 * n } else { 4 })?;
         let mut bound = Vec::new();
         for name in which {
             let b = match name.as_str() {

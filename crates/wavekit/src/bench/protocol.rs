@@ -114,7 +114,10 @@ pub struct Case<'a> {
 
 impl<'a> Case<'a> {
     /// A case that records `record`.
-    pub fn new(name: impl Into<String>, record: impl FnMut(&mut wgpu::CommandEncoder) + 'a) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        record: impl FnMut(&mut wgpu::CommandEncoder) + 'a,
+    ) -> Self {
         Self {
             name: name.into(),
             setup: None,
@@ -177,7 +180,9 @@ pub fn measure(
             warmed[i] = warm_up(ctx, &timer, case, protocol.warm_up, clock)?;
             let from = Instant::now();
             let t = match &mut case.setup {
-                Some(setup) => timer.measure_after(ctx, 0, protocol.runs, setup, &mut case.record)?,
+                Some(setup) => {
+                    timer.measure_after(ctx, 0, protocol.runs, setup, &mut case.record)?
+                }
                 None => timer.measure(ctx, 0, protocol.runs, &mut case.record)?,
             };
             if let Some(w) = clock.window(from, Instant::now()) {
@@ -242,7 +247,10 @@ fn warm_up(
     let clock_low = || {
         let now = Instant::now();
         clock
-            .window(now.checked_sub(Duration::from_millis(10)).unwrap_or(now), now)
+            .window(
+                now.checked_sub(Duration::from_millis(10)).unwrap_or(now),
+                now,
+            )
             .is_some_and(|w| w.below_max())
     };
     while spent < target_ns || (started.elapsed() < warm + MAX_CLOCK_WAIT && clock_low()) {
