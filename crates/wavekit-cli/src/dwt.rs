@@ -12,6 +12,7 @@ use wavekit::GpuContext;
 use wavekit_dwt::{Dwt, Wavelet};
 
 use crate::error::CliError;
+use crate::stream::{Dtype, Progress};
 
 /// The wavelet names the CLI takes.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -209,28 +210,44 @@ fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
     w.finish().map_err(|e| bad(path, e))
 }
 
-/// The forward transform of `input` into `output`.
+/// The forward transform of `input` into `output`: the planes uploaded once, transformed into
+/// a coefficient buffer, and streamed to the file.
 pub fn forward(
     ctx: &GpuContext,
     input: &Path,
     output: &Path,
     wavelet: WaveletArg,
     levels: u32,
+    t: &mut crate::prims::Timings,
 ) -> Result<(), CliError> {
     let p = read(input)?;
+    t.phase("read + decode");
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels)?;
     let shape = [u64::from(p.planes), u64::from(p.height), u64::from(p.width)];
-    match wavelet {
-        Wavelet::Reversible53 => {
-            let c = dwt.forward_i32(ctx, p.samples.integers(input)?)?;
-            write_npy(output, shape, &c)?;
-        }
-        Wavelet::Irreversible97 => {
-            let c = dwt.forward_f32(ctx, &p.samples.floats())?;
-            write_npy(output, shape, &c)?;
-        }
-    }
+    let (src, dtype) = match wavelet {
+        Wavelet::Reversible53 => (
+            ctx.storage_from("dwt image", p.samples.integers(input)?)?,
+            Dtype::I32,
+        ),
+        Wavelet::Irreversible97 => (
+            ctx.storage_from("dwt image", &p.samples.floats())?,
+            Dtype::F32,
+        ),
+    };
+    let coeffs = ctx.storage_uninit("dwt coefficients", src.size())?;
+    t.phase("upload");
+    let bound = dwt.bind_separate(ctx, &src, &coeffs)?;
+    ctx.submit(|e| bound.record_forward(e));
+    ctx.wait()?;
+    t.phase("pipelines + transform");
+    let mut progress = Progress::new(
+        format!("writing {}", output.display()),
+        4 * dwt.len() as u64,
+    );
+    crate::stream::download(ctx, &coeffs, dtype, &shape, output, &mut progress)?;
+    progress.finish();
+    t.phase("read back + write");
     let shift = p.bits.map_or(String::new(), |b| {
         format!(", {b}-bit samples shifted by -{}", 1 << (b - 1))
     });

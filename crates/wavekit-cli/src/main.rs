@@ -322,9 +322,28 @@ enum BenchCommand {
 
 /// The device, from `--adapter` and the environment knobs (`WAVEKIT_ADAPTER`,
 /// `WAVEKIT_NO_SUBGROUPS`, … : see the wavekit-harness crate).
-fn context(adapter: Option<String>) -> Result<wavekit::GpuContext, CliError> {
+fn context(adapter: Option<String>) -> Result<CliContext, CliError> {
     let options = wavekit_harness::context_options(&wavekit_harness::Env)?.with_adapter(adapter);
-    Ok(wavekit::GpuContext::new(&options)?)
+    Ok(CliContext(wavekit::GpuContext::new(&options)?))
+}
+
+/// The command's device; with `WAVEKIT_PIPELINE_CACHE=DIR` its pipeline cache is saved when the
+/// command is done, so the next process starts without compiling them again.
+struct CliContext(wavekit::GpuContext);
+
+impl std::ops::Deref for CliContext {
+    type Target = wavekit::GpuContext;
+    fn deref(&self) -> &wavekit::GpuContext {
+        &self.0
+    }
+}
+
+impl Drop for CliContext {
+    fn drop(&mut self) {
+        if let Err(e) = self.0.save_pipeline_cache() {
+            eprintln!("wavekit: {e}");
+        }
+    }
 }
 
 fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
@@ -334,10 +353,10 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             if list {
                 probe::list(json)
             } else {
-                probe::probe(&context(cli.adapter)?, json)
+                probe::probe(&*context(cli.adapter)?, json)
             }
         }
-        Command::Selftest { json, seed } => selftest::selftest(&context(cli.adapter)?, seed, json),
+        Command::Selftest { json, seed } => selftest::selftest(&*context(cli.adapter)?, seed, json),
         Command::Reduce { input, op } => {
             let ctx = context(cli.adapter)?;
             t.phase("device");
@@ -399,7 +418,11 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             output,
             wavelet,
             levels,
-        }) => dwt::forward(&context(cli.adapter)?, &input, &output, wavelet, levels),
+        }) => {
+            let ctx = context(cli.adapter)?;
+            t.phase("device");
+            dwt::forward(&ctx, &input, &output, wavelet, levels, &mut t)
+        }
         Command::Dwt(DwtCommand::Inverse {
             input,
             output,
@@ -407,7 +430,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             levels,
             bits,
         }) => dwt::inverse(
-            &context(cli.adapter)?,
+            &*context(cli.adapter)?,
             &input,
             &output,
             wavelet,
@@ -418,8 +441,8 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             input,
             wavelet,
             levels,
-        }) => dwt::roundtrip(&context(cli.adapter)?, &input, wavelet, levels),
-        Command::Demo => demo::demo(&context(cli.adapter)?),
+        }) => dwt::roundtrip(&*context(cli.adapter)?, &input, wavelet, levels),
+        Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Bench(BenchCommand::Primitives {
             log2,
             protocol,
@@ -429,7 +452,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             save,
             json,
         }) => bench::primitives(
-            &context(cli.adapter)?,
+            &*context(cli.adapter)?,
             &bench::PrimitivesArgs {
                 log2,
                 protocol,
@@ -450,7 +473,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             save,
             json,
         }) => dwt::bench(
-            &context(cli.adapter)?,
+            &*context(cli.adapter)?,
             &dwt::BenchArgs {
                 sizes,
                 planes,
@@ -469,7 +492,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             runs,
             json,
         }) => bench::probe(
-            &context(cli.adapter)?,
+            &*context(cli.adapter)?,
             &wavekit::bench::probe::ProbeConfig {
                 rounds,
                 workgroups,
@@ -483,7 +506,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             dispatches,
             runs,
             json,
-        }) => bench::chain(&context(cli.adapter)?, &workgroups, dispatches, runs, json),
+        }) => bench::chain(&*context(cli.adapter)?, &workgroups, dispatches, runs, json),
         Command::Bench(BenchCommand::Occupancy {
             workgroup,
             shared_bytes,

@@ -93,6 +93,16 @@ pub fn bound_bytes(width: u32, height: u32, planes: u32, levels: u32, image_byte
     }
 }
 
+/// One wavelet's plan, its pristine input, its in-place buffer, and the bound transforms by
+/// binding.
+struct Plan {
+    wavelet: Wavelet,
+    dwt: Dwt,
+    pristine: wgpu::Buffer,
+    data: wgpu::Buffer,
+    bound: Vec<(&'static str, BoundDwt)>,
+}
+
 /// One (size, plane count)'s buffers, plans and bound transforms.
 struct Setup {
     name: &'static str,
@@ -100,15 +110,8 @@ struct Setup {
     height: u32,
     planes: u32,
     copy: wavekit::copy::BoundCopy,
-    /// Per wavelet: the plan, its pristine input, its in-place buffer, and the bound
-    /// transforms by binding.
-    wavelets: Vec<(
-        Wavelet,
-        Dwt,
-        wgpu::Buffer,
-        wgpu::Buffer,
-        Vec<(&'static str, BoundDwt)>,
-    )>,
+    /// Per wavelet: its plan, input and transforms.
+    wavelets: Vec<Plan>,
 }
 
 /// Measure forward and inverse of both wavelets at each size and plane count, in each of
@@ -167,7 +170,13 @@ pub fn run(
                     };
                     bound.push((b, t));
                 }
-                wavelets.push((wavelet, dwt, pristine, data, bound));
+                wavelets.push(Plan {
+                    wavelet,
+                    dwt,
+                    pristine,
+                    data,
+                    bound,
+                });
             }
             setups.push(Setup {
                 name,
@@ -183,7 +192,14 @@ pub fn run(
     for s in &setups {
         let (name, p) = (s.name, s.planes);
         cases.push(Case::new(format!("copy {name} x{p}"), |e| s.copy.record(e)));
-        for (wavelet, dwt, pristine, data, bound) in &s.wavelets {
+        for plan in &s.wavelets {
+            let Plan {
+                wavelet,
+                dwt,
+                pristine,
+                data,
+                bound,
+            } = plan;
             for (binding, b) in bound {
                 for forward in [true, false] {
                     let label = format!(
@@ -221,8 +237,9 @@ pub fn run(
         let copy = m.next().expect("a copy case per size and plane count");
         let n = u64::from(s.width) * u64::from(s.height) * u64::from(s.planes);
         let copy_gbps = 2.0 * 4.0 * n as f64 / copy.timing.median_ns;
-        for (wavelet, dwt, ..) in &s.wavelets {
-            for (binding, _) in &s.wavelets[0].4 {
+        for plan in &s.wavelets {
+            let (wavelet, dwt) = (&plan.wavelet, &plan.dwt);
+            for (binding, _) in &plan.bound {
                 for direction in ["forward", "inverse"] {
                     let r = m.next().expect("a case per transform");
                     let t = &r.timing;

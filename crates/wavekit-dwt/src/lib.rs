@@ -596,6 +596,35 @@ impl Dwt {
         self.bind_all(ctx, image, coeffs, Some(image), Mode::SeparateU8)
     }
 
+    /// Compile the kernels of `keys` that are not compiled yet, together (drivers compile
+    /// pipelines in parallel: a cold start's time divided by about their number).
+    fn prebuild(&self, ctx: &GpuContext, keys: &[(Variant, TileShape)]) -> Result<()> {
+        let mut missing: Vec<(Variant, TileShape)> = Vec::new();
+        {
+            let kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+            for k in keys {
+                if !kernels.contains_key(k) && !missing.contains(k) {
+                    missing.push(*k);
+                }
+            }
+        }
+        let composed = missing
+            .iter()
+            .map(|&(v, shape)| {
+                builder(self.wavelet, v, shape).compose(ctx.caps.subgroups.supported)
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        for &(_, shape) in &missing {
+            ctx.check_workgroup([shape.invocations(), 1, 1])?;
+        }
+        let built = Kernel::build_parallel(ctx, &composed)?;
+        let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        for (k, kernel) in missing.into_iter().zip(built) {
+            kernels.insert(k, kernel);
+        }
+        Ok(())
+    }
+
     /// The kernel of `variant` in tiles of `shape`, compiled on first use.
     fn kernel(&self, ctx: &GpuContext, variant: Variant, shape: TileShape) -> Result<Kernel> {
         let mut kernels = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
@@ -650,7 +679,7 @@ impl Dwt {
         };
         let split = |l: usize| u32::from(regions[l].0 > 1) | (u32::from(regions[l].1 > 1) << 1);
         let params =
-            |l: usize, src: Loc, dst: Loc, split: u32, inverse: bool| -> Result<LevelPass> {
+            |l: usize, src: Loc, dst: Loc, split: u32, inverse: bool| -> Result<LevelSpec> {
                 let (rw, rh) = regions[l];
                 let shape = self.level_shape(rw, rh);
                 let tile = shape.tile(self.wavelet);
@@ -688,8 +717,8 @@ impl Dwt {
                     src: src.sel,
                     dst: dst.sel,
                 };
-                Ok(LevelPass {
-                    kernel: self.kernel(ctx, variant, shape)?,
+                Ok(LevelSpec {
+                    key: (variant, shape),
                     params: ctx.uniform_from("dwt level params", &words)?,
                     groups: (tx, ty * p),
                 })
@@ -750,8 +779,7 @@ impl Dwt {
             } else {
                 ll(l)
             };
-            let pass = params(l, src, dst, split(l), false)?;
-            forward.push((bind(&pass, false)?, pass));
+            forward.push(params(l, src, dst, split(l), false)?);
         }
         let mut inverse = Vec::new();
         for l in (0..levels).rev() {
@@ -769,19 +797,36 @@ impl Dwt {
             } else {
                 ll(l - 1)
             };
-            let pass = params(l, src, dst, split(l), true)?;
-            inverse.push((bind(&pass, true)?, pass));
+            inverse.push(params(l, src, dst, split(l), true)?);
         }
         if levels == 0 && matches!(mode, Mode::InPlaceU8 | Mode::SeparateU8) {
             // No levels: a store-only pass to the 8-bit output.
-            let pass = params(0, whole(COEFFS), whole(OUT8), 0, true)?;
-            inverse.push((bind(&pass, true)?, pass));
+            inverse.push(params(0, whole(COEFFS), whole(OUT8), 0, true)?);
         }
         if levels == 0 && mode == Mode::SeparateU8 {
             // And one from the 8-bit image.
-            let pass = params(0, whole(IMAGE8), whole(COEFFS), 0, false)?;
-            forward.push((bind(&pass, false)?, pass));
+            forward.push(params(0, whole(IMAGE8), whole(COEFFS), 0, false)?);
         }
+        // Every kernel the levels need, the missing ones compiled together.
+        let keys: Vec<(Variant, TileShape)> =
+            forward.iter().chain(&inverse).map(|s| s.key).collect();
+        self.prebuild(ctx, &keys)?;
+        let pass = |spec: LevelSpec, inverse: bool| -> Result<(wgpu::BindGroup, LevelPass)> {
+            let pass = LevelPass {
+                kernel: self.kernel(ctx, spec.key.0, spec.key.1)?,
+                params: spec.params,
+                groups: spec.groups,
+            };
+            Ok((bind(&pass, inverse)?, pass))
+        };
+        let forward = forward
+            .into_iter()
+            .map(|s| pass(s, false))
+            .collect::<Result<Vec<_>>>()?;
+        let inverse = inverse
+            .into_iter()
+            .map(|s| pass(s, true))
+            .collect::<Result<Vec<_>>>()?;
         let bytes = u64::from(n) * 4;
         let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.copy.bind(ctx, from, to, bytes);
         let (forward_copy, inverse_copy) = match mode {
@@ -919,6 +964,14 @@ impl Dwt {
     pub fn inverse_f32(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<f32>> {
         self.run(ctx, coeffs, true, Wavelet::Irreversible97)
     }
+}
+
+/// One level's dispatch before its kernel is looked up: the kernel's variant and shape, its
+/// parameters and workgroup grid.
+struct LevelSpec {
+    key: (Variant, TileShape),
+    params: wgpu::Buffer,
+    groups: (u32, u32),
 }
 
 /// One level's dispatch: its kernel, parameters and workgroup grid.

@@ -12,6 +12,7 @@
 //! | `WAVEKIT_CHECKED=1` | [`ContextOptions::checked_shaders`] |
 //! | `WAVEKIT_ZERO_WORKGROUP_MEMORY=0` | [`ContextOptions::zero_workgroup_memory`] off |
 //! | `WAVEKIT_DUMP_WGSL=DIR` | [`ContextOptions::dump_wgsl`] |
+//! | `WAVEKIT_PIPELINE_CACHE=DIR` | [`ContextOptions::pipeline_cache`] (the CLI saves it before it exits) |
 //! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
 //! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
@@ -133,6 +134,7 @@ pub fn context_options(src: &dyn Source) -> Result<ContextOptions, KnobError> {
     o.checked_shaders = flag(src, "WAVEKIT_CHECKED")?.unwrap_or(false);
     o.zero_workgroup_memory = flag(src, "WAVEKIT_ZERO_WORKGROUP_MEMORY")?.unwrap_or(true);
     o.dump_wgsl = src.get("WAVEKIT_DUMP_WGSL").map(Into::into);
+    o.pipeline_cache = src.get("WAVEKIT_PIPELINE_CACHE").map(Into::into);
     Ok(o)
 }
 

@@ -32,6 +32,11 @@ pub struct ContextOptions {
     /// Write every kernel's composed WGSL into this folder as it is built (for inspection and
     /// for `kernel-stats`).
     pub dump_wgsl: Option<std::path::PathBuf>,
+    /// Keep compiled pipelines in a cache file in this folder, read when the context is made
+    /// and written by [`GpuContext::save_pipeline_cache`] (Vulkan; one file per adapter,
+    /// named by wgpu's `pipeline_cache_key`). A process then starts without compiling what an
+    /// earlier one compiled, even where the driver keeps no cache of its own. Off by default.
+    pub pipeline_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for ContextOptions {
@@ -44,6 +49,7 @@ impl Default for ContextOptions {
             checked_shaders: false,
             zero_workgroup_memory: true,
             dump_wgsl: None,
+            pipeline_cache: None,
         }
     }
 }
@@ -208,6 +214,8 @@ pub struct GpuContext {
     pub caps: Capabilities,
     subgroups_disabled: bool,
     options: ContextOptions,
+    /// The pipeline cache and its file, where one was asked for and the device has one.
+    cache: Option<(wgpu::PipelineCache, std::path::PathBuf)>,
     lost: Arc<Mutex<Option<String>>>,
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
@@ -302,7 +310,8 @@ pub fn choose_adapter(
 
 /// Features wavekit enables when the adapter has them.
 fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
-    let mut f = wgpu::Features::TIMESTAMP_QUERY
+    let mut f = wgpu::Features::PIPELINE_CACHE
+        | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::SHADER_INT64
@@ -363,6 +372,29 @@ impl GpuContext {
             }
         }));
 
+        let cache = match (
+            &options.pipeline_cache,
+            wgpu::util::pipeline_cache_key(&info),
+        ) {
+            (Some(dir), Some(key)) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
+                let file = dir.join(key);
+                // A missing or unreadable file is an empty cache; data from another driver
+                // version is dropped by wgpu (fallback).
+                let data = std::fs::read(&file).ok();
+                // SAFETY: the data was written by `save_pipeline_cache` from
+                // `PipelineCache::get_data` for an adapter of the same key (the file is named by
+                // it); wgpu validates the header and falls back to an empty cache otherwise.
+                let cache = unsafe {
+                    device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                        label: Some("wavekit.pipeline_cache"),
+                        data: data.as_deref(),
+                        fallback: true,
+                    })
+                };
+                Some((cache, file))
+            }
+            _ => None,
+        };
         let timestamps = if features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
             TimestampSupport::InsideEncoders
         } else if features.contains(wgpu::Features::TIMESTAMP_QUERY) {
@@ -390,9 +422,42 @@ impl GpuContext {
             caps,
             subgroups_disabled,
             options: options.clone(),
+            cache,
             lost,
             uncaptured,
         })
+    }
+
+    /// The pipeline cache, where [`ContextOptions::pipeline_cache`] asked for one and the device
+    /// has one (Vulkan).
+    pub fn pipeline_cache(&self) -> Option<&wgpu::PipelineCache> {
+        self.cache.as_ref().map(|(c, _)| c)
+    }
+
+    /// Write the pipeline cache to its file (atomically: a temporary file, then a rename), and
+    /// return the file; `None` where there is no cache or no data yet. Call it after building
+    /// the pipelines a program needs, e.g. before it exits.
+    pub fn save_pipeline_cache(&self) -> Result<Option<std::path::PathBuf>> {
+        let Some((cache, file)) = &self.cache else {
+            return Ok(None);
+        };
+        let Some(data) = cache.get_data() else {
+            return Ok(None);
+        };
+        let io = |e: std::io::Error| {
+            Error::InvalidArgument(format!(
+                "writing the pipeline cache {}: {e}; check the folder given as \
+                 ContextOptions::pipeline_cache",
+                file.display()
+            ))
+        };
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, &data).map_err(io)?;
+        std::fs::rename(&tmp, file).map_err(io)?;
+        Ok(Some(file.clone()))
     }
 
     /// The options this context was made with.

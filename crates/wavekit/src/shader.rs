@@ -553,7 +553,7 @@ impl GpuContext {
                         zero_initialize_workgroup_memory: self.options().zero_workgroup_memory,
                         ..Default::default()
                     },
-                    cache: None,
+                    cache: self.pipeline_cache(),
                 })
         })
     }

@@ -129,7 +129,7 @@ enum Bound {
     Reduce(crate::reduce::BoundReduce),
     Scan(crate::scan::BoundScan),
     Select(crate::select::BoundSelect),
-    Sort(crate::sort::BoundSort),
+    Sort(Box<crate::sort::BoundSort>),
     Histogram(crate::histogram::BoundHistogram),
 }
 
@@ -210,8 +210,10 @@ pub fn run(
                 "scan_exclusive" => Bound::Scan(excl.bind(ctx, &src, Some(&dst), n)?),
                 "select" => Bound::Select(select.bind(ctx, &src, None, &dst, n)?),
                 "partition" => Bound::Select(partition.bind(ctx, &src, None, &dst, n)?),
-                "sort_keys" => Bound::Sort(sort_keys.bind(ctx, &keys, None, n)?),
-                "sort_pairs" => Bound::Sort(sort_pairs.bind(ctx, &keys, Some(&values), n)?),
+                "sort_keys" => Bound::Sort(Box::new(sort_keys.bind(ctx, &keys, None, n)?)),
+                "sort_pairs" => {
+                    Bound::Sort(Box::new(sort_pairs.bind(ctx, &keys, Some(&values), n)?))
+                }
                 "histogram256" => Bound::Histogram(hist256.bind(ctx, &src, n)?),
                 _ => Bound::Histogram(hist4096.bind(ctx, &src, n)?),
             };

@@ -335,14 +335,12 @@ impl Scan {
         let sg = ctx.caps.subgroups.supported;
         let policy = config.policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
         policy.check()?;
-        let kernels = if config.in_place {
-            vec![
-                Kernel::new(ctx, &composed(config, &policy, 1, sg)?)?,
-                Kernel::new(ctx, &composed(config, &policy, 2, sg)?)?,
-            ]
-        } else {
-            vec![Kernel::new(ctx, &composed(config, &policy, 0, sg)?)?]
-        };
+        let passes: &[u32] = if config.in_place { &[1, 2] } else { &[0] };
+        let composed = passes
+            .iter()
+            .map(|&pass| composed(config, &policy, pass, sg))
+            .collect::<Result<Vec<_>>>()?;
+        let kernels = Kernel::build_parallel(ctx, &composed)?;
         Ok(Self {
             io: if config.in_place {
                 Io::InPlace

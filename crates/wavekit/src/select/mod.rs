@@ -289,20 +289,17 @@ impl Select {
     ) -> Result<Self> {
         policy.check()?;
         let sg = ctx.caps.subgroups.supported;
-        let count = if partition {
-            Some(Kernel::new(
-                ctx,
-                &composed_count(scalar, keep, &policy, sg)?,
-            )?)
-        } else {
-            None
-        };
+        let mut composed = vec![composed(scalar, keep, partition, &policy, sg)?];
+        if partition {
+            composed.push(composed_count(scalar, keep, &policy, sg)?);
+        }
+        let mut kernels = Kernel::build_parallel(ctx, &composed)?.into_iter();
         Ok(Self {
             keep: keep.clone(),
             tile: policy.tile_elements(partition),
             indirect_items: 256,
-            select: Kernel::new(ctx, &composed(scalar, keep, partition, &policy, sg)?)?,
-            count,
+            select: kernels.next().expect("the select kernel"),
+            count: kernels.next(),
             policy,
         })
     }

@@ -169,28 +169,50 @@ impl RadixSort {
         let policy = config.policy.unwrap_or_else(|| SortPolicy::for_device(ctx));
         policy.check()?;
         let shape = Shape::of(ctx, config, &policy);
-        let sort = Self {
+        let scanning = shape.scanning();
+        let mut wanted: Vec<KernelKey> = if policy.single_pass {
+            vec![
+                ("sort/histograms", scanning, 1),
+                ("sort/scatter", scanning, 1),
+            ]
+        } else {
+            vec![
+                ("sort/count", scanning, 1),
+                ("sort/blocks", scanning, 1),
+                ("sort/scatter", scanning, 1),
+            ]
+        };
+        // Small sorts' scatter, which sums the blocks' sums itself (ADR-027).
+        if !policy.single_pass && shape.inline_blocks > 0 {
+            wanted.push(("sort/scatter", shape, 1));
+        }
+        let sg = ctx.caps.subgroups.supported;
+        // The pipelines every bind within one binding needs, compiled together on threads of
+        // their own (drivers compile in parallel: a cold start in a third of the time), and the
+        // scan of the blocks' sums beside them.
+        let composed = wanted
+            .iter()
+            .map(|&(n, shape, windows)| composed(n, config, &policy, sg, shape, windows))
+            .collect::<Result<Vec<_>>>()?;
+        let (kernels, scan) = std::thread::scope(|s| {
+            let scan = (!policy.single_pass).then(|| {
+                s.spawn(|| {
+                    let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
+                    Scan::new(ctx, &ScanConfig::new(u32_add, false))
+                })
+            });
+            let kernels = Kernel::build_parallel(ctx, &composed);
+            let scan = scan.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (kernels, scan)
+        });
+        let built = wanted.into_iter().zip(kernels?).collect();
+        Ok(Self {
             config: config.clone(),
             policy,
             shape,
-            kernels: Mutex::new(Vec::new()),
-            scan: if policy.single_pass {
-                None
-            } else {
-                let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
-                Some(Scan::new(ctx, &ScanConfig::new(u32_add, false))?)
-            },
-        };
-        // The pipelines every bind within one binding needs.
-        let scanning = shape.scanning();
-        if policy.single_pass {
-            sort.kernel(ctx, "sort/histograms", scanning, 1)?;
-        } else {
-            sort.kernel(ctx, "sort/count", scanning, 1)?;
-            sort.kernel(ctx, "sort/blocks", scanning, 1)?;
-        }
-        sort.kernel(ctx, "sort/scatter", scanning, 1)?;
-        Ok(sort)
+            kernels: Mutex::new(built),
+            scan: scan.transpose()?,
+        })
     }
 
     /// Kernel `name` in `shape` for `windows` key windows, built the first time it is asked for.
