@@ -1,0 +1,1 @@
+//! GPU LBVH build.

@@ -1,0 +1,99 @@
+// Kernel 3, subgroup-compacted: in rounds. Each live lane does one round of traversal; then,
+// while rays remain and some lane is free, the subgroup moves its live tasks to the front lanes
+// in order (ballot; the source lane of each, trace/lanes.wgsl; shuffles of the task state) and
+// its lanes past them take new rays from the global counter (one atomicAdd per subgroup).
+// Tasks move between lanes, so their stacks cannot live in an invocation's array: each task
+// owns a stack slot in the global `stacks` (interleaved: entry e of slot s at e * slots + s),
+// whose number travels with it. A subgroup's slots stay among its own lanes, so its stack
+// accesses keep touching the same lines. Without subgroups every invocation is its own
+// subgroup: the compaction is the identity and the kernel refills each ray as it ends.
+#import subgroup/api
+#import trace/common
+#import trace/lanes
+
+@group(0) @binding(7) var<storage, read_write> stacks: array<u32>;
+
+fn stack_push(task: ptr<function, Task>, r: u32) {
+    let sp = (*task).sp;
+    if (sp < STACK) {
+        stacks[sp * params.y + (*task).slot] = r;
+        (*task).sp = sp + 1u;
+    } else {
+        stack_overflowed();
+    }
+}
+
+fn stack_pop(task: ptr<function, Task>) -> u32 {
+    let sp = (*task).sp;
+    if (sp == 0u) {
+        return EMPTY;
+    }
+    (*task).sp = sp - 1u;
+    return stacks[(sp - 1u) * params.y + (*task).slot];
+}
+
+// The task of lane `src`.
+fn shuffle_task(t: Task, src: u32) -> Task {
+    return Task(
+        vec3<f32>(sg_shuffle_f32(t.o.x, src), sg_shuffle_f32(t.o.y, src), sg_shuffle_f32(t.o.z, src)),
+        sg_shuffle_f32(t.tmin, src),
+        vec3<f32>(sg_shuffle_f32(t.d.x, src), sg_shuffle_f32(t.d.y, src), sg_shuffle_f32(t.d.z, src)),
+        sg_shuffle_f32(t.t, src),
+        sg_shuffle_u32(t.best, src),
+        sg_shuffle_u32(t.cur, src),
+        sg_shuffle_u32(t.sp, src),
+        sg_shuffle_u32(t.slot, src),
+        sg_shuffle_u32(t.ray, src),
+    );
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
+    let l = lane_info(inv);
+    lane_id = l.lane;
+    let n = params.x;
+    let valid = lanes_below(l.size);
+    var task: Task;
+    task.slot = wg.x * WG_SIZE + l.local;
+    var alive = false;
+    var exhausted = false;
+    loop {
+        let live = sg_ballot(alive) & valid;
+        let k = ballot_count(live);
+        if (!exhausted && k < l.size) {
+            // Already in order (live lanes first)? Then nothing moves.
+            if (any(live != lanes_below(k))) {
+                task = shuffle_task(task, compact_source(live, valid, l.lane, k));
+            }
+            alive = l.lane < k;
+            let need = l.size - k;
+            var base = 0u;
+            if (l.lane == k) {
+                base = atomicAdd(&work[0], need);
+            }
+            base = sg_shuffle_u32(base, k);
+            if (!alive) {
+                let id = base + l.lane - k;
+                if (id < n) {
+                    task = start(id, task.slot);
+                    alive = true;
+                }
+            }
+            exhausted = base + need >= n;
+        }
+        if (!sg_any(alive)) {
+            if (exhausted) {
+                break;
+            }
+            continue;
+        }
+        if (alive) {
+            trace_round(&task);
+            if (task.cur == EMPTY) {
+                finish(task);
+                alive = false;
+            }
+        }
+    }
+    flush_diagnostics();
+}

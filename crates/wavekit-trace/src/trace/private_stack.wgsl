@@ -1,0 +1,23 @@
+// The traversal stack of the baseline and persistent kernels: an array per invocation (its
+// task never moves to another invocation).
+
+var<private> stack: array<u32, STACK>;
+
+fn stack_push(task: ptr<function, Task>, r: u32) {
+    let sp = (*task).sp;
+    if (sp < STACK) {
+        stack[sp] = r;
+        (*task).sp = sp + 1u;
+    } else {
+        stack_overflowed();
+    }
+}
+
+fn stack_pop(task: ptr<function, Task>) -> u32 {
+    let sp = (*task).sp;
+    if (sp == 0u) {
+        return EMPTY;
+    }
+    (*task).sp = sp - 1u;
+    return stack[sp - 1u];
+}
