@@ -120,7 +120,8 @@ pub struct Node {
 }
 
 impl Node {
-    const NONE: Node = Node {
+    /// A node with two empty children (an empty mesh's root).
+    pub const NONE: Node = Node {
         lo: [[0.0; 3]; 2],
         hi: [[0.0; 3]; 2],
         child: [EMPTY; 2],
@@ -300,6 +301,57 @@ impl Bvh {
         }
     }
 
+    /// Check the tree against `mesh`: every triangle in exactly one leaf, with its own corners,
+    /// inside its leaf's box, and every child box inside its parent's.
+    pub fn validate(&self, mesh: &Mesh) -> std::result::Result<(), String> {
+        if self.tris.len() != mesh.len() || self.prims.len() != mesh.len() {
+            return Err(format!(
+                "{} triangles for a mesh of {}",
+                self.tris.len(),
+                mesh.len()
+            ));
+        }
+        let mut seen = vec![false; mesh.len()];
+        let mut stack = vec![(0u32, None::<Aabb>)];
+        while let Some((i, outer)) = stack.pop() {
+            let n = self.nodes.get(i as usize).ok_or(format!("no node {i}"))?;
+            for c in 0..2 {
+                let r = n.child[c];
+                if r == EMPTY {
+                    continue;
+                }
+                let b = n.fbox(c);
+                if outer.is_some_and(|o| o.union(b) != o) {
+                    return Err(format!("node {i}: child {c}'s box is outside its parent's"));
+                }
+                if !is_leaf(r) {
+                    stack.push((r, Some(b)));
+                    continue;
+                }
+                for k in leaf_first(r)..leaf_first(r) + leaf_count(r) {
+                    let p = *self
+                        .prims
+                        .get(k as usize)
+                        .ok_or(format!("leaf position {k}"))?;
+                    let p = p as usize;
+                    if p >= mesh.len() || std::mem::replace(&mut seen[p], true) {
+                        return Err(format!("triangle {p} twice or out of range"));
+                    }
+                    if self.tris[k as usize] != mesh.corners(p) {
+                        return Err(format!("leaf position {k}: not triangle {p}'s corners"));
+                    }
+                    if b.union(Aabb::of_triangle(mesh.corners(p))) != b {
+                        return Err(format!("triangle {p} sticks out of its leaf's box"));
+                    }
+                }
+            }
+        }
+        match seen.iter().position(|&s| !s) {
+            Some(p) => Err(format!("triangle {p} is in no leaf")),
+            None => Ok(()),
+        }
+    }
+
     /// Upload to the GPU.
     pub fn upload(&self, ctx: &wavekit::GpuContext) -> Result<GpuBvh> {
         let words: Vec<u32> = self.nodes.iter().flat_map(|n| n.to_words()).collect();
@@ -322,7 +374,8 @@ impl Bvh {
     pub fn read_back(ctx: &wavekit::GpuContext, g: &GpuBvh) -> Result<Bvh> {
         let words: Vec<u32> =
             ctx.read_back("trace bvh nodes", &g.nodes, g.node_count as usize * 16)?;
-        let tw: Vec<u32> = ctx.read_back("trace bvh triangles", &g.tris, g.tri_count as usize * 12)?;
+        let tw: Vec<u32> =
+            ctx.read_back("trace bvh triangles", &g.tris, g.tri_count as usize * 12)?;
         let f = f32::from_bits;
         Ok(Bvh {
             nodes: words.chunks_exact(16).map(Node::from_words).collect(),
@@ -451,36 +504,6 @@ mod tests {
     use super::*;
     use crate::reference::{Ray, brute_force, traverse};
 
-    fn check_tree(bvh: &Bvh, mesh: &Mesh) {
-        // Every triangle once, every leaf within its box, boxes nested.
-        let mut seen = vec![false; mesh.len()];
-        let mut stack = vec![(0u32, None::<Aabb>)];
-        while let Some((i, outer)) = stack.pop() {
-            let n = bvh.nodes[i as usize];
-            for c in 0..2 {
-                let r = n.child[c];
-                if r == EMPTY {
-                    continue;
-                }
-                let b = n.fbox(c);
-                if let Some(o) = outer {
-                    assert_eq!(o.union(b), o, "child box outside its parent's");
-                }
-                if is_leaf(r) {
-                    for k in leaf_first(r)..leaf_first(r) + leaf_count(r) {
-                        let p = bvh.prims[k as usize] as usize;
-                        assert!(!seen[p], "triangle {p} twice");
-                        seen[p] = true;
-                        assert_eq!(b.union(Aabb::of_triangle(mesh.corners(p))), b);
-                    }
-                } else {
-                    stack.push((r, Some(b)));
-                }
-            }
-        }
-        assert!(seen.iter().all(|&s| s), "a triangle is in no leaf");
-    }
-
     #[test]
     fn sah_trees_hold_every_triangle_and_trace_like_brute_force() {
         for (spec, n) in [
@@ -499,7 +522,7 @@ mod tests {
                 crate::mesh::procedural(spec).unwrap()
             };
             let bvh = Bvh::build_cpu(&mesh);
-            check_tree(&bvh, &mesh);
+            bvh.validate(&mesh).unwrap();
             let s = bvh.stats();
             assert!(s.depth <= 64 && s.sah.is_finite(), "{spec}: {s:?}");
             let (lo, hi) = mesh.bounds();

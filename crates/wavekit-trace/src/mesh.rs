@@ -149,7 +149,9 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
     let (models, _) = tobj::load_obj(path, &options).map_err(|e| {
         file_error(
             path,
-            format!("{e} (tobj: a face or vertex line that does not parse, or the file is missing)"),
+            format!(
+                "{e} (tobj: a face or vertex line that does not parse, or the file is missing)"
+            ),
         )
     })?;
     let mut positions = Vec::new();
@@ -514,7 +516,13 @@ mod tests {
             procedural("proc:soup:10:1").unwrap(),
             procedural("proc:soup:10:2").unwrap()
         );
-        for bad in ["proc:soup", "proc:cube:3", "proc:soup:0", "proc:soup:x", "proc:plane:20000"] {
+        for bad in [
+            "proc:soup",
+            "proc:cube:3",
+            "proc:soup:0",
+            "proc:soup:x",
+            "proc:plane:20000",
+        ] {
             assert!(procedural(bad).is_err(), "{bad}");
         }
     }

@@ -109,7 +109,11 @@ pub fn diff_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
 fn sheared(p: [f32; 3], o: [f32; 3], sh: &Shear) -> [f32; 3] {
     let q = [p[0] - o[0], p[1] - o[1], p[2] - o[2]];
     let (x, y, z) = (q[sh.k[0]], q[sh.k[1]], q[sh.k[2]]);
-    [(-sh.s[0]).mul_add(z, x), (-sh.s[1]).mul_add(z, y), sh.s[2] * z]
+    [
+        (-sh.s[0]).mul_add(z, x),
+        (-sh.s[1]).mul_add(z, y),
+        sh.s[2] * z,
+    ]
 }
 
 /// The watertight ray/triangle test: `Some((t, u, v))` where the ray's line meets the triangle
@@ -381,7 +385,10 @@ mod tests {
             let d = [r.f32() - 0.5, r.f32() - 0.5, -0.2 - r.f32()];
             let o = [target[0] - d[0], target[1] - d[1], target[2] - d[2]];
             let hit = brute_force(&m, &[ray(o, d)])[0];
-            assert!(hit.is_hit(), "ray {i} from {o:?} along {d:?} slipped through");
+            assert!(
+                hit.is_hit(),
+                "ray {i} from {o:?} along {d:?} slipped through"
+            );
         }
     }
 

@@ -233,7 +233,11 @@ pub fn simulate(
                     continue;
                 }
                 let t = &mut sg.tasks[lane];
-                assert!(slots_used.insert(t.slot), "two live tasks on slot {}", t.slot);
+                assert!(
+                    slots_used.insert(t.slot),
+                    "two live tasks on slot {}",
+                    t.slot
+                );
                 let s = t.slot as usize;
                 let wk = t
                     .round(bvh, any_hit, &mut stacks[s * stack..(s + 1) * stack])
@@ -283,9 +287,16 @@ mod tests {
                 // The lanes past k take the dead lanes in order.
                 let dead: Vec<u32> = (0..width).filter(|&i| !alive[i as usize]).collect();
                 for (j, &d) in dead.iter().enumerate() {
-                    assert_eq!(compact_source(b, valid, k + j as u32, k), d, "width {width}");
+                    assert_eq!(
+                        compact_source(b, valid, k + j as u32, k),
+                        d,
+                        "width {width}"
+                    );
                 }
-                assert_eq!(ballot_first(b), alive.iter().position(|&a| a).map_or(-1, |p| p as i32));
+                assert_eq!(
+                    ballot_first(b),
+                    alive.iter().position(|&a| a).map_or(-1, |p| p as i32)
+                );
             }
         }
     }
@@ -305,7 +316,11 @@ mod tests {
             .collect();
         let want = brute_force(&mesh, &rays);
         for width in [1u32, 2, 3, 4, 8, 16, 31, 32, 33, 64, 100, 128] {
-            for kernel in [Simulated::Compacted, Simulated::Persistent(50), Simulated::Persistent(100)] {
+            for kernel in [
+                Simulated::Compacted,
+                Simulated::Persistent(50),
+                Simulated::Persistent(100),
+            ] {
                 for any_hit in [false, true] {
                     let run = simulate(kernel, &bvh, &rays, any_hit, width, 3, 64);
                     for (i, h) in run.hits.iter().enumerate() {

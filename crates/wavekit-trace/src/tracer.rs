@@ -68,6 +68,12 @@ pub struct TraceConfig {
     /// The persistent kernel refills a subgroup's idle lanes when fewer than this percentage of
     /// its lanes are busy (1 to 100; 100: as soon as one lane is idle).
     pub refill_percent: u32,
+    /// Rays a lane of the persistent and compacted kernels may fetch in all (its subgroup
+    /// stops fetching past width × this; the grid's budgets together always cover every ray).
+    /// `None`: no limit on hardware adapters; on software adapters (llvmpipe) twice the fair
+    /// share plus one, because llvmpipe runs subgroups one after another and ends a loop after
+    /// 65535 iterations in all, which cut off a subgroup that took every ray (ADR-0052).
+    pub fetch_budget: Option<u32>,
 }
 
 impl TraceConfig {
@@ -82,6 +88,7 @@ impl TraceConfig {
             stack: 64,
             persistent_workgroups: 2048,
             refill_percent: 50,
+            fetch_budget: None,
         }
     }
 
@@ -222,9 +229,16 @@ impl Tracer {
             _ => n.div_ceil(c.workgroup).min(c.persistent_workgroups),
         };
         let slots = groups * c.workgroup;
-        let params = ctx.uniform_from("trace params", &[n, slots, 0, 0])?;
+        let fair = n.div_ceil(slots.max(1));
+        let budget = match c.fetch_budget {
+            // At least the fair share: the grid's budgets must cover every ray.
+            Some(b) => b.max(fair + 1),
+            None if ctx.summary.software => 2 * fair + 1,
+            None => u32::MAX,
+        };
+        let params = ctx.uniform_from("trace params", &[n, slots, budget, 0])?;
         let work = ctx.storage_uninit("trace work", 32)?;
-        let stacks = if c.kernel == KernelKind::Compacted {
+        let stacks = if c.kernel != KernelKind::Baseline {
             let bytes = u64::from(slots) * u64::from(c.stack) * 4;
             ctx.check_binding("trace stacks", bytes)?;
             ctx.storage_uninit("trace stacks", bytes)?
@@ -308,7 +322,10 @@ impl Tracer {
         let bound = self.bind(ctx, bvh, &rb, &out, n as u32)?;
         ctx.submit(|e| bound.record(e));
         bound.check(ctx)?;
-        Ok((ctx.read_back("trace output", &out, n * words_per_ray)?, bound))
+        Ok((
+            ctx.read_back("trace output", &out, n * words_per_ray)?,
+            bound,
+        ))
     }
 }
 

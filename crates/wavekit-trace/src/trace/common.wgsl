@@ -5,7 +5,8 @@
 // sets `lane_id`. Needs STACK, ANY_HIT, DIAGNOSTICS, sg_ballot, ballot_first, ballot_count.
 #import shared/ballot
 
-// x: rays, y: stack slots (invocations of the grid), z, w: unused.
+// x: rays, y: stack slots (invocations of the grid), z: rays a lane of the persistent kernels
+// may fetch in all (0xffffffff: no limit; see subgroup_budget), w: unused.
 @group(0) @binding(0) var<uniform> params: vec4<u32>;
 // Nodes, four vec4 each (bvh.rs: both children's boxes, their references in the w's).
 @group(0) @binding(1) var<storage, read> nodes: array<vec4<f32>>;
@@ -25,6 +26,20 @@ const EMPTY: u32 = 0xffffffffu;
 // 1 + 2^-20: the slab test's far end is stretched by it (reference.rs: ROBUST).
 const ROBUST: f32 = 1.00000095367431640625;
 const TINY: f32 = 1e-30;
+// The persistent kernels' loop runs in chunks of this many iterations inside an outer loop.
+const LOOP_CHUNK: u32 = 4096u;
+
+// The rays a subgroup of the persistent kernels may fetch before it stops fetching (the host
+// sets the budget so that the grid's budgets together cover every ray): unlimited on GPUs;
+// on llvmpipe, whose subgroups run one after another and whose loops end after 65535
+// iterations in all, a subgroup that took every ray was cut off with rays in flight
+// (ADR-0052).
+fn subgroup_budget(size: u32) -> u32 {
+    if (params.z >= 0xffffffffu / size) {
+        return 0xffffffffu;
+    }
+    return params.z * size;
+}
 
 struct Task {
     o: vec3<f32>,
@@ -53,6 +68,24 @@ fn start(ray: u32, slot: u32) -> Task {
     let a = rays[2u * ray];
     let b = rays[2u * ray + 1u];
     return Task(a.xyz, a.w, b.xyz, b.w, EMPTY, 0u, 0u, slot, ray);
+}
+
+// `b` where `take`, else `a`, field by field. The kernels replace a lane's task this way
+// rather than by assigning the struct inside a branch that only some lanes take: lavapipe
+// (Mesa 22-23 llvmpipe) was seen to apply such a divergent struct store to other lanes of the
+// subgroup too, losing their rays (ADR-0052).
+fn pick(a: Task, b: Task, take: bool) -> Task {
+    return Task(
+        select(a.o, b.o, take),
+        select(a.tmin, b.tmin, take),
+        select(a.d, b.d, take),
+        select(a.t, b.t, take),
+        select(a.best, b.best, take),
+        select(a.cur, b.cur, take),
+        select(a.sp, b.sp, take),
+        select(a.slot, b.slot, take),
+        select(a.ray, b.ray, take),
+    );
 }
 
 // Count one test (which: 0 node, 1 triangle) of the lanes that reach this point together.
@@ -137,15 +170,11 @@ fn intersect(o: vec3<f32>, sh: Shear, k: u32) -> vec4<f32> {
     let u = diff_of_products(c.x, b.y, c.y, b.x);
     let v = diff_of_products(a.x, c.y, a.y, c.x);
     let w = diff_of_products(b.x, a.y, b.y, a.x);
-    if ((u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0)) {
-        return vec4<f32>(0.0);
-    }
+    let outside = (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0);
     let det = u + v + w;
-    if (det == 0.0) {
-        return vec4<f32>(0.0);
-    }
     let t = fma(u, a.z, fma(v, b.z, w * c.z));
-    return vec4<f32>(t / det, v / det, w / det, 1.0);
+    let ok = !outside && det != 0.0;
+    return select(vec4<f32>(0.0), vec4<f32>(t / det, v / det, w / det, 1.0), ok);
 }
 
 fn inv_dir(d: vec3<f32>) -> vec3<f32> {
@@ -226,15 +255,15 @@ fn trace_round(task: ptr<function, Task>) {
 // Write the ray's result: the closest hit (barycentrics computed once, here) or whether
 // anything was hit.
 fn finish(task: Task) {
+    // One exit, no early returns (ADR-0052: returns inside functions called in a loop were
+    // lowered wrongly by llvmpipe).
     if (ANY_HIT) {
         occluded[task.ray] = select(0u, 1u, task.best != EMPTY);
-        return;
-    }
-    if (task.best == EMPTY) {
+    } else if (task.best == EMPTY) {
         hits[task.ray] = vec4<u32>(0x7f800000u, EMPTY, 0u, 0u);
-        return;
+    } else {
+        let h = intersect(task.o, shear_of(task.d), task.best);
+        let prim = bitcast<u32>(tris[3u * task.best].w);
+        hits[task.ray] = vec4<u32>(bitcast<u32>(task.t), prim, bitcast<u32>(h.y), bitcast<u32>(h.z));
     }
-    let h = intersect(task.o, shear_of(task.d), task.best);
-    let prim = bitcast<u32>(tris[3u * task.best].w);
-    hits[task.ray] = vec4<u32>(bitcast<u32>(task.t), prim, bitcast<u32>(h.y), bitcast<u32>(h.z));
 }

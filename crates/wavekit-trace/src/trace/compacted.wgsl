@@ -10,27 +10,7 @@
 #import subgroup/api
 #import trace/common
 #import trace/lanes
-
-@group(0) @binding(7) var<storage, read_write> stacks: array<u32>;
-
-fn stack_push(task: ptr<function, Task>, r: u32) {
-    let sp = (*task).sp;
-    if (sp < STACK) {
-        stacks[sp * params.y + (*task).slot] = r;
-        (*task).sp = sp + 1u;
-    } else {
-        stack_overflowed();
-    }
-}
-
-fn stack_pop(task: ptr<function, Task>) -> u32 {
-    let sp = (*task).sp;
-    if (sp == 0u) {
-        return EMPTY;
-    }
-    (*task).sp = sp - 1u;
-    return stacks[(sp - 1u) * params.y + (*task).slot];
-}
+#import trace/global_stack
 
 // The task of lane `src`.
 fn shuffle_task(t: Task, src: u32) -> Task {
@@ -55,44 +35,46 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     let valid = lanes_below(l.size);
     var task: Task;
     task.slot = wg.x * WG_SIZE + l.local;
-    var alive = false;
+    task.cur = EMPTY;
     var exhausted = false;
+    var done = false;
+    var fetched = 0u;
+    let budget = subgroup_budget(l.size);
+    // Loops of at most LOOP_CHUNK iterations, nested (trace/common.wgsl: LOOP_CHUNK).
     loop {
-        let live = sg_ballot(alive) & valid;
-        let k = ballot_count(live);
-        if (!exhausted && k < l.size) {
-            // Already in order (live lanes first)? Then nothing moves.
-            if (any(live != lanes_below(k))) {
-                task = shuffle_task(task, compact_source(live, valid, l.lane, k));
-            }
-            alive = l.lane < k;
-            let need = l.size - k;
-            var base = 0u;
-            if (l.lane == k) {
-                base = atomicAdd(&work[0], need);
-            }
-            base = sg_shuffle_u32(base, k);
-            if (!alive) {
-                let id = base + l.lane - k;
-                if (id < n) {
-                    task = start(id, task.slot);
-                    alive = true;
+        for (var it = 0u; it < LOOP_CHUNK; it += 1u) {
+            let live = sg_ballot(task.cur != EMPTY) & valid;
+            let k = ballot_count(live);
+            if (!exhausted && k < l.size) {
+                // Already in order (live lanes first)? Then nothing moves.
+                if (any(live != lanes_below(k))) {
+                    task = shuffle_task(task, compact_source(live, valid, l.lane, k));
                 }
+                let need = l.size - k;
+                var base = 0u;
+                if (l.lane == k) {
+                    base = atomicAdd(&work[0], need);
+                }
+                base = sg_shuffle_u32(base, k);
+                // Lanes k.. take new rays (on the stack slots of the tasks that ended).
+                let id = base + l.lane - k;
+                let take = l.lane >= k && id < n;
+                task = pick(task, start(min(id, n - 1u), task.slot), take);
+                fetched += need;
+                exhausted = base + need >= n || fetched >= budget;
             }
-            exhausted = base + need >= n;
-        }
-        if (!sg_any(alive)) {
-            if (exhausted) {
+            if (exhausted && !sg_any(task.cur != EMPTY)) {
+                done = true;
                 break;
             }
-            continue;
-        }
-        if (alive) {
+            let busy = task.cur != EMPTY;
             trace_round(&task);
-            if (task.cur == EMPTY) {
+            if (busy && task.cur == EMPTY) {
                 finish(task);
-                alive = false;
             }
+        }
+        if (done) {
+            break;
         }
     }
     flush_diagnostics();

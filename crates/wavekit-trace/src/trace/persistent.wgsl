@@ -1,52 +1,59 @@
-// Kernel 2, persistent: a grid of invocations that loop; when fewer than REFILL_PERCENT % of a
-// subgroup's lanes have a ray, its idle lanes take new rays from the global counter (one
-// atomicAdd per subgroup, the base broadcast by a shuffle, each idle lane's ray its rank among
-// the idle lanes). Tasks never move, so the stack is the invocation's own array.
+// Kernel 2, persistent: a grid of invocations that loop over rays. When fewer than
+// REFILL_PERCENT % of a subgroup's lanes have a ray, its idle lanes take new rays from the
+// global counter (one atomicAdd per subgroup, the base broadcast by a shuffle, each idle lane's
+// ray its rank among the idle lanes). A lane whose ray is done waits idle until then. Tasks
+// never move between lanes; the stacks are global, one slot per invocation
+// (trace/global_stack.wgsl).
 #import subgroup/api
 #import trace/common
-#import trace/private_stack
+#import trace/global_stack
 
 @compute @workgroup_size(WG_SIZE)
-fn main(inv: Invocation) {
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     let l = lane_info(inv);
     lane_id = l.lane;
     let n = params.x;
     let valid = lanes_below(l.size);
+    let slot = wg.x * WG_SIZE + l.local;
+    // A lane is busy while its task has work (cur != EMPTY).
     var task: Task;
-    var alive = false;
+    task.cur = EMPTY;
     var exhausted = false;
+    var done = false;
+    var fetched = 0u;
+    let budget = subgroup_budget(l.size);
+    // Loops of at most LOOP_CHUNK iterations, nested (trace/common.wgsl: LOOP_CHUNK).
     loop {
-        let busy = ballot_count(sg_ballot(alive) & valid);
-        if (!exhausted && busy * 100u < l.size * REFILL_PERCENT) {
-            let idle = sg_ballot(!alive) & valid;
+        for (var it = 0u; it < LOOP_CHUNK; it += 1u) {
+            let idle = sg_ballot(task.cur == EMPTY) & valid;
             let need = ballot_count(idle);
-            let first = u32(ballot_first(idle));
-            var base = 0u;
-            if (l.lane == first) {
-                base = atomicAdd(&work[0], need);
-            }
-            base = sg_shuffle_u32(base, first);
-            if (!alive) {
-                let id = base + ballot_count_below(idle, l.lane);
-                if (id < n) {
-                    task = start(id, 0u);
-                    alive = true;
+            if (!exhausted && (l.size - need) * 100u < l.size * REFILL_PERCENT) {
+                let first = u32(ballot_first(idle));
+                var base = 0u;
+                if (l.lane == first) {
+                    base = atomicAdd(&work[0], need);
                 }
+                base = sg_shuffle_u32(base, first);
+                // Every lane computes the ray it would take; only idle ones take it.
+                let id = base + ballot_count_below(idle, l.lane);
+                let take = task.cur == EMPTY && id < n;
+                task = pick(task, start(min(id, n - 1u), slot), take);
+                fetched += need;
+                exhausted = base + need >= n || fetched >= budget;
             }
-            exhausted = base + need >= n;
-        }
-        if (!sg_any(alive)) {
-            if (exhausted) {
+            if (exhausted && !sg_any(task.cur != EMPTY)) {
+                done = true;
                 break;
             }
-            continue;
-        }
-        if (alive) {
+            // Every lane calls it (an idle lane's round does nothing).
+            let busy = task.cur != EMPTY;
             trace_round(&task);
-            if (task.cur == EMPTY) {
+            if (busy && task.cur == EMPTY) {
                 finish(task);
-                alive = false;
             }
+        }
+        if (done) {
+            break;
         }
     }
     flush_diagnostics();

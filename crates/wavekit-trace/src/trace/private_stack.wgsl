@@ -15,9 +15,10 @@ fn stack_push(task: ptr<function, Task>, r: u32) {
 
 fn stack_pop(task: ptr<function, Task>) -> u32 {
     let sp = (*task).sp;
-    if (sp == 0u) {
-        return EMPTY;
+    var r = EMPTY;
+    if (sp != 0u) {
+        (*task).sp = sp - 1u;
+        r = stack[sp - 1u];
     }
-    (*task).sp = sp - 1u;
-    return stack[sp - 1u];
+    return r;
 }
