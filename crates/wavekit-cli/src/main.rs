@@ -9,6 +9,7 @@ mod plot;
 mod prims;
 mod probe;
 mod selftest;
+mod trace;
 
 use clap::{Parser, Subcommand};
 
@@ -127,6 +128,9 @@ enum Command {
     /// Benchmarks, timed on the GPU.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Ray tracing on a BVH: render a mesh (-o OUT.png), trace your rays (--rays-in,
+    /// --hits-out), or benchmark the kernels (wavekit trace bench).
+    Trace(trace::TraceCmd),
 }
 
 #[derive(Subcommand)]
@@ -383,6 +387,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             levels,
         }) => dwt::roundtrip(&context(cli.adapter)?, &input, wavelet, levels),
         Command::Demo => demo::demo(&context(cli.adapter)?),
+        Command::Trace(t) => trace::run(&context(cli.adapter)?, t),
         Command::Bench(BenchCommand::Primitives {
             log2,
             runs,
