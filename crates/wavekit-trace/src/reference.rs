@@ -239,8 +239,8 @@ impl Task {
     }
 
     /// One round of the while-while traversal (`trace_round`): inner nodes until a leaf, then
-    /// its triangles. `stack` is the task's stack; `Err` if it would overflow.
-    pub fn round(&mut self, bvh: &Bvh, any_hit: bool, stack: &mut [u32]) -> Result<Work, ()> {
+    /// its triangles. `stack` is the task's stack; `None` if it would overflow.
+    pub fn round(&mut self, bvh: &Bvh, any_hit: bool, stack: &mut [u32]) -> Option<Work> {
         let id = inv_dir(self.d);
         let mut work = Work::default();
         let mut cur = self.cur;
@@ -268,7 +268,7 @@ impl Task {
                         (n.child[0], n.child[1])
                     };
                     if self.sp as usize >= stack.len() {
-                        return Err(());
+                        return None;
                     }
                     stack[self.sp as usize] = far;
                     self.sp += 1;
@@ -298,7 +298,7 @@ impl Task {
             };
         }
         self.cur = cur;
-        Ok(work)
+        Some(work)
     }
 
     /// The ray's result (`finish`): the closest hit with its barycentrics, or for any-hit a
@@ -325,7 +325,7 @@ pub fn traverse(bvh: &Bvh, r: &Ray, any_hit: bool, stack: usize) -> Option<Hit> 
     let mut st = vec![0u32; stack];
     let mut task = Task::start(r, 0, 0);
     while task.cur != EMPTY {
-        task.round(bvh, any_hit, &mut st).ok()?;
+        task.round(bvh, any_hit, &mut st)?;
     }
     Some(task.finish(bvh))
 }

@@ -1,6 +1,6 @@
 //! The traversal kernels on the GPU against the brute-force reference, ray by ray: every kernel,
 //! closest and any hit, both BVH builders, on procedural scenes (and the Stanford bunny where
-//! `scripts/fetch-meshes.sh` has put it in `.meshes/`), at ray counts 0, 1, workgroup − 1,
+//! `scripts/fetch-meshes.sh` has put it in `.meshes/`, or `WAVEKIT_MESHES` says), at ray counts 0, 1, workgroup − 1,
 //! workgroup, workgroup + 1, primes and a few thousand; rays with tmin/tmax limits and rays that
 //! miss; outputs poisoned so that an unwritten record shows; a grid of rays through a
 //! tessellated plane's shared edges and corners that must never slip through. Run at every
@@ -113,8 +113,9 @@ fn scenes() -> Vec<(String, Mesh)> {
     .collect();
     s.push(("single triangle".into(), Mesh::load("proc:soup:1").unwrap()));
     s.push(("empty mesh".into(), Mesh::default()));
-    let bunny = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.meshes/bunny.obj");
-    match Mesh::load(bunny) {
+    let bunny = wavekit_harness::meshes_dir().join("bunny.obj");
+    let bunny = bunny.to_string_lossy();
+    match Mesh::load(&bunny) {
         Ok(m) => s.push(("bunny".into(), m)),
         Err(_) => eprintln!(
             "[wavekit-trace tests] bunny skipped: {bunny} is absent (scripts/fetch-meshes.sh \
