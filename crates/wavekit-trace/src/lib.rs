@@ -74,6 +74,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("trace/compacted", "trace/compacted.wgsl"),
     wavekit::wgsl_source!("trace/lanes", "trace/lanes.wgsl"),
     wavekit::wgsl_source!("trace/global_stack", "trace/global_stack.wgsl"),
+    wavekit::wgsl_source!("trace/fetch", "trace/fetch.wgsl"),
     wavekit::wgsl_source!("lbvh/common", "lbvh/common.wgsl"),
     wavekit::wgsl_source!("lbvh/bounds", "lbvh/bounds.wgsl"),
     wavekit::wgsl_source!("lbvh/morton", "lbvh/morton.wgsl"),

@@ -100,6 +100,69 @@ fn ballot_of(p: &[bool]) -> Ballot {
     b
 }
 
+/// CPU port of `trace/fetch.wgsl`: a subgroup's pool of claimed, unstarted rays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pool {
+    /// The next unstarted ray of the current batch.
+    pub next: u32,
+    /// The batch's end.
+    pub end: u32,
+    /// Rays claimed so far.
+    pub claimed: u32,
+    /// No more claims.
+    pub drained: bool,
+}
+
+impl Pool {
+    /// `pool_done`.
+    pub fn done(&self, n: u32) -> bool {
+        self.drained && (self.next >= self.end || self.next >= n)
+    }
+
+    /// `take_rays`: the ray of each lane of `takers` (n or more: none), claiming a batch of at
+    /// least `batch × width` from `counter` when the pool runs short and is not drained.
+    #[allow(clippy::too_many_arguments)]
+    pub fn take(
+        &mut self,
+        takers: Ballot,
+        width: u32,
+        n: u32,
+        budget: u32,
+        batch: u32,
+        counter: &mut u32,
+    ) -> Vec<u32> {
+        let need = ballot_count(takers);
+        let avail = self.end.saturating_sub(self.next);
+        let p = *self;
+        let mut base = 0;
+        if need <= avail {
+            self.next = p.next + need;
+        } else if p.drained {
+            self.next = p.end;
+        } else {
+            let b = (need - avail).max(width * batch);
+            base = *counter;
+            *counter += b;
+            self.next = base + (need - avail);
+            self.end = base + b;
+            self.claimed = p.claimed + b;
+            self.drained = base + b >= n || p.claimed + b >= budget;
+        }
+        (0..width)
+            .map(|lane| {
+                let rank = ballot_count_below(takers, lane);
+                if rank < avail || need <= avail {
+                    p.next + rank
+                } else if p.drained {
+                    n
+                } else {
+                    base + (rank - avail)
+                }
+            })
+            .collect()
+    }
+}
+
 /// Which kernel a simulation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simulated {
@@ -122,18 +185,34 @@ pub struct SimRun {
     pub iterations: u64,
 }
 
-/// Run `kernel` on the CPU: `subgroups` subgroups of `width` lanes interleaved one loop
-/// iteration at a time on one ray counter, each task's stack of `stack` entries in its slot.
-/// Panics where an invariant breaks (two live tasks on a slot, a ray traced twice).
-pub fn simulate(
-    kernel: Simulated,
-    bvh: &Bvh,
-    rays: &[Ray],
-    any_hit: bool,
-    width: u32,
-    subgroups: u32,
-    stack: usize,
-) -> SimRun {
+/// How a simulated grid runs: subgroups, their width, the stack, the fetch batch (rays a lane)
+/// and budget (rays a lane; `u32::MAX` for none).
+#[derive(Clone, Copy, Debug)]
+pub struct Grid {
+    /// Lanes a subgroup, 1 to 128.
+    pub width: u32,
+    /// Subgroups.
+    pub subgroups: u32,
+    /// Stack entries a task.
+    pub stack: usize,
+    /// `FETCH_BATCH`.
+    pub batch: u32,
+    /// Rays a lane may claim (`params.z`).
+    pub budget: u32,
+}
+
+/// Run `kernel` on the CPU: the grid's subgroups interleaved one loop iteration at a time on
+/// one ray counter, each task's stack in its slot. Panics where an invariant breaks (two live
+/// tasks on a slot, a ray traced twice or never, a loop that does not end).
+pub fn simulate(kernel: Simulated, bvh: &Bvh, rays: &[Ray], any_hit: bool, grid: Grid) -> SimRun {
+    let Grid {
+        width,
+        subgroups,
+        stack,
+        batch,
+        budget,
+    } = grid;
+    let budget = budget.saturating_mul(width);
     assert!((1..=128).contains(&width) && subgroups > 0);
     let n = rays.len() as u32;
     let w = width as usize;
@@ -146,7 +225,7 @@ pub fn simulate(
     struct Sg {
         tasks: Vec<Task>,
         alive: Vec<bool>,
-        exhausted: bool,
+        pool: Pool,
         done: bool,
     }
     let mut sgs: Vec<Sg> = (0..subgroups)
@@ -158,7 +237,7 @@ pub fn simulate(
                 })
                 .collect(),
             alive: vec![false; w],
-            exhausted: false,
+            pool: Pool::default(),
             done: false,
         })
         .collect();
@@ -173,7 +252,7 @@ pub fn simulate(
             let live = ballot_of(&sg.alive);
             let k = ballot_count(live);
             match kernel {
-                Simulated::Compacted if !sg.exhausted && k < width => {
+                Simulated::Compacted if !sg.pool.done(n) && k < width => {
                     let old = sg.tasks.clone();
                     let src: Vec<u32> = (0..width)
                         .map(|lane| compact_source(live, valid, lane, k))
@@ -188,40 +267,33 @@ pub fn simulate(
                         sg.tasks[lane] = old[src[lane] as usize];
                         sg.alive[lane] = (lane as u32) < k;
                     }
-                    let need = width - k;
-                    let base = counter;
-                    counter += need;
+                    let takers = [0, 1, 2, 3].map(|i| valid[i] & !lanes_below(k)[i]);
+                    let ids = sg.pool.take(takers, width, n, budget, batch, &mut counter);
                     for lane in k as usize..w {
-                        let id = base + lane as u32 - k;
+                        let id = ids[lane];
                         if id < n {
                             sg.tasks[lane] =
                                 Task::start(&rays[id as usize], id, sg.tasks[lane].slot);
                             sg.alive[lane] = true;
                         }
                     }
-                    sg.exhausted = base + need >= n;
                 }
-                Simulated::Persistent(pct) if !sg.exhausted && k * 100 < width * pct => {
+                Simulated::Persistent(pct) if !sg.pool.done(n) && k * 100 < width * pct => {
                     let idle = [0, 1, 2, 3].map(|i| !live[i] & valid[i]);
-                    let need = ballot_count(idle);
-                    let base = counter;
-                    counter += need;
+                    let ids = sg.pool.take(idle, width, n, budget, batch, &mut counter);
                     for lane in 0..w {
-                        if !sg.alive[lane] {
-                            let id = base + ballot_count_below(idle, lane as u32);
-                            if id < n {
-                                let slot = sg.tasks[lane].slot;
-                                sg.tasks[lane] = Task::start(&rays[id as usize], id, slot);
-                                sg.alive[lane] = true;
-                            }
+                        if !sg.alive[lane] && ids[lane] < n {
+                            let id = ids[lane];
+                            let slot = sg.tasks[lane].slot;
+                            sg.tasks[lane] = Task::start(&rays[id as usize], id, slot);
+                            sg.alive[lane] = true;
                         }
                     }
-                    sg.exhausted = base + need >= n;
                 }
                 _ => {}
             }
             if !sg.alive.iter().any(|&a| a) {
-                if sg.exhausted {
+                if sg.pool.done(n) {
                     sg.done = true;
                     live_sgs -= 1;
                 }
@@ -322,7 +394,18 @@ mod tests {
                 Simulated::Persistent(100),
             ] {
                 for any_hit in [false, true] {
-                    let run = simulate(kernel, &bvh, &rays, any_hit, width, 3, 64);
+                    let grid = Grid {
+                        width,
+                        subgroups: 3,
+                        stack: 64,
+                        batch: [0, 1, 4][(width % 3) as usize],
+                        budget: if width % 2 == 0 {
+                            u32::MAX
+                        } else {
+                            (rays.len() as u32).div_ceil(3 * width) + 1
+                        },
+                    };
+                    let run = simulate(kernel, &bvh, &rays, any_hit, grid);
                     for (i, h) in run.hits.iter().enumerate() {
                         let base = traverse(&bvh, &rays[i], any_hit, 64).unwrap();
                         assert_eq!(*h, base, "{kernel:?} width {width} ray {i}");

@@ -1,7 +1,8 @@
 // Kernel 3, subgroup-compacted: in rounds. Each live lane does one round of traversal; then,
 // while rays remain and some lane is free, the subgroup moves its live tasks to the front lanes
 // in order (ballot; the source lane of each, trace/lanes.wgsl; shuffles of the task state) and
-// its lanes past them take new rays from the global counter (one atomicAdd per subgroup).
+// its lanes past them take new rays from the subgroup's pool, refilled from the global counter
+// in batches (trace/fetch.wgsl).
 // Tasks move between lanes, so their stacks cannot live in an invocation's array: each task
 // owns a stack slot in the global `stacks` (interleaved: entry e of slot s at e * slots + s),
 // whose number travels with it. A subgroup's slots stay among its own lanes, so its stack
@@ -11,6 +12,7 @@
 #import trace/common
 #import trace/lanes
 #import trace/global_stack
+#import trace/fetch
 
 // The task of lane `src`.
 fn shuffle_task(t: Task, src: u32) -> Task {
@@ -36,34 +38,25 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     var task: Task;
     task.slot = wg.x * WG_SIZE + l.local;
     task.cur = EMPTY;
-    var exhausted = false;
-    var done = false;
-    var fetched = 0u;
+    var pool = Pool(0u, 0u, 0u, false);
     let budget = subgroup_budget(l.size);
+    var done = false;
     // Loops of at most LOOP_CHUNK iterations, nested (trace/common.wgsl: LOOP_CHUNK).
     loop {
         for (var it = 0u; it < LOOP_CHUNK; it += 1u) {
             let live = sg_ballot(task.cur != EMPTY) & valid;
             let k = ballot_count(live);
-            if (!exhausted && k < l.size) {
+            if (!pool_done(pool, n) && k < l.size) {
                 // Already in order (live lanes first)? Then nothing moves.
                 if (any(live != lanes_below(k))) {
                     task = shuffle_task(task, compact_source(live, valid, l.lane, k));
                 }
-                let need = l.size - k;
-                var base = 0u;
-                if (l.lane == k) {
-                    base = atomicAdd(&work[0], need);
-                }
-                base = sg_shuffle_u32(base, k);
                 // Lanes k.. take new rays (on the stack slots of the tasks that ended).
-                let id = base + l.lane - k;
+                let id = take_rays(&pool, valid & ~lanes_below(k), l, n, budget);
                 let take = l.lane >= k && id < n;
                 task = pick(task, start(min(id, n - 1u), task.slot), take);
-                fetched += need;
-                exhausted = base + need >= n || fetched >= budget;
             }
-            if (exhausted && !sg_any(task.cur != EMPTY)) {
+            if (pool_done(pool, n) && !sg_any(task.cur != EMPTY)) {
                 done = true;
                 break;
             }

@@ -7,6 +7,7 @@
 #import subgroup/api
 #import trace/common
 #import trace/global_stack
+#import trace/fetch
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
@@ -18,30 +19,21 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     // A lane is busy while its task has work (cur != EMPTY).
     var task: Task;
     task.cur = EMPTY;
-    var exhausted = false;
-    var done = false;
-    var fetched = 0u;
+    var pool = Pool(0u, 0u, 0u, false);
     let budget = subgroup_budget(l.size);
+    var done = false;
     // Loops of at most LOOP_CHUNK iterations, nested (trace/common.wgsl: LOOP_CHUNK).
     loop {
         for (var it = 0u; it < LOOP_CHUNK; it += 1u) {
             let idle = sg_ballot(task.cur == EMPTY) & valid;
             let need = ballot_count(idle);
-            if (!exhausted && (l.size - need) * 100u < l.size * REFILL_PERCENT) {
-                let first = u32(ballot_first(idle));
-                var base = 0u;
-                if (l.lane == first) {
-                    base = atomicAdd(&work[0], need);
-                }
-                base = sg_shuffle_u32(base, first);
+            if (!pool_done(pool, n) && (l.size - need) * 100u < l.size * REFILL_PERCENT) {
+                let id = take_rays(&pool, idle, l, n, budget);
                 // Every lane computes the ray it would take; only idle ones take it.
-                let id = base + ballot_count_below(idle, l.lane);
                 let take = task.cur == EMPTY && id < n;
                 task = pick(task, start(min(id, n - 1u), slot), take);
-                fetched += need;
-                exhausted = base + need >= n || fetched >= budget;
             }
-            if (exhausted && !sg_any(task.cur != EMPTY)) {
+            if (pool_done(pool, n) && !sg_any(task.cur != EMPTY)) {
                 done = true;
                 break;
             }
