@@ -269,8 +269,7 @@ pub fn simulate(kernel: Simulated, bvh: &Bvh, rays: &[Ray], any_hit: bool, grid:
                     }
                     let takers = [0, 1, 2, 3].map(|i| valid[i] & !lanes_below(k)[i]);
                     let ids = sg.pool.take(takers, width, n, budget, batch, &mut counter);
-                    for lane in k as usize..w {
-                        let id = ids[lane];
+                    for (lane, &id) in ids.iter().enumerate().skip(k as usize) {
                         if id < n {
                             sg.tasks[lane] =
                                 Task::start(&rays[id as usize], id, sg.tasks[lane].slot);
@@ -281,9 +280,8 @@ pub fn simulate(kernel: Simulated, bvh: &Bvh, rays: &[Ray], any_hit: bool, grid:
                 Simulated::Persistent(pct) if !sg.pool.done(n) && k * 100 < width * pct => {
                     let idle = [0, 1, 2, 3].map(|i| !live[i] & valid[i]);
                     let ids = sg.pool.take(idle, width, n, budget, batch, &mut counter);
-                    for lane in 0..w {
-                        if !sg.alive[lane] && ids[lane] < n {
-                            let id = ids[lane];
+                    for (lane, &id) in ids.iter().enumerate() {
+                        if !sg.alive[lane] && id < n {
                             let slot = sg.tasks[lane].slot;
                             sg.tasks[lane] = Task::start(&rays[id as usize], id, slot);
                             sg.alive[lane] = true;
