@@ -207,7 +207,8 @@ impl Bvh {
         self.tris[k]
     }
 
-    /// Build by binned SAH ([`SAH_BINS`] bins an axis, leaves of at most [`SAH_MAX_LEAF`]).
+    /// Build by binned SAH ([`SAH_BINS`] bins an axis, leaves of at most [`SAH_MAX_LEAF`]);
+    /// the top [`SAH_PARALLEL_LEVELS`] levels split the work between threads.
     pub fn build_cpu(mesh: &Mesh) -> Bvh {
         let n = mesh.len();
         let boxes: Vec<Aabb> = (0..n).map(|i| Aabb::of_triangle(mesh.corners(i))).collect();
@@ -216,47 +217,23 @@ impl Bvh {
             .map(|b| [0, 1, 2].map(|a| 0.5 * (b.lo[a] + b.hi[a])))
             .collect();
         let mut order: Vec<u32> = (0..n as u32).collect();
-        let mut nodes = vec![Node::NONE];
-        let bounds = |range: &[u32]| {
-            range
-                .iter()
-                .fold(Aabb::EMPTY, |b, &i| b.union(boxes[i as usize]))
+        let input = Input {
+            boxes: &boxes,
+            centroid: &centroid,
         };
-        // Work: (node, child slot, range of `order`).
-        let mut work: Vec<(usize, usize, usize, usize)> = Vec::new();
-        let root_split = if n <= SAH_MAX_LEAF {
-            None
+        let nodes = if n == 0 {
+            vec![Node::NONE]
         } else {
-            Some(split(&mut order, &boxes, &centroid, true))
-        };
-        match root_split {
-            None if n > 0 => nodes[0].set(0, leaf_ref(0, n as u32), bounds(&order)),
-            None => {}
-            Some(mid) => {
-                work.push((0, 0, 0, mid));
-                work.push((0, 1, mid, n));
-            }
-        }
-        while let Some((parent, slot, a, b)) = work.pop() {
-            let b_box = bounds(&order[a..b]);
-            let count = b - a;
-            let mid = if count <= SAH_MAX_LEAF {
-                let m = split(&mut order[a..b], &boxes, &centroid, false);
-                (m != 0).then_some(a + m)
+            let (r, b, nodes) = subtree(&mut order, 0, &input, SAH_PARALLEL_LEVELS);
+            if is_leaf(r) {
+                // A few triangles: the root holds one leaf beside an empty child.
+                let mut root = Node::NONE;
+                root.set(0, r, b);
+                vec![root]
             } else {
-                Some(a + split(&mut order[a..b], &boxes, &centroid, true))
-            };
-            match mid {
-                None => nodes[parent].set(slot, leaf_ref(a as u32, count as u32), b_box),
-                Some(m) => {
-                    let id = nodes.len();
-                    nodes.push(Node::NONE);
-                    nodes[parent].set(slot, id as u32, b_box);
-                    work.push((id, 0, a, m));
-                    work.push((id, 1, m, b));
-                }
+                nodes
             }
-        }
+        };
         Bvh {
             nodes,
             tris: order.iter().map(|&i| mesh.corners(i as usize)).collect(),
@@ -407,6 +384,80 @@ pub fn tri_words(t: &[[f32; 3]; 3], prim: u32) -> [u32; 12] {
     ]
 }
 
+/// The SAH build splits its work between threads in this many top levels (2^levels parts).
+pub const SAH_PARALLEL_LEVELS: u32 = 4;
+/// Ranges smaller than this are built on one thread.
+const SAH_PARALLEL_MIN: usize = 20_000;
+
+/// What every part of the SAH build reads: each triangle's box and centroid.
+struct Input<'a> {
+    boxes: &'a [Aabb],
+    centroid: &'a [[f32; 3]],
+}
+
+fn bounds(order: &[u32], boxes: &[Aabb]) -> Aabb {
+    order
+        .iter()
+        .fold(Aabb::EMPTY, |b, &i| b.union(boxes[i as usize]))
+}
+
+/// The subtree over `order` (positions `offset..` of the final triangle order): its reference
+/// (a leaf, or 0 for its own node 0), its box and its nodes (children indices local). The top
+/// `par` levels build their halves on two threads and relocate them under a new node 0.
+fn subtree(order: &mut [u32], offset: u32, input: &Input, par: u32) -> (u32, Aabb, Vec<Node>) {
+    let (boxes, centroid) = (input.boxes, input.centroid);
+    let n = order.len();
+    let bbox = bounds(order, boxes);
+    let mid = split(order, boxes, centroid, n > SAH_MAX_LEAF);
+    if mid == 0 {
+        return (leaf_ref(offset, n as u32), bbox, Vec::new());
+    }
+    if par > 0 && n >= SAH_PARALLEL_MIN {
+        let (l, r) = order.split_at_mut(mid);
+        let (a, b) = std::thread::scope(|s| {
+            let left = s.spawn(|| subtree(l, offset, input, par - 1));
+            let right = subtree(r, offset + mid as u32, input, par - 1);
+            (left.join().expect("the SAH build's thread ran"), right)
+        });
+        let mut nodes = vec![Node::NONE];
+        for (c, (r, bx, sub)) in [a, b].into_iter().enumerate() {
+            let base = nodes.len() as u32;
+            let reloc = |r: u32| {
+                if r == EMPTY || is_leaf(r) {
+                    r
+                } else {
+                    r + base
+                }
+            };
+            nodes[0].set(c, reloc(r), bx);
+            nodes.extend(sub.into_iter().map(|mut nd| {
+                nd.child = nd.child.map(reloc);
+                nd
+            }));
+        }
+        return (0, bbox, nodes);
+    }
+    // One thread: this node at 0, its descendants by a work stack of (node, child, range).
+    let mut nodes = vec![Node::NONE];
+    let mut work = vec![(0usize, 0usize, 0usize, mid), (0, 1, mid, n)];
+    while let Some((parent, slot, a, b)) = work.pop() {
+        let b_box = bounds(&order[a..b], boxes);
+        let count = b - a;
+        let m = split(&mut order[a..b], boxes, centroid, count > SAH_MAX_LEAF);
+        if m == 0 {
+            let r = leaf_ref(offset + a as u32, count as u32);
+            nodes[parent].set(slot, r, b_box);
+        } else {
+            let id = nodes.len();
+            nodes.push(Node::NONE);
+            nodes[parent].set(slot, id as u32, b_box);
+            work.push((id, 0, a, a + m));
+            work.push((id, 1, a + m, b));
+        }
+    }
+    (0, bbox, nodes)
+}
+
 /// Split `order` by binned SAH; returns the split position (0 < m < len), or 0 when a leaf
 /// is cheaper and `force` is false. With `force`, a range whose centroids all coincide is
 /// halved.
@@ -553,6 +604,28 @@ mod tests {
                 let any = traverse(&bvh, r, true, 64).unwrap();
                 assert_eq!(any.is_hit(), want[i].is_hit(), "{spec} ray {i} any hit");
             }
+        }
+    }
+
+    #[test]
+    fn the_threaded_top_levels_build_a_valid_tree() {
+        // Large enough that four levels are split between threads.
+        let mesh = crate::mesh::procedural("proc:soup:90000:6").unwrap();
+        let bvh = Bvh::build_cpu(&mesh);
+        bvh.validate(&mesh).unwrap();
+        let mut r = fastrand::Rng::with_seed(4);
+        let rays: Vec<Ray> = (0..40)
+            .map(|_| Ray {
+                origin: [r.f32(), r.f32(), -0.5],
+                tmin: 0.0,
+                dir: [r.f32() - 0.5, r.f32() - 0.5, 1.0],
+                tmax: f32::INFINITY,
+            })
+            .collect();
+        let want = brute_force(&mesh, &rays);
+        for (i, ray) in rays.iter().enumerate() {
+            let got = traverse(&bvh, ray, false, 64).unwrap();
+            assert!(got.prim == want[i].prim || got.t == want[i].t, "ray {i}");
         }
     }
 
