@@ -193,6 +193,42 @@ fn every_kernel_equals_brute_force_on_the_gpu_lbvh() {
 }
 
 #[test]
+fn the_lbvh_steps_equal_their_cpu_ports() {
+    let Some(ctx) = gpu() else { return };
+    let lbvh = Lbvh::new(ctx).unwrap();
+    for spec in ["proc:soup:3001:2", "proc:plane:20", "proc:grid:6"] {
+        let mesh = Mesh::load(spec).unwrap();
+        let soup = ctx
+            .storage_from("soup", &wavekit_trace::lbvh::soup_words(&mesh))
+            .unwrap();
+        let bound = lbvh.bind(ctx, &soup, mesh.len() as u32).unwrap();
+        ctx.submit(|e| bound.record(e));
+        bound.check(ctx).unwrap();
+        let (keys, perm) = bound.codes(ctx).unwrap();
+        // The sort: ascending, stable (equal codes keep the triangles' order).
+        for j in 1..keys.len() {
+            assert!(
+                keys[j - 1] < keys[j] || (keys[j - 1] == keys[j] && perm[j - 1] < perm[j]),
+                "{spec}: sorted position {j}"
+            );
+        }
+        // The codes: each triangle's equals the CPU port's (the quantisation divides; a
+        // last-bit difference may move a centroid on a cell boundary: at most 0.1 %).
+        let want = wavekit_trace::lbvh::morton_codes(&mesh);
+        let off = (0..keys.len())
+            .filter(|&j| want[perm[j] as usize] != keys[j])
+            .count();
+        assert!(off * 1000 <= keys.len(), "{spec}: {off} codes differ");
+        // The hierarchy over the GPU's sorted codes: exactly the CPU port's.
+        let host = Bvh::read_back(ctx, bound.bvh()).unwrap();
+        let h = wavekit_trace::lbvh::hierarchy(&keys);
+        for (i, c) in h.iter().enumerate() {
+            assert_eq!(host.nodes[i].child, *c, "{spec}: node {i}");
+        }
+    }
+}
+
+#[test]
 fn a_tessellated_plane_never_lets_a_ray_through() {
     let Some(ctx) = gpu() else { return };
     let k = 24u32;
