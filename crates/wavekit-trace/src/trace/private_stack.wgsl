@@ -1,5 +1,5 @@
-// The traversal stack of the baseline and persistent kernels: an array per invocation (its
-// task never moves to another invocation).
+// The traversal stack of the baseline kernel: an array per invocation (its one ray never moves
+// to another invocation). The persistent and compacted kernels use trace/global_stack.wgsl.
 
 var<private> stack: array<u32, STACK>;
 
