@@ -141,6 +141,15 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         &mut failures,
     );
     std::fs::remove_dir_all(&dir).ok();
+    println!("\n== ray tracing (wavekit-trace): a grid of instances, three kernels");
+    let (checks, png) = crate::trace::demo_render(ctx, &std::env::temp_dir())?;
+    for (name, ok) in checks {
+        check(&name, ok, &mut failures);
+    }
+    println!(
+        "wrote the render (shadow rays, compacted kernel) to {}",
+        png.display()
+    );
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });
     }

@@ -11,6 +11,7 @@ mod prims;
 mod probe;
 mod selftest;
 mod stream;
+mod trace;
 
 use clap::{Parser, Subcommand};
 
@@ -133,6 +134,9 @@ enum Command {
     /// Benchmarks, timed on the GPU.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Ray tracing on a BVH: render a mesh (-o OUT.png), trace your rays (--rays-in,
+    /// --hits-out), or benchmark the kernels (wavekit trace bench).
+    Trace(trace::TraceCmd),
 }
 
 #[derive(Subcommand)]
@@ -443,6 +447,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             levels,
         }) => dwt::roundtrip(&*context(cli.adapter)?, &input, wavelet, levels),
         Command::Demo => demo::demo(&*context(cli.adapter)?),
+        Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
         Command::Bench(BenchCommand::Primitives {
             log2,
             protocol,

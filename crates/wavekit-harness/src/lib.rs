@@ -19,6 +19,7 @@
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
 //! | `WAVEKIT_REQUIRE_GPU=1`, `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: a missing adapter fails; the width is checked) |
+//! | `WAVEKIT_MESHES=DIR` | [`meshes_dir`] (tests: where the Stanford bunny and dragon are) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
 //! silently ignored.
@@ -360,6 +361,15 @@ pub fn large_tests() -> bool {
         .ok()
         .flatten()
         .unwrap_or(false)
+}
+
+/// Where the Stanford meshes are (`scripts/fetch-meshes.sh` puts them there): `WAVEKIT_MESHES`,
+/// else the repository's `.meshes`. Tests that need a mesh skip with a note when it is absent.
+pub fn meshes_dir() -> std::path::PathBuf {
+    Env.get("WAVEKIT_MESHES").map_or_else(
+        || concat!(env!("CARGO_MANIFEST_DIR"), "/../../.meshes").into(),
+        Into::into,
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,566 @@
+//! `wavekit trace`: render a mesh (`-o OUT.png`), trace the caller's rays (`--rays-in` /
+//! `--hits-out`), or benchmark (`wavekit trace bench`), on wavekit-trace.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Subcommand, ValueEnum};
+use wavekit::GpuContext;
+use wavekit_trace::rays::{Camera, RayKind};
+use wavekit_trace::{Bvh, GpuBvh, Hit, KernelKind, Mesh, Ray, TraceConfig, Tracer};
+
+use crate::error::CliError;
+
+/// `wavekit trace`.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TraceCmd {
+    #[command(subcommand)]
+    bench: Option<TraceSub>,
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+#[derive(Subcommand)]
+enum TraceSub {
+    /// Build times (CPU SAH, GPU LBVH) and rays/s of every kernel on primary, shadow, diffuse
+    /// and random rays, with subgroup utilisation; writes the rays and hits as .npy for the
+    /// Embree peer (peer/embree/trace.py).
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct RenderArgs {
+    /// A .obj or .ply file, or a procedural scene: proc:soup:N, proc:thin:N, proc:plane:K,
+    /// proc:grid:K (optionally :SEED).
+    mesh: Option<String>,
+    /// Render a shaded image to this PNG.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Rays of the render: eye rays, shadow rays toward a light, or one diffuse bounce.
+    #[arg(long, value_enum, default_value = "primary")]
+    rays: RenderRays,
+    /// Traversal kernel.
+    #[arg(long, value_enum, default_value = "compacted")]
+    kernel: KernelArg,
+    /// BVH builder: binned SAH on the CPU or LBVH on the GPU.
+    #[arg(long, value_enum, default_value = "sah")]
+    builder: BuilderArg,
+    /// Image size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "800x600", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Trace these rays instead: float32 [N, 8] (origin xyz, tmin, direction xyz, tmax).
+    #[arg(long, requires = "hits_out")]
+    rays_in: Option<PathBuf>,
+    /// Where the hits of --rays-in go: a structured array of N records t <f4, prim <u4,
+    /// u <f4, v <f4 (a miss: t = inf, prim = 0xFFFFFFFF); with --any-hit one bool a ray.
+    #[arg(long, requires = "rays_in")]
+    hits_out: Option<PathBuf>,
+    /// Any hit (occlusion) instead of the closest.
+    #[arg(long)]
+    any_hit: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Meshes (files or procedural scenes) [default: .meshes/dragon.ply where present, and
+    /// proc:grid:40 (512,000 triangles)].
+    #[arg(long, value_delimiter = ',')]
+    meshes: Vec<String>,
+    /// Image size of the primary, shadow and diffuse rays.
+    #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Random rays.
+    #[arg(long, default_value_t = 4 << 20)]
+    random: usize,
+    /// Timed runs per case (after at least --warmup-ms of its own load).
+    #[arg(long, default_value_t = 30)]
+    runs: u32,
+    /// Warm-up per case, milliseconds of GPU time.
+    #[arg(long, default_value_t = 200.0)]
+    warmup_ms: f64,
+    /// Kernels.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [KernelArg::Baseline, KernelArg::Persistent, KernelArg::Compacted])]
+    kernels: Vec<KernelArg>,
+    /// Write the rays, hits and meshes as .npy here (for the Embree peer) and results.json.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print JSON lines instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RenderRays {
+    Primary,
+    Shadow,
+    Diffuse,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum KernelArg {
+    Baseline,
+    Persistent,
+    Compacted,
+}
+
+impl KernelArg {
+    fn kind(self) -> KernelKind {
+        match self {
+            KernelArg::Baseline => KernelKind::Baseline,
+            KernelArg::Persistent => KernelKind::Persistent,
+            KernelArg::Compacted => KernelKind::Compacted,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum BuilderArg {
+    Sah,
+    Lbvh,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("'{s}': give WIDTHxHEIGHT, e.g. 800x600 (each 1 to 16384)");
+    let (w, h) = s.split_once('x').ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?);
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+impl From<wavekit_trace::TraceError> for CliError {
+    fn from(e: wavekit_trace::TraceError) -> Self {
+        match e {
+            wavekit_trace::TraceError::Gpu(e) => CliError::Wavekit(e),
+            other => CliError::Usage(other.to_string()),
+        }
+    }
+}
+
+fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::File {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Run `wavekit trace`.
+pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
+    if let Some(TraceSub::Bench(b)) = cmd.bench {
+        return bench(ctx, &b);
+    }
+    let a = cmd.render;
+    let Some(spec) = a.mesh.as_deref() else {
+        return Err(CliError::Usage(
+            "give a mesh: wavekit trace MESH -o OUT.png, or wavekit trace MESH --rays-in \
+             RAYS.npy --hits-out HITS.npy, or wavekit trace bench"
+                .into(),
+        ));
+    };
+    if a.output.is_none() && a.rays_in.is_none() {
+        return Err(CliError::Usage(
+            "say what to do with the mesh: -o OUT.png renders it, --rays-in RAYS.npy \
+             --hits-out HITS.npy traces your rays"
+                .into(),
+        ));
+    }
+    let mesh = load(spec)?;
+    let bvh = build(ctx, &mesh, a.builder)?;
+    if let (Some(rin), Some(hout)) = (&a.rays_in, &a.hits_out) {
+        let rays = read_rays(rin)?;
+        let config = TraceConfig {
+            any_hit: a.any_hit,
+            ..TraceConfig::new(a.kernel.kind())
+        };
+        eprintln!(
+            "tracing {} rays ({}) ...",
+            rays.len(),
+            a.kernel.kind().name()
+        );
+        let tracer = Tracer::new(ctx, config)?;
+        let start = Instant::now();
+        if a.any_hit {
+            let occ = tracer.occluded_slice(ctx, &bvh, &rays)?;
+            write_bools(hout, &occ)?;
+        } else {
+            let hits = tracer.trace_slice(ctx, &bvh, &rays)?;
+            write_hits(hout, &hits)?;
+        }
+        eprintln!(
+            "traced in {:.2} s; wrote {}",
+            start.elapsed().as_secs_f64(),
+            hout.display()
+        );
+    }
+    if let Some(out) = &a.output {
+        let (w, h) = a.size;
+        let img = render(ctx, &mesh, &bvh, a.kernel.kind(), a.rays, (w, h))?;
+        image::save_buffer(out, &img, w, h, image::ColorType::Rgb8)
+            .map_err(|e| file_err(out, e))?;
+        println!("wrote {} ({w} x {h})", out.display());
+    }
+    Ok(())
+}
+
+fn load(spec: &str) -> Result<Mesh, CliError> {
+    eprintln!("loading {spec} ...");
+    let start = Instant::now();
+    let mesh = Mesh::load(spec)?;
+    eprintln!(
+        "  {} triangles, {} vertices ({:.2} s)",
+        mesh.len(),
+        mesh.positions.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(mesh)
+}
+
+fn build(ctx: &GpuContext, mesh: &Mesh, builder: BuilderArg) -> Result<GpuBvh, CliError> {
+    let start = Instant::now();
+    let bvh = if builder == BuilderArg::Sah {
+        eprintln!("building the BVH on the CPU (binned SAH) ...");
+        Bvh::build_cpu(mesh).upload(ctx)?
+    } else {
+        eprintln!("building the BVH on the GPU (LBVH) ...");
+        let lbvh = wavekit_trace::lbvh::Lbvh::new(ctx)?;
+        let g = lbvh.build(ctx, mesh)?;
+        let depth = Bvh::read_back(ctx, &g)?.stats().depth;
+        GpuBvh {
+            depth: Some(depth),
+            ..g
+        }
+    };
+    eprintln!("  done in {:.2} s", start.elapsed().as_secs_f64());
+    Ok(bvh)
+}
+
+/// A shaded RGB image of `mesh`: primary hits lit by a point light; with shadow rays, points
+/// the light cannot see keep only the ambient term; with a diffuse bounce, the ambient term is
+/// the sky where the bounce escapes.
+fn render(
+    ctx: &GpuContext,
+    mesh: &Mesh,
+    bvh: &GpuBvh,
+    kernel: KernelKind,
+    kind: RenderRays,
+    (w, h): (u32, u32),
+) -> Result<Vec<u8>, CliError> {
+    let cam = Camera::framing(mesh, w, h);
+    let primary = cam.primary();
+    eprintln!(
+        "tracing {} primary rays ({}) ...",
+        primary.len(),
+        kernel.name()
+    );
+    let closest = Tracer::new(ctx, TraceConfig::new(kernel))?;
+    let hits = closest.trace_slice(ctx, bvh, &primary)?;
+    let per_pixel = |rays_from: &[u32], flags: &[bool]| {
+        let mut v = vec![false; primary.len()];
+        for (&i, &f) in rays_from.iter().zip(flags) {
+            v[i as usize] = f;
+        }
+        v
+    };
+    let img = match kind {
+        RenderRays::Primary => wavekit_trace::rays::shade(mesh, &cam, &primary, &hits, None, None),
+        RenderRays::Shadow => {
+            let (rays, from) = wavekit_trace::rays::shadow(mesh, &primary, &hits);
+            eprintln!("tracing {} shadow rays ...", rays.len());
+            let any = Tracer::new(
+                ctx,
+                TraceConfig {
+                    any_hit: true,
+                    ..TraceConfig::new(kernel)
+                },
+            )?;
+            let occ = any.occluded_slice(ctx, bvh, &rays)?;
+            let shadowed = per_pixel(&from, &occ);
+            wavekit_trace::rays::shade(mesh, &cam, &primary, &hits, Some(&shadowed), None)
+        }
+        RenderRays::Diffuse => {
+            let (rays, from) = wavekit_trace::rays::diffuse(mesh, &primary, &hits, 7);
+            eprintln!("tracing {} diffuse rays ...", rays.len());
+            let bounce = closest.trace_slice(ctx, bvh, &rays)?;
+            let escaped: Vec<bool> = bounce.iter().map(|h| !h.is_hit()).collect();
+            let escaped = per_pixel(&from, &escaped);
+            wavekit_trace::rays::shade(mesh, &cam, &primary, &hits, None, Some(&escaped))
+        }
+    };
+    Ok(img)
+}
+
+/// Read float32 rays of shape [N, 8].
+fn read_rays(path: &Path) -> Result<Vec<Ray>, CliError> {
+    let file = std::fs::File::open(path).map_err(|e| file_err(path, e))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+        .map_err(|e| file_err(path, format!("not a readable .npy file: {e}")))?;
+    let shape = npy.shape().to_vec();
+    let dtype = match npy.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => format!("{other:?}"),
+    };
+    if shape.len() != 2 || shape[1] != 8 || dtype != "<f4" || npy.order() != npyz::Order::C {
+        return Err(file_err(
+            path,
+            format!(
+                "shape {shape:?} of {dtype}: rays are float32 [N, 8] in C order (origin xyz, \
+                 tmin, direction xyz, tmax); e.g. np.ascontiguousarray(r, dtype='<f4')"
+            ),
+        ));
+    }
+    let v: Vec<f32> = npy
+        .into_vec()
+        .map_err(|e| file_err(path, format!("reading the data: {e}")))?;
+    Ok(bytemuck::cast_slice(&v).to_vec())
+}
+
+/// A .npy v1.0 header for `descr` and `shape`, padded to 64 bytes.
+fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
+    let shape = match shape {
+        [n] => format!("({n},)"),
+        s => format!(
+            "({})",
+            s.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut dict = format!("{{'descr': {descr}, 'fortran_order': False, 'shape': {shape}, }}");
+    let total = 10 + dict.len() + 1;
+    dict.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((dict.len() as u16).to_le_bytes());
+    out.extend(dict.as_bytes());
+    out
+}
+
+fn write_file(path: &Path, header: &[u8], data: &[u8]) -> Result<(), CliError> {
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| file_err(path, e))?);
+    f.write_all(header)
+        .and_then(|_| f.write_all(data))
+        .and_then(|_| f.flush())
+        .map_err(|e| file_err(path, e))
+}
+
+/// Hits as a structured array: t <f4, prim <u4, u <f4, v <f4.
+pub fn write_hits(path: &Path, hits: &[Hit]) -> Result<(), CliError> {
+    let h = npy_header(
+        "[('t', '<f4'), ('prim', '<u4'), ('u', '<f4'), ('v', '<f4')]",
+        &[hits.len()],
+    );
+    write_file(path, &h, bytemuck::cast_slice(hits))
+}
+
+/// One bool a ray ('|b1').
+pub fn write_bools(path: &Path, v: &[bool]) -> Result<(), CliError> {
+    let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
+    write_file(path, &npy_header("'|b1'", &[v.len()]), &bytes)
+}
+
+fn write_f32(path: &Path, v: &[f32], cols: usize) -> Result<(), CliError> {
+    write_file(
+        path,
+        &npy_header("'<f4'", &[v.len() / cols, cols]),
+        bytemuck::cast_slice(v),
+    )
+}
+
+fn write_u32(path: &Path, v: &[u32], cols: usize) -> Result<(), CliError> {
+    write_file(
+        path,
+        &npy_header("'<u4'", &[v.len() / cols, cols]),
+        bytemuck::cast_slice(v),
+    )
+}
+
+fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
+    let mut meshes = a.meshes.clone();
+    if meshes.is_empty() {
+        let dragon = Path::new(".meshes/dragon.ply");
+        if dragon.exists() {
+            meshes.push(dragon.display().to_string());
+        } else {
+            eprintln!(
+                "note: .meshes/dragon.ply is absent (scripts/fetch-meshes.sh .meshes fetches it); \
+                 benchmarking the procedural scene only"
+            );
+        }
+        meshes.push("proc:grid:40".into());
+    }
+    let cfg = wavekit_trace::bench::BenchConfig {
+        width: a.size.0,
+        height: a.size.1,
+        random_rays: a.random,
+        runs: a.runs,
+        warmup_ms: a.warmup_ms,
+        kernels: a.kernels.iter().map(|k| k.kind()).collect(),
+        ..Default::default()
+    };
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).map_err(|e| file_err(dir, e))?;
+    }
+    let mut all = serde_json::Map::new();
+    let mut builds = Vec::new();
+    let mut traces = Vec::new();
+    for spec in &meshes {
+        let mesh = load(spec)?;
+        let name = mesh_name(spec);
+        eprintln!("[{name}] building both BVHs, timing the GPU build ...");
+        let (b, host) = wavekit_trace::bench::builds(ctx, &name, &mesh, &cfg)?;
+        print_line(a.json, "build", &b, || {
+            format!(
+                "{name}: {} triangles; CPU SAH {:.1} ms (SAH cost {:.1}, depth {}); GPU LBVH \
+                 {:.2} ms (SAH cost {:.1}, depth {})",
+                b.triangles, b.cpu_ms, b.cpu.sah, b.cpu.depth, b.gpu_ms, b.gpu.sah, b.gpu.depth
+            )
+        })?;
+        builds.push(b);
+        let bvh = host.upload(ctx)?;
+        if let Some(dir) = &a.out {
+            let v: Vec<f32> = mesh.positions.iter().flatten().copied().collect();
+            let f: Vec<u32> = mesh.triangles.iter().flatten().copied().collect();
+            write_f32(&dir.join(format!("{name}-vertices.npy")), &v, 3)?;
+            write_u32(&dir.join(format!("{name}-faces.npy")), &f, 3)?;
+        }
+        eprintln!("[{name}] making rays ...");
+        let sets = wavekit_trace::bench::ray_sets(ctx, &mesh, &bvh, &cfg)?;
+        for set in &sets {
+            if let Some(dir) = &a.out {
+                let stem = format!("{name}-{}", set.kind.name());
+                let rays: &[f32] = bytemuck::cast_slice(&set.rays);
+                write_f32(&dir.join(format!("{stem}-rays.npy")), rays, 8)?;
+                if set.kind == RayKind::Shadow {
+                    write_bools(&dir.join(format!("{stem}-hits.npy")), &set.occluded)?;
+                } else {
+                    write_hits(&dir.join(format!("{stem}-hits.npy")), &set.hits)?;
+                }
+            }
+            let mut progress = |m: String| eprintln!("  {m}");
+            let rs =
+                wavekit_trace::bench::trace_kernels(ctx, &name, &bvh, set, &cfg, &mut progress)?;
+            for r in &rs {
+                print_line(a.json, "trace", r, || {
+                    let u = r.utilisation.map_or(String::new(), |u| {
+                        format!(
+                            "; utilisation nodes {:.0} %, triangles {:.0} % (width {})",
+                            100.0 * u.nodes(),
+                            100.0 * u.tris(),
+                            u.width
+                        )
+                    });
+                    format!(
+                        "{name} {:>8} {:>10}: {:>9} rays  {:>9.1} us  {:>8.1} Mrays/s{u}{}",
+                        r.rays.name(),
+                        r.kernel.name(),
+                        r.count,
+                        r.median_ns / 1e3,
+                        r.rays_per_s / 1e6,
+                        if r.mismatches > 0 {
+                            format!("  MISMATCHES {}", r.mismatches)
+                        } else {
+                            String::new()
+                        }
+                    )
+                })?;
+            }
+            traces.extend(rs);
+        }
+    }
+    all.insert("adapter".into(), serde_json::to_value(&ctx.summary)?);
+    all.insert("builds".into(), serde_json::to_value(&builds)?);
+    all.insert("traces".into(), serde_json::to_value(&traces)?);
+    if let Some(dir) = &a.out {
+        let p = dir.join("results.json");
+        std::fs::write(&p, serde_json::to_string_pretty(&all)?).map_err(|e| file_err(&p, e))?;
+        eprintln!("wrote {}", p.display());
+    }
+    let bad: usize = traces.iter().map(|t| t.mismatches).sum();
+    if bad > 0 {
+        return Err(CliError::CheckFailed(format!(
+            "{bad} rays hit differently from the baseline kernel"
+        )));
+    }
+    Ok(())
+}
+
+fn print_line<T: serde::Serialize>(
+    json: bool,
+    what: &str,
+    v: &T,
+    text: impl FnOnce() -> String,
+) -> Result<(), CliError> {
+    if json {
+        let mut o = serde_json::to_value(v)?;
+        if let Some(m) = o.as_object_mut() {
+            m.insert("record".into(), what.into());
+        }
+        println!("{}", serde_json::to_string(&o)?);
+    } else {
+        println!("{}", text());
+    }
+    Ok(())
+}
+
+/// A file-name-safe name for a mesh spec (`dragon`, `proc-grid-40`).
+fn mesh_name(spec: &str) -> String {
+    let base = Path::new(spec)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|_| !spec.starts_with("proc:"))
+        .unwrap_or(spec);
+    base.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The demo's render: a grid of instances traced by every kernel at 320 × 240, checked against
+/// the baseline kernel and (for a sample of pixels) the brute-force reference, written to a PNG
+/// in `dir`. Returns the checks made (name, passed) and the PNG's path.
+pub fn demo_render(
+    ctx: &GpuContext,
+    dir: &Path,
+) -> Result<(Vec<(String, bool)>, PathBuf), CliError> {
+    let mesh = Mesh::load("proc:grid:6")?;
+    let bvh = Bvh::build_cpu(&mesh).upload(ctx)?;
+    let (w, h) = (320, 240);
+    let cam = Camera::framing(&mesh, w, h);
+    let primary = cam.primary();
+    let sample: Vec<Ray> = primary.iter().step_by(97).copied().collect();
+    let want = wavekit_trace::reference::brute_force(&mesh, &sample);
+    let mut checks = Vec::new();
+    for kernel in KernelKind::ALL {
+        let t = Tracer::new(ctx, TraceConfig::new(kernel))?;
+        let got = t.trace_slice(ctx, &bvh, &sample)?;
+        let ok = got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| wavekit_trace::bench::same_hit(g, w));
+        checks.push((
+            format!(
+                "trace: {} kernel, {} rays at {} triangles equal the brute-force reference",
+                kernel.name(),
+                sample.len(),
+                mesh.len()
+            ),
+            ok,
+        ));
+    }
+    let img = render(
+        ctx,
+        &mesh,
+        &bvh,
+        KernelKind::Compacted,
+        RenderRays::Shadow,
+        (w, h),
+    )?;
+    let path = dir.join("wavekit-trace-demo.png");
+    image::save_buffer(&path, &img, w, h, image::ColorType::Rgb8)
+        .map_err(|e| file_err(&path, e))?;
+    Ok((checks, path))
+}

@@ -1,0 +1,230 @@
+//! `wavekit trace` end to end: a render is a PNG of the asked size with the mesh in it, rays from
+//! a .npy come back as structured hits (and bools with --any-hit) equal to the library's, the
+//! benchmark writes the peer's files, and wrong input is a usage error naming what to fix.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use wavekit_trace::reference::brute_force;
+use wavekit_trace::{Hit, Mesh, Ray};
+
+fn wavekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wavekit"))
+        .args(args)
+        .output()
+        .expect("the wavekit binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wavekit-trace-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn gpu() -> bool {
+    wavekit_harness::gpu().is_some()
+}
+
+/// A float32 [N, 8] .npy of `rays`.
+fn write_rays(path: &Path, rays: &[Ray]) {
+    let mut dict = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, 8), }}",
+        rays.len()
+    );
+    let total = 10 + dict.len() + 1;
+    dict.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    dict.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((dict.len() as u16).to_le_bytes());
+    bytes.extend(dict.as_bytes());
+    bytes.extend(bytemuck::cast_slice::<Ray, u8>(rays));
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The header and the data of a .npy file.
+fn read_npy(path: &Path) -> (String, Vec<u8>) {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
+    let len = u16::from_le_bytes([b[8], b[9]]) as usize;
+    assert_eq!((10 + len) % 64, 0, "header not padded to 64");
+    (text(&b[10..10 + len]), b[10 + len..].to_vec())
+}
+
+#[test]
+fn rays_in_hits_out_equal_the_reference() {
+    if !gpu() {
+        return;
+    }
+    let d = dir();
+    let mesh = Mesh::load("proc:soup:500:4").unwrap();
+    let mut r = fastrand::Rng::with_seed(2);
+    let rays: Vec<Ray> = (0..301)
+        .map(|i| Ray {
+            origin: [r.f32(), r.f32(), -1.0],
+            tmin: 0.0,
+            dir: [r.f32() - 0.5, r.f32() - 0.5, 1.0],
+            tmax: if i % 4 == 0 { 1.1 } else { f32::INFINITY },
+        })
+        .collect();
+    let rin = d.join("rays.npy");
+    write_rays(&rin, &rays);
+    let want = brute_force(&mesh, &rays);
+    for kernel in ["baseline", "persistent", "compacted"] {
+        let hout = d.join(format!("hits-{kernel}.npy"));
+        let args = [
+            "trace",
+            "proc:soup:500:4",
+            "--rays-in",
+            rin.to_str().unwrap(),
+            "--hits-out",
+            hout.to_str().unwrap(),
+            "--kernel",
+            kernel,
+        ];
+        let out = wavekit(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (header, data) = read_npy(&hout);
+        assert!(
+            header.contains("'descr': [('t', '<f4'), ('prim', '<u4'), ('u', '<f4'), ('v', '<f4')]")
+                && header.contains("'shape': (301,)"),
+            "{header}"
+        );
+        let got: &[Hit] = bytemuck::cast_slice(&data);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                wavekit_trace::bench::same_hit(g, w),
+                "{kernel} ray {i}: {g:?} {w:?}"
+            );
+        }
+        let oout = d.join(format!("occ-{kernel}.npy"));
+        let mut any = args.to_vec();
+        any[5] = oout.to_str().unwrap();
+        any.push("--any-hit");
+        let out = wavekit(&any);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (header, data) = read_npy(&oout);
+        assert!(header.contains("'descr': '|b1'"), "{header}");
+        let flags: Vec<bool> = data.iter().map(|&b| b != 0).collect();
+        let want_any: Vec<bool> = want.iter().map(Hit::is_hit).collect();
+        assert_eq!(flags, want_any, "{kernel} any hit");
+    }
+}
+
+#[test]
+fn renders_are_pngs_of_the_mesh() {
+    if !gpu() {
+        return;
+    }
+    let d = dir();
+    for (rays, builder) in [("primary", "sah"), ("shadow", "lbvh"), ("diffuse", "sah")] {
+        let png = d.join(format!("{rays}.png"));
+        let out = wavekit(&[
+            "trace",
+            "proc:grid:4",
+            "-o",
+            png.to_str().unwrap(),
+            "--rays",
+            rays,
+            "--builder",
+            builder,
+            "--size",
+            "96x64",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("wrote"), "{}", text(&out.stdout));
+        let img = image::open(&png).unwrap().to_rgb8();
+        assert_eq!(img.dimensions(), (96, 64));
+        // The background is blue-grey; the mesh is lit warm (red above blue): both appear.
+        let lit = img.pixels().filter(|p| p[0] > p[2]).count();
+        assert!(lit > 200 && lit < 96 * 64, "{rays}: {lit} lit pixels");
+    }
+}
+
+#[test]
+fn bench_writes_the_peers_files() {
+    if !gpu() {
+        return;
+    }
+    let d = dir().join("bench");
+    let out = wavekit(&[
+        "trace",
+        "bench",
+        "--meshes",
+        "proc:grid:3",
+        "--size",
+        "24x16",
+        "--random",
+        "500",
+        "--runs",
+        "2",
+        "--warmup-ms",
+        "1",
+        "--json",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let traces = lines.iter().filter(|l| l["record"] == "trace").count();
+    assert_eq!(traces, 4 * 3, "four ray kinds, three kernels");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["mismatches"].as_u64().unwrap_or(0) == 0)
+    );
+    for f in [
+        "vertices",
+        "faces",
+        "primary-rays",
+        "shadow-hits",
+        "random-hits",
+    ] {
+        assert!(d.join(format!("proc-grid-3-{f}.npy")).exists(), "{f}");
+    }
+    assert!(d.join("results.json").exists());
+}
+
+#[test]
+fn wrong_input_is_a_usage_error() {
+    let d = dir();
+    let bad = d.join("bad.npy");
+    std::fs::write(&bad, b"not an npy").unwrap();
+    for (args, needle) in [
+        (vec!["trace"], "give a mesh"),
+        (vec!["trace", "proc:plane:2"], "say what to do"),
+        (
+            vec!["trace", "proc:cube:2", "-o", "x.png"],
+            "proc:KIND:SIZE",
+        ),
+        (vec!["trace", "nothing.stl", "-o", "x.png"], ".obj or .ply"),
+        (
+            vec![
+                "trace",
+                "proc:plane:2",
+                "--rays-in",
+                bad.to_str().unwrap(),
+                "--hits-out",
+                "h.npy",
+            ],
+            "bad.npy",
+        ),
+    ] {
+        if args.len() > 2 && !gpu() {
+            continue;
+        }
+        let out = wavekit(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let out = wavekit(&["trace", "proc:plane:2", "-o", "x.png", "--size", "0x5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("WIDTHxHEIGHT"));
+}
