@@ -9,7 +9,7 @@ use std::path::Path;
 use npyz::WriterBuilder;
 
 use wavekit::GpuContext;
-use wavekit_dwt::{Dwt, Wavelet};
+use wavekit_dwt::{Color, Dwt, Wavelet};
 
 use crate::error::CliError;
 use crate::stream::{Dtype, Progress};
@@ -33,6 +33,30 @@ impl From<WaveletArg> for Wavelet {
         }
     }
 }
+
+/// The colour transform names the CLI takes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ColorArg {
+    /// None: the planes as they are.
+    None,
+    /// Reversible (with 5/3).
+    Rct,
+    /// Irreversible (with 9/7).
+    Ict,
+}
+
+impl From<ColorArg> for Color {
+    fn from(c: ColorArg) -> Color {
+        match c {
+            ColorArg::None => Color::None,
+            ColorArg::Rct => Color::Rct,
+            ColorArg::Ict => Color::Ict,
+        }
+    }
+}
+
+/// What transform the command was asked for.
+pub type Transform = (WaveletArg, u32, ColorArg);
 
 fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
     CliError::File {
@@ -190,8 +214,14 @@ fn widen<T: Into<i32>>(v: Vec<T>) -> Samples {
     Samples::Int(v.into_iter().map(Into::into).collect())
 }
 
-fn plan(ctx: &GpuContext, p: &Planes, wavelet: Wavelet, levels: u32) -> Result<Dwt, CliError> {
-    Ok(Dwt::new(ctx, wavelet, p.width, p.height, levels, p.planes)?)
+fn plan(
+    ctx: &GpuContext,
+    p: &Planes,
+    wavelet: Wavelet,
+    levels: u32,
+    color: ColorArg,
+) -> Result<Dwt, CliError> {
+    Ok(Dwt::new(ctx, wavelet, p.width, p.height, levels, p.planes)?.with_color(color.into())?)
 }
 
 fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
@@ -216,14 +246,13 @@ pub fn forward(
     ctx: &GpuContext,
     input: &Path,
     output: &Path,
-    wavelet: WaveletArg,
-    levels: u32,
+    (wavelet, levels, color): Transform,
     t: &mut crate::prims::Timings,
 ) -> Result<(), CliError> {
     let p = read(input)?;
     t.phase("read + decode");
     let wavelet = Wavelet::from(wavelet);
-    let dwt = plan(ctx, &p, wavelet, levels)?;
+    let dwt = plan(ctx, &p, wavelet, levels, color)?;
     let shape = [u64::from(p.planes), u64::from(p.height), u64::from(p.width)];
     let (src, dtype) = match wavelet {
         Wavelet::Reversible53 => (
@@ -266,14 +295,14 @@ pub fn inverse(
     ctx: &GpuContext,
     coeffs: &Path,
     output: &Path,
-    wavelet: WaveletArg,
-    levels: u32,
+    (wavelet, levels, color): Transform,
     bits: u32,
 ) -> Result<(), CliError> {
     let p = read_npy(coeffs)?;
     let wavelet = Wavelet::from(wavelet);
-    let dwt = plan(ctx, &p, wavelet, levels)?;
-    if extension(output) != "npy" && bits == 8 {
+    let dwt = plan(ctx, &p, wavelet, levels, color)?;
+    // (The 8-bit last pass takes no colour transform: the samples come back and are written.)
+    if extension(output) != "npy" && bits == 8 && dwt.color() == Color::None {
         // The GPU's last pass writes the 8-bit samples itself (shift, rounding, clamping).
         // The plan checks that int32 coefficients go with 5/3 and float32 with 9/7.
         let bytes = match &p.samples {
@@ -373,12 +402,11 @@ fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
 pub fn roundtrip(
     ctx: &GpuContext,
     input: &Path,
-    wavelet: WaveletArg,
-    levels: u32,
+    (wavelet, levels, color): Transform,
 ) -> Result<(), CliError> {
     let p = read(input)?;
     let wavelet = Wavelet::from(wavelet);
-    let dwt = plan(ctx, &p, wavelet, levels)?;
+    let dwt = plan(ctx, &p, wavelet, levels, color)?;
     let (worst, bound) = match wavelet {
         Wavelet::Reversible53 => {
             let x = p.samples.integers(input)?;
@@ -421,6 +449,7 @@ pub struct BenchArgs {
     pub planes: Vec<u32>,
     pub levels: u32,
     pub bindings: Vec<String>,
+    pub color: bool,
     pub protocol: crate::bench::ProtocolArgs,
     pub peer: Option<std::path::PathBuf>,
     pub save: Option<std::path::PathBuf>,
@@ -478,6 +507,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         &a.planes,
         a.levels,
         &bindings,
+        a.color,
         &tuning,
         &protocol,
         clock.as_ref(),
@@ -488,7 +518,8 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         peer.as_ref().and_then(|p| {
             p.iter()
                 .filter(|q| {
-                    q.size.eq_ignore_ascii_case(&r.size)
+                    r.color == Color::None
+                        && q.size.eq_ignore_ascii_case(&r.size)
                         && q.planes == r.planes
                         && q.wavelet == r.wavelet
                         && q.direction == r.direction
@@ -547,12 +578,13 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         );
     }
     println!(
-        "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10} {:>7} {:>11} {:>8} {:>7} {:>8} {:>10}",
+        "{:<6} {:>6} {:>4} {:>8} {:>9} {:>5} {:>10} {:>7} {:>11} {:>8} {:>7} {:>8} {:>10}",
         "size",
         "planes",
         "wav",
         "dir",
         "binding",
+        "color",
         "median us",
         "spread",
         "G samples/s",
@@ -564,12 +596,13 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     for row in &rows {
         let r = row.result;
         println!(
-            "{:<6} {:>6} {:>4} {:>8} {:>9} {:>10.1} {:>6.1}% {:>11.2} {:>7.1}% {:>7.2} {:>8} {:>10}",
+            "{:<6} {:>6} {:>4} {:>8} {:>9} {:>5} {:>10.1} {:>6.1}% {:>11.2} {:>7.1}% {:>7.2} {:>8} {:>10}",
             r.size,
             r.planes,
             r.wavelet,
             r.direction,
             r.binding,
+            format!("{:?}", r.color).to_lowercase(),
             r.median_ns / 1e3,
             100.0 * r.spread,
             r.samples_per_s / 1e9,

@@ -155,6 +155,10 @@ enum DwtCommand {
         /// Levels (at most until LL is 1 × 1).
         #[arg(long)]
         levels: u32,
+        /// JPEG 2000's colour transform of an RGB input, fused into the first level: rct
+        /// (reversible, with 5/3) or ict (irreversible, with 9/7).
+        #[arg(long, value_enum, default_value = "none")]
+        color: dwt::ColorArg,
     },
     /// Coefficients in, image (PNG, PGM, PPM) or .npy out.
     Inverse {
@@ -172,6 +176,9 @@ enum DwtCommand {
         /// Bits per sample of an image output (8 or 16).
         #[arg(long, default_value_t = 8)]
         bits: u32,
+        /// The colour transform the coefficients were made with (undone in the last level).
+        #[arg(long, value_enum, default_value = "none")]
+        color: dwt::ColorArg,
     },
     /// Forward then inverse on the GPU; exit 1 unless 5/3 is exact and 9/7 within 1e-4 of
     /// the samples' range.
@@ -184,6 +191,9 @@ enum DwtCommand {
         /// Levels.
         #[arg(long)]
         levels: u32,
+        /// JPEG 2000's colour transform of an RGB input, fused into the first level.
+        #[arg(long, value_enum, default_value = "none")]
+        color: dwt::ColorArg,
     },
 }
 
@@ -205,6 +215,10 @@ enum BenchCommand {
         /// Bindings: separate, "in place", 8-bit.
         #[arg(long, value_delimiter = ',', default_values_t = ["separate".to_string(), "in place".into(), "8-bit".into()])]
         bindings: Vec<String>,
+        /// Also the three-plane cases with JPEG 2000's colour transform fused into the first
+        /// level (RCT with 5/3, ICT with 9/7).
+        #[arg(long)]
+        color: bool,
         #[command(flatten)]
         protocol: bench::ProtocolArgs,
         /// Peers' results (JSON lines: peer, size, planes, wavelet, direction, median_ns), e.g.
@@ -422,10 +436,11 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             output,
             wavelet,
             levels,
+            color,
         }) => {
             let ctx = context(cli.adapter)?;
             t.phase("device");
-            dwt::forward(&ctx, &input, &output, wavelet, levels, &mut t)
+            dwt::forward(&ctx, &input, &output, (wavelet, levels, color), &mut t)
         }
         Command::Dwt(DwtCommand::Inverse {
             input,
@@ -433,19 +448,20 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             wavelet,
             levels,
             bits,
+            color,
         }) => dwt::inverse(
             &*context(cli.adapter)?,
             &input,
             &output,
-            wavelet,
-            levels,
+            (wavelet, levels, color),
             bits,
         ),
         Command::Dwt(DwtCommand::Roundtrip {
             input,
             wavelet,
             levels,
-        }) => dwt::roundtrip(&*context(cli.adapter)?, &input, wavelet, levels),
+            color,
+        }) => dwt::roundtrip(&*context(cli.adapter)?, &input, (wavelet, levels, color)),
         Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
         Command::Bench(BenchCommand::Primitives {
@@ -473,6 +489,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             planes,
             levels,
             bindings,
+            color,
             protocol,
             peer,
             save,
@@ -484,6 +501,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
                 planes,
                 levels,
                 bindings,
+                color,
                 protocol,
                 peer,
                 save,

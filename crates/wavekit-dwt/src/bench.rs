@@ -41,6 +41,8 @@ pub struct DwtBench {
     /// "separate" (image and coefficients in two buffers), "in place" or "8-bit" (an 8-bit
     /// image and separate coefficients).
     pub binding: &'static str,
+    /// The colour transform fused into the first level (three planes).
+    pub color: crate::Color,
     /// The tile shape the kernels work in.
     pub shape: crate::TileShape,
     /// The samples one workgroup transforms (width, height).
@@ -97,6 +99,7 @@ pub fn bound_bytes(width: u32, height: u32, planes: u32, levels: u32, image_byte
 /// binding.
 struct Plan {
     wavelet: Wavelet,
+    color: crate::Color,
     dwt: Dwt,
     pristine: wgpu::Buffer,
     data: wgpu::Buffer,
@@ -115,7 +118,9 @@ struct Setup {
 }
 
 /// Measure forward and inverse of both wavelets at each size and plane count, in each of
-/// `bindings` (of [`BINDINGS`]), under `protocol`.
+/// `bindings` (of [`BINDINGS`]), under `protocol`; with `colors`, the three-plane cases once
+/// more with JPEG 2000's colour transform fused (RCT with 5/3, ICT with 9/7; not with the 8-bit
+/// binding).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     ctx: &GpuContext,
@@ -123,6 +128,7 @@ pub fn run(
     planes: &[u32],
     levels: u32,
     bindings: &[&str],
+    colors: bool,
     tuning: &crate::Tuning,
     protocol: &Protocol,
     clock: &dyn ClockReader,
@@ -155,28 +161,41 @@ pub fn run(
             )?;
             let mut wavelets = Vec::new();
             for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-                let dwt = Dwt::tuned(ctx, (wavelet, width, height, levels, p), tuning)?;
                 let pristine = match wavelet {
                     Wavelet::Reversible53 => ctx.storage_from("dwt input", &ints)?,
                     Wavelet::Irreversible97 => ctx.storage_from("dwt input", &floats)?,
                 };
-                let data = ctx.storage_uninit("dwt data", bytes)?;
-                let mut bound = Vec::new();
-                for &b in BINDINGS.iter().filter(|b| bindings.contains(b)) {
-                    let t = match b {
-                        "separate" => dwt.bind_separate(ctx, &pristine, &data)?,
-                        "in place" => dwt.bind(ctx, &data)?,
-                        _ => dwt.bind_u8(ctx, &image8, &data)?,
-                    };
-                    bound.push((b, t));
+                let fused = match wavelet {
+                    Wavelet::Reversible53 => crate::Color::Rct,
+                    Wavelet::Irreversible97 => crate::Color::Ict,
+                };
+                let mut colors_here = vec![crate::Color::None];
+                if colors && p == 3 {
+                    colors_here.push(fused);
                 }
-                wavelets.push(Plan {
-                    wavelet,
-                    dwt,
-                    pristine,
-                    data,
-                    bound,
-                });
+                for color in colors_here {
+                    let dwt = Dwt::tuned(ctx, (wavelet, width, height, levels, p), tuning)?
+                        .with_color(color)?;
+                    let data = ctx.storage_uninit("dwt data", bytes)?;
+                    let mut bound = Vec::new();
+                    for &b in BINDINGS.iter().filter(|b| bindings.contains(b)) {
+                        let t = match b {
+                            "separate" => dwt.bind_separate(ctx, &pristine, &data)?,
+                            "in place" => dwt.bind(ctx, &data)?,
+                            _ if color != crate::Color::None => continue,
+                            _ => dwt.bind_u8(ctx, &image8, &data)?,
+                        };
+                        bound.push((b, t));
+                    }
+                    wavelets.push(Plan {
+                        wavelet,
+                        color,
+                        dwt,
+                        pristine: pristine.clone(),
+                        data,
+                        bound,
+                    });
+                }
             }
             setups.push(Setup {
                 name,
@@ -195,6 +214,7 @@ pub fn run(
         for plan in &s.wavelets {
             let Plan {
                 wavelet,
+                color,
                 dwt,
                 pristine,
                 data,
@@ -203,9 +223,13 @@ pub fn run(
             for (binding, b) in bound {
                 for forward in [true, false] {
                     let label = format!(
-                        "{} {name} x{p} {} {binding}",
+                        "{} {name} x{p} {} {binding}{}",
                         reference::name(*wavelet),
-                        if forward { "forward" } else { "inverse" }
+                        if forward { "forward" } else { "inverse" },
+                        match color {
+                            crate::Color::None => String::new(),
+                            c => format!(" {c:?}"),
+                        }
                     );
                     let bytes = 4 * dwt.len() as u64;
                     let case = Case::new(label, move |e| {
@@ -238,7 +262,7 @@ pub fn run(
         let n = u64::from(s.width) * u64::from(s.height) * u64::from(s.planes);
         let copy_gbps = 2.0 * 4.0 * n as f64 / copy.timing.median_ns;
         for plan in &s.wavelets {
-            let (wavelet, dwt) = (&plan.wavelet, &plan.dwt);
+            let (wavelet, dwt, color) = (&plan.wavelet, &plan.dwt, plan.color);
             for (binding, _) in &plan.bound {
                 for direction in ["forward", "inverse"] {
                     let r = m.next().expect("a case per transform");
@@ -259,6 +283,7 @@ pub fn run(
                         wavelet: reference::name(*wavelet),
                         direction,
                         binding,
+                        color,
                         shape: dwt.shape(),
                         tile: dwt.tile(),
                         small_levels: dwt.small_levels().map(|(t, most)| (t.rows, most)),

@@ -186,10 +186,42 @@ pub struct Variant {
     pub src: u32,
     /// The result region's buffer.
     pub dst: u32,
+    /// The colour transform fused into the first level: 0 none, 1 RCT, 2 ICT.
+    pub color: u32,
 }
 
 const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
-    Variant { inverse, src, dst }
+    Variant {
+        inverse,
+        src,
+        dst,
+        color: 0,
+    }
+}
+
+/// JPEG 2000's component transforms of a three-plane RGB image (T.800 Annex G), fused into the
+/// first level of the transform: the forward turns R, G, B into Y, Cb, Cr as it loads them, the
+/// inverse turns them back as it stores the image.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Color {
+    /// The planes are transformed as they are.
+    #[default]
+    None,
+    /// The reversible colour transform, with the 5/3 (integers; the round trip is exact).
+    Rct,
+    /// The irreversible colour transform, with the 9/7.
+    Ict,
+}
+
+impl Color {
+    /// The kernels' `COLOR` constant.
+    fn code(self) -> u32 {
+        match self {
+            Color::None => 0,
+            Color::Rct => 1,
+            Color::Ict => 2,
+        }
+    }
 }
 
 /// Every variant a plan may use: the forward from the image (samples or 8-bit) or scratch to
@@ -228,6 +260,7 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("REGS", shape.rows + 2 * a)
         .constant("WAVELET", u32::from(wavelet == Wavelet::Irreversible97))
         .constant("INVERSE", variant.inverse)
+        .constant("COLOR", variant.color)
         .constant("SRC_SEL", variant.src)
         .constant("DST_SEL", variant.dst)
         .generated("dwt/sample", sample)
@@ -240,9 +273,21 @@ mod tests {
     #[test]
     fn every_variant_validates_with_naga() {
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+            let color = match wavelet {
+                Wavelet::Reversible53 => Color::Rct,
+                Wavelet::Irreversible97 => Color::Ict,
+            };
             for variant in VARIANTS {
                 for shape in SHAPES {
                     builder(wavelet, variant, shape).check().unwrap();
+                }
+                // The first level's variants with the colour transform fused.
+                if variant.dst != OUT8 && variant.src != IMAGE8 {
+                    let v = Variant {
+                        color: color.code(),
+                        ..variant
+                    };
+                    builder(wavelet, v, SHAPES[0]).check().unwrap();
                 }
             }
         }
@@ -313,6 +358,8 @@ pub struct Dwt {
     /// Levels whose region (all planes) has at most this many samples use this shape instead:
     /// more, shorter tiles, for levels too small to keep the GPU's memory busy (ADR-032).
     small: Option<(TileShape, u64)>,
+    /// The colour transform fused into the first level.
+    color: Color,
     /// The level kernel's variants and shapes, compiled when first bound (shared by resized
     /// plans).
     kernels: Arc<Mutex<HashMap<(Variant, TileShape), Kernel>>>,
@@ -413,6 +460,7 @@ impl Dwt {
             planes,
             shape,
             small: None,
+            color: Color::None,
             kernels: Arc::default(),
             copy: Arc::new(wavekit::copy::CopyKernel::new(ctx)?),
         })
@@ -429,15 +477,17 @@ impl Dwt {
         planes: u32,
     ) -> Result<Self> {
         Self::validate(ctx, self.wavelet, width, height, levels, planes, self.shape)?;
-        Ok(Self {
+        Self {
             width,
             height,
             levels,
             planes,
+            color: Color::None,
             kernels: self.kernels.clone(),
             copy: self.copy.clone(),
             ..*self
-        })
+        }
+        .with_color(self.color)
     }
 
     fn validate(
@@ -487,6 +537,39 @@ impl Dwt {
     /// The samples one workgroup transforms: width and height.
     pub fn tile(&self) -> (u32, u32) {
         self.shape.tile(self.wavelet)
+    }
+
+    /// The same plan with JPEG 2000's colour transform fused into its first level: three
+    /// planes (R, G, B in, Y, Cb, Cr transformed), RCT with the 5/3 and ICT with the 9/7, at
+    /// least one level, and bound with [`Dwt::bind`] or [`Dwt::bind_separate`] (the 8-bit
+    /// bindings take no colour transform).
+    pub fn with_color(mut self, color: Color) -> Result<Self> {
+        let ok = match color {
+            Color::None => true,
+            Color::Rct => self.wavelet == Wavelet::Reversible53,
+            Color::Ict => self.wavelet == Wavelet::Irreversible97,
+        };
+        if !ok {
+            return Err(DwtError::InvalidArgument(format!(
+                "{color:?} with the {:?} wavelet: JPEG 2000 pairs RCT with the 5/3 and ICT with \
+                 the 9/7",
+                self.wavelet
+            )));
+        }
+        if color != Color::None && (self.planes != 3 || self.levels == 0) {
+            return Err(DwtError::InvalidArgument(format!(
+                "a colour transform takes three planes (R, G, B) and at least one level; this \
+                 plan has {} plane(s) and {} level(s)",
+                self.planes, self.levels
+            )));
+        }
+        self.color = color;
+        Ok(self)
+    }
+
+    /// The colour transform fused into the first level.
+    pub fn color(&self) -> Color {
+        self.color
     }
 
     /// Levels of the transform.
@@ -644,6 +727,13 @@ impl Dwt {
         out8: Option<&wgpu::Buffer>,
         mode: Mode,
     ) -> Result<BoundDwt> {
+        if self.color != Color::None && matches!(mode, Mode::InPlaceU8 | Mode::SeparateU8) {
+            return Err(DwtError::InvalidArgument(
+                "the 8-bit bindings take no colour transform: bind the samples as i32 or f32 \
+                 (Dwt::bind or Dwt::bind_separate)"
+                    .into(),
+            ));
+        }
         let (w, h, p) = (self.width, self.height, self.planes);
         let n = w * h * p;
         let regions: Vec<(u32, u32)> = reference::regions(w as usize, h as usize, self.levels + 1)
@@ -712,15 +802,20 @@ impl Dwt {
                     0,
                     0,
                 ];
+                // The colour transform is fused into the first level; its inverse runs a
+                // workgroup per tile for the three planes.
+                let color = if l == 0 { self.color.code() } else { 0 };
                 let variant = Variant {
                     inverse,
                     src: src.sel,
                     dst: dst.sel,
+                    color,
                 };
+                let planes_in_grid = if color != 0 && inverse { 1 } else { p };
                 Ok(LevelSpec {
                     key: (variant, shape),
                     params: ctx.uniform_from("dwt level params", &words)?,
-                    groups: (tx, ty * p),
+                    groups: (tx, ty * planes_in_grid),
                 })
             };
         let placeholder = [

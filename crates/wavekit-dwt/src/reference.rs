@@ -328,3 +328,92 @@ mod tests {
         }
     }
 }
+
+/// JPEG 2000's reversible colour transform (T.800 G.2) of three planes of `n` samples each,
+/// one after another, in place: R, G, B become Y = ⌊(R + 2G + B) / 4⌋, Cb = B − G, Cr = R − G.
+pub fn rct_forward(x: &mut [i32], n: usize) {
+    for i in 0..n {
+        let (r, g, b) = (x[i], x[n + i], x[2 * n + i]);
+        x[i] = (r + 2 * g + b) >> 2;
+        x[n + i] = b - g;
+        x[2 * n + i] = r - g;
+    }
+}
+
+/// The inverse of [`rct_forward`]: G = Y − ⌊(Cb + Cr) / 4⌋, R = Cr + G, B = Cb + G.
+pub fn rct_inverse(x: &mut [i32], n: usize) {
+    for i in 0..n {
+        let (y, cb, cr) = (x[i], x[n + i], x[2 * n + i]);
+        let g = y - ((cb + cr) >> 2);
+        x[i] = cr + g;
+        x[n + i] = g;
+        x[2 * n + i] = cb + g;
+    }
+}
+
+/// JPEG 2000's irreversible colour transform (T.800 G.3), in place on three planes.
+pub fn ict_forward(x: &mut [f64], n: usize) {
+    for i in 0..n {
+        let (r, g, b) = (x[i], x[n + i], x[2 * n + i]);
+        x[i] = 0.299 * r + 0.587 * g + 0.114 * b;
+        x[n + i] = -0.16875 * r - 0.33126 * g + 0.5 * b;
+        x[2 * n + i] = 0.5 * r - 0.41869 * g - 0.08131 * b;
+    }
+}
+
+/// The inverse of [`ict_forward`] (T.800 G.3's inverse, as JPEG 2000 specifies it: not the
+/// exact inverse matrix, so a round trip is within about 1e-4 of a sample's range).
+pub fn ict_inverse(x: &mut [f64], n: usize) {
+    for i in 0..n {
+        let (y, cb, cr) = (x[i], x[n + i], x[2 * n + i]);
+        x[i] = y + 1.402 * cr;
+        x[n + i] = y - 0.34413 * cb - 0.71414 * cr;
+        x[2 * n + i] = y + 1.772 * cb;
+    }
+}
+
+#[cfg(test)]
+mod color_tests {
+    use super::*;
+
+    #[test]
+    fn rct_round_trips_exactly_and_matches_hand_values() {
+        // R, G, B = 10, 20, 5: Y = floor(55 / 4) = 13, Cb = -15, Cr = -10.
+        let mut x = vec![10, 20, 5];
+        rct_forward(&mut x, 1);
+        assert_eq!(x, [13, -15, -10]);
+        // Negative sums round down (floor, as T.800's), not toward zero.
+        let mut y = vec![-3, -1, 0];
+        rct_forward(&mut y, 1);
+        assert_eq!(y, [(-3 - 2) >> 2, 1, -2]);
+        assert_eq!(y[0], -2);
+        let mut r = fastrand::Rng::with_seed(5);
+        let orig: Vec<i32> = (0..3 * 1000).map(|_| r.i32(-32768..32768)).collect();
+        let mut z = orig.clone();
+        rct_forward(&mut z, 1000);
+        rct_inverse(&mut z, 1000);
+        assert_eq!(z, orig);
+    }
+
+    #[test]
+    fn ict_round_trips_within_its_precision() {
+        let mut r = fastrand::Rng::with_seed(6);
+        let orig: Vec<f64> = (0..3 * 500).map(|_| r.f64() * 255.0 - 128.0).collect();
+        let mut z = orig.clone();
+        ict_forward(&mut z, 500);
+        // Pure grey: no colour difference.
+        let mut g = vec![100.0, 100.0, 100.0];
+        ict_forward(&mut g, 1);
+        assert!(
+            (g[0] - 100.0).abs() < 1e-9 && g[1].abs() < 1e-3 && g[2].abs() < 1e-3,
+            "{g:?}"
+        );
+        ict_inverse(&mut z, 500);
+        let worst = z
+            .iter()
+            .zip(&orig)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 0.05, "{worst}");
+    }
+}

@@ -27,6 +27,13 @@
 // (where the result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline
 // per source and destination, so that the loads and stores of a column carry no branch on
 // them.
+// COLOR (0 none, 1 JPEG 2000's reversible colour transform RCT, 2 the irreversible ICT): the
+// first level's pipelines of a three-plane image fuse the colour transform. Forward: each
+// sample is loaded from all three planes and turned into this workgroup's component (Y, Cb or
+// Cr); the three workgroups of a tile are dispatched one after another (the plane is the
+// fastest-changing part of the workgroup's row) so the two extra loads hit the L2. Inverse: a
+// workgroup per tile rebuilds the three components one after another, storing each to its
+// plane, then every invocation reads its own samples back and turns them into R, G, B.
 // Imported by name: `dwt/sample` (alias S). Its CPU port, tested against the reference at every
 // small size and many tile shapes, is `sim.rs`.
 #import dwt/sample
@@ -120,6 +127,9 @@ fn load_from(sel: u32, i: u32) -> S {
         }
         case 1u: {
             return coeffs[i];
+        }
+        case 3u: {
+            return image_out[i];
         }
         case 5u: {
             return S(i32((image8[i / 4u] >> (8u * (i % 4u))) & 0xffu) - params.shift);
@@ -267,11 +277,91 @@ fn horizontal(s: u32, p: u32) {
     }
 }
 
+// The sample at element `i` of plane 0 of buffer `sel`, as this workgroup's component
+// `plane`: with COLOR, computed from the samples at `i` in planes 0, 1, 2 (R, G, B).
+fn load_sample(sel: u32, i: u32, plane: u32) -> S {
+    if (COLOR == 0u) {
+        return load_from(sel, i + plane * params.src_plane);
+    }
+    let r = load_from(sel, i);
+    let g = load_from(sel, i + params.src_plane);
+    let b = load_from(sel, i + 2u * params.src_plane);
+    if (COLOR == 1u) {
+        // RCT (T.800 G.2): Y = floor((R + 2G + B) / 4), Cb = B − G, Cr = R − G.
+        let ri = i32(r);
+        let gi = i32(g);
+        let bi = i32(b);
+        switch plane {
+            case 0u: {
+                return S((ri + 2i * gi + bi) >> 2u);
+            }
+            case 1u: {
+                return S(bi - gi);
+            }
+            default: {
+                return S(ri - gi);
+            }
+        }
+    }
+    // ICT (T.800 G.3).
+    let rf = f32(r);
+    let gf = f32(g);
+    let bf = f32(b);
+    switch plane {
+        case 0u: {
+            return S(0.299 * rf + 0.587 * gf + 0.114 * bf);
+        }
+        case 1u: {
+            return S(-0.16875 * rf - 0.33126 * gf + 0.5 * bf);
+        }
+        default: {
+            return S(0.5 * rf - 0.41869 * gf - 0.08131 * bf);
+        }
+    }
+}
+
+// R, G, B from Y, Cb, Cr: the inverse of `load_sample`'s transform.
+fn color_inverse(y: S, cb: S, cr: S) -> array<S, 3> {
+    if (COLOR == 1u) {
+        let g = i32(y) - ((i32(cb) + i32(cr)) >> 2u);
+        return array<S, 3>(S(i32(cr) + g), S(g), S(i32(cb) + g));
+    }
+    let yf = f32(y);
+    let cbf = f32(cb);
+    let crf = f32(cr);
+    return array<S, 3>(
+        S(yf + 1.402 * crf),
+        S(yf - 0.34413 * cbf - 0.71414 * crf),
+        S(yf + 1.772 * cbf),
+    );
+}
+
+// Where an invocation sits in its tile, and what it holds.
+struct Geo {
+    tx: u32,
+    ty: u32,
+    s: u32,
+    p: u32,
+    c: u32,
+    xs: i32,
+    x: u32,
+    bx: u32,
+    low_x: bool,
+    y_first: i32,
+    inside: bool,
+    affine: bool,
+}
+
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: vec3<u32>) {
     let tx = wg.x;
-    let ty = wg.y % params.tiles_y;
-    let plane = wg.y / params.tiles_y;
+    var ty = wg.y % params.tiles_y;
+    var plane = wg.y / params.tiles_y;
+    if (COLOR != 0u && !INVERSE) {
+        // A tile's three components one after another: the colour's loads hit the L2.
+        ty = wg.y / 3u;
+        plane = wg.y % 3u;
+    }
     let w = params.width;
     let h = params.height;
     let split_x = (params.split & 1u) != 0u;
@@ -295,16 +385,16 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     let affine = inside && split_y && (y_first & 1i) == 0i;
 
     if (!INVERSE) {
-        let base = params.src_offset + plane * params.src_plane + x;
+        let base = params.src_offset + x;
         // Rows mirrored only where a segment crosses the plane's edge (the modulo is dear).
         if (inside) {
             let first = base + u32(y_first) * params.src_pitch;
 #unroll j REGS
-            v[{j}] = load_from(SRC_SEL, first + {j} * params.src_pitch);
+            v[{j}] = load_sample(SRC_SEL, first + {j} * params.src_pitch, plane);
 #end
         } else {
 #unroll j REGS
-            v[{j}] = load_from(SRC_SEL, base + pse(y_first + i32({j}), h) * params.src_pitch);
+            v[{j}] = load_sample(SRC_SEL, base + pse(y_first + i32({j}), h) * params.src_pitch, plane);
 #end
         }
         // Columns (every held row), then the segment's rows.
@@ -364,79 +454,129 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
             }
         }
     } else {
-        // Each held sample from its band: LL from `src`, the others from `coeffs`.
-        let ll_base = params.src_offset + plane * params.src_plane + bx;
-        let c_base = plane * params.c_plane + bx;
-        if (affine) {
-            let first = u32(y_first);
-            if (low_x) {
-#unroll j REGS
-                if ({j} % 2u == 0u) {
-                    v[{j}] = load_from(SRC_SEL, ll_base + band_row(first, {j}, h) * params.src_pitch);
-                } else {
-                    v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
-                }
-#end
-            } else {
-#unroll j REGS
-                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
-#end
-            }
+        let g = Geo(tx, ty, s, p, c, xs, x, bx, low_x, y_first, inside, affine);
+        if (COLOR == 0u) {
+            inverse_plane(g, plane);
         } else {
-#unroll j REGS
-            {
-                var y = u32(y_first + i32({j}));
-                if (!inside) {
-                    y = pse(y_first + i32({j}), h);
-                }
-                let by = band(y, h, split_y);
-                if (low_x && by < hl) {
-                    v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
-                } else {
-                    v[{j}] = coeffs[c_base + by * params.c_pitch];
-                }
+            // The three components into their planes, then R, G, B from them.
+            for (var comp = 0u; comp < 3u; comp++) {
+                inverse_plane(g, comp);
             }
-#end
-        }
-        if (WAVELET == 0u) {
-            // 5/3: rows (every held row: the columns need their apron), then the columns, in
-            // T.800's order (the rounding makes the order matter).
-            if (split_x) {
-                horizontal(s, p);
-            }
-            if (split_y) {
-                vstep(0u, UPDATE_INV, 0.0);
-                vstep(1u, PREDICT_INV, 0.0);
-            }
-        } else {
-            // 9/7 is linear: the columns first (in registers, every held column), then only the
-            // segment's rows, as in the forward (ADR-019: the same result up to f32 rounding,
-            // with half the horizontal work and workgroup memory traffic).
-            if (split_y) {
-                scale_rows(true, false, true);
-                vstep(0u, LIFT, -DELTA);
-                vstep(1u, LIFT, -GAMMA);
-                vstep(0u, LIFT, -BETA);
-                vstep(1u, LIFT, -ALPHA);
-            }
-            if (split_x) {
-                scale_rows(false, (p & 1u) == 0u, true);
-                horizontal(s, p);
-            }
-        }
-        if (DST_SEL == 4u) {
-            store_bytes(tx, ty, plane, s, p, c);
-        } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
-            let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
+            if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+                let out_base = params.dst_offset + u32(xs);
 #unroll r ROWS
-            {
-                let y = u32(y_first + i32(APRON + {r}));
-                if (y < h) {
-                    store_to(DST_SEL, out_base + y * params.dst_pitch, v[APRON + {r}]);
+                {
+                    let y = u32(y_first + i32(APRON + {r}));
+                    if (y < h) {
+                        // Each invocation reads back only what it stored itself.
+                        let i = out_base + y * params.dst_pitch;
+                        let rgb = color_inverse(
+                            load_from(DST_SEL, i),
+                            load_from(DST_SEL, i + params.dst_plane),
+                            load_from(DST_SEL, i + 2u * params.dst_plane),
+                        );
+                        store_to(DST_SEL, i, rgb[0]);
+                        store_to(DST_SEL, i + params.dst_plane, rgb[1]);
+                        store_to(DST_SEL, i + 2u * params.dst_plane, rgb[2]);
+                    }
                 }
+#end
+            }
+        }
+    }
+}
+
+// The inverse of plane `plane` at this invocation's place: each held sample from its band,
+// lifted, stored to `dst` (or as 8-bit samples). Called by every invocation (barriers inside).
+fn inverse_plane(g: Geo, plane: u32) {
+    let tx = g.tx;
+    let ty = g.ty;
+    let s = g.s;
+    let p = g.p;
+    let c = g.c;
+    let xs = g.xs;
+    let bx = g.bx;
+    let low_x = g.low_x;
+    let y_first = g.y_first;
+    let inside = g.inside;
+    let affine = g.affine;
+    let w = params.width;
+    let h = params.height;
+    let split_x = (params.split & 1u) != 0u;
+    let split_y = (params.split & 2u) != 0u;
+    let hl = low_len(h, split_y);
+    // Each held sample from its band: LL from `src`, the others from `coeffs`.
+    let ll_base = params.src_offset + plane * params.src_plane + bx;
+    let c_base = plane * params.c_plane + bx;
+    if (affine) {
+        let first = u32(y_first);
+        if (low_x) {
+#unroll j REGS
+            if ({j} % 2u == 0u) {
+                v[{j}] = load_from(SRC_SEL, ll_base + band_row(first, {j}, h) * params.src_pitch);
+            } else {
+                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
             }
 #end
+        } else {
+#unroll j REGS
+            v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
+#end
         }
+    } else {
+#unroll j REGS
+        {
+            var y = u32(y_first + i32({j}));
+            if (!inside) {
+                y = pse(y_first + i32({j}), h);
+            }
+            let by = band(y, h, split_y);
+            if (low_x && by < hl) {
+                v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
+            } else {
+                v[{j}] = coeffs[c_base + by * params.c_pitch];
+            }
+        }
+#end
+    }
+    if (WAVELET == 0u) {
+        // 5/3: rows (every held row: the columns need their apron), then the columns, in
+        // T.800's order (the rounding makes the order matter).
+        if (split_x) {
+            horizontal(s, p);
+        }
+        if (split_y) {
+            vstep(0u, UPDATE_INV, 0.0);
+            vstep(1u, PREDICT_INV, 0.0);
+        }
+    } else {
+        // 9/7 is linear: the columns first (in registers, every held column), then only the
+        // segment's rows, as in the forward (ADR-019: the same result up to f32 rounding,
+        // with half the horizontal work and workgroup memory traffic).
+        if (split_y) {
+            scale_rows(true, false, true);
+            vstep(0u, LIFT, -DELTA);
+            vstep(1u, LIFT, -GAMMA);
+            vstep(0u, LIFT, -BETA);
+            vstep(1u, LIFT, -ALPHA);
+        }
+        if (split_x) {
+            scale_rows(false, (p & 1u) == 0u, true);
+            horizontal(s, p);
+        }
+    }
+    if (DST_SEL == 4u) {
+        store_bytes(tx, ty, plane, s, p, c);
+    } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
+        let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
+#unroll r ROWS
+        {
+            let y = u32(y_first + i32(APRON + {r}));
+            if (y < h) {
+                store_to(DST_SEL, out_base + y * params.dst_pitch, v[APRON + {r}]);
+            }
+        }
+#end
     }
 }
 
