@@ -345,20 +345,24 @@ struct Ring {
 }
 
 impl Ring {
-    fn new(ctx: &GpuContext, usage: wgpu::BufferUsages, mapped: bool) -> Self {
-        let buffers = (0..RING)
+    /// Staging for `total` bytes: as many buffers as chunks, up to [`RING`], none larger than
+    /// the data (small files take little memory).
+    fn new(ctx: &GpuContext, usage: wgpu::BufferUsages, mapped: bool, total: u64) -> Self {
+        let size = chunk().min(total.next_multiple_of(4)).max(4);
+        let count = total.div_ceil(size).clamp(1, RING as u64) as usize;
+        let buffers = (0..count)
             .map(|i| {
                 ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&format!("wavekit.staging.{i}")),
-                    size: chunk(),
+                    size,
                     usage,
                     mapped_at_creation: mapped,
                 })
             })
             .collect();
         Self {
+            pending: (0..count).map(|_| None).collect(),
             buffers,
-            pending: (0..RING).map(|_| None).collect(),
         }
     }
 
@@ -407,6 +411,7 @@ pub fn upload(
         ctx,
         wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
         true,
+        device_bytes,
     );
     // Elements a chunk holds once on the device (a multiple of 4 so offsets stay aligned).
     let per_chunk = chunk() / per_out / 4 * 4;
@@ -417,7 +422,7 @@ pub fn upload(
     let mut i = 0usize;
     while done < n {
         let count = (n - done).min(per_chunk);
-        let slot = i % RING;
+        let slot = i % ring.buffers.len();
         ring.ready(ctx, slot)?;
         let out_bytes = (count * per_out).next_multiple_of(4);
         {
@@ -502,8 +507,10 @@ pub fn download(
         ctx,
         wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         false,
+        total,
     );
-    let chunk = chunk();
+    let slots = ring.buffers.len();
+    let chunk = chunk().min(total.next_multiple_of(4)).max(4);
     let chunks = total.div_ceil(chunk).max(1);
     let span = |c: u64| {
         let start = c * chunk;
@@ -511,7 +518,7 @@ pub fn download(
     };
     let request = |ring: &mut Ring, c: u64| {
         let (start, len) = span(c);
-        let slot = (c as usize) % RING;
+        let slot = (c as usize) % ring.buffers.len();
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(
             buffer,
@@ -524,11 +531,11 @@ pub fn download(
         ring.map(slot, wgpu::MapMode::Read);
     };
     if total > 0 {
-        for c in 0..chunks.min(RING as u64) {
+        for c in 0..chunks.min(slots as u64) {
             request(&mut ring, c);
         }
         for c in 0..chunks {
-            let slot = (c as usize) % RING;
+            let slot = (c as usize) % slots;
             ring.ready(ctx, slot)?;
             let (start, len) = span(c);
             {
@@ -538,8 +545,8 @@ pub fn download(
                 file.write_all(&view[..len as usize]).map_err(write_err)?;
             }
             ring.buffers[slot].unmap();
-            if c + (RING as u64) < chunks {
-                request(&mut ring, c + RING as u64);
+            if c + (slots as u64) < chunks {
+                request(&mut ring, c + slots as u64);
             }
             progress.update(start + len);
         }
