@@ -1,0 +1,109 @@
+// Stage 1: every item's pixel box (what its shape, border or shadow may touch, within its clip
+// chain's outer box and the viewport), its opaque box (where it certainly covers with alpha 1:
+// only opaque rounded rectangles, within the clip chain's inner box), the bins its pixel box
+// touches, and per chunk of WG_SIZE items the union of their bins. CPU port:
+// encode::item_bounds, encode::bin_rect.
+#import ui/records
+
+@group(0) @binding(2) var<storage, read_write> boxes: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> bin_rects: array<u32>;
+@group(0) @binding(4) var<storage, read_write> chunk_bins: array<u32>;
+
+var<workgroup> sh_union: array<atomic<u32>, 4>;
+
+fn floor_i(v: f32) -> i32 {
+    return i32(clamp(floor(v), -1.0e6, 1.0e6));
+}
+
+fn ceil_i(v: f32) -> i32 {
+    return i32(clamp(ceil(v), -1.0e6, 1.0e6));
+}
+
+fn outer_box(b: vec4<f32>) -> vec4<i32> {
+    return vec4<i32>(floor_i(b.x) - 1, floor_i(b.y) - 1, ceil_i(b.z) + 1, ceil_i(b.w) + 1);
+}
+
+fn inner_box(b: vec4<f32>, inset: f32, r: f32) -> vec4<i32> {
+    let m = inset + r + 1.0;
+    return vec4<i32>(ceil_i(b.x + m), ceil_i(b.y + m), floor_i(b.z - m), floor_i(b.w - m));
+}
+
+fn bin_rect(b: vec4<i32>) -> u32 {
+    if (box_empty(b)) {
+        return NO_BINS;
+    }
+    let lo = vec2<u32>(b.xy) / BIN;
+    let hi = vec2<u32>(b.zw - vec2<i32>(1)) / BIN;
+    return lo.x | (lo.y << 8u) | (hi.x << 16u) | (hi.y << 24u);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let chunk = wg.x + wg.y * groups.x;
+    if (local < 2u) {
+        atomicStore(&sh_union[local], 0xffffffffu);
+    } else if (local < 4u) {
+        atomicStore(&sh_union[local], 0u);
+    }
+    workgroupBarrier();
+    let i = chunk * WG_SIZE + local;
+    if (i < params.n_items) {
+        let head = item_word(i, W_KIND);
+        let k = head & 0xffu;
+        let b = item_box(i);
+        var outer: vec4<i32>;
+        if (k == K_GLYPH) {
+            outer = vec4<i32>(b);
+        } else if (k == K_SHADOW) {
+            let e = item_f32(i, W_P1);
+            outer = outer_box(vec4<f32>(b.x - e, b.y - e, b.z + e, b.w + e));
+        } else {
+            outer = outer_box(b);
+        }
+        var opaque = vec4<i32>(0);
+        if (k == K_RECT && (head & F_OPAQUE) != 0u && (head & F_RING) == 0u) {
+            let r = item_colour(i, W_RADII);
+            var inset = 0.0;
+            if ((head & F_INNER) != 0u) {
+                inset = item_f32(i, W_P0);
+            }
+            opaque = inner_box(b, inset, max(max(r.x, r.y), max(r.z, r.w)));
+        }
+        outer = box_and(outer, vec4<i32>(0, 0, i32(params.width), i32(params.height)));
+        let clip = item_word(i, W_CLIP);
+        if (clip != 0u) {
+            let c = clip - 1u;
+            outer = box_and(outer, unpack_box(clip_word(c, C_OUTER), clip_word(c, C_OUTER + 1u)));
+            opaque = box_and(opaque, unpack_box(clip_word(c, C_INNER), clip_word(c, C_INNER + 1u)));
+        }
+        if (box_empty(outer)) {
+            outer = vec4<i32>(0);
+        }
+        if (box_empty(opaque)) {
+            opaque = vec4<i32>(0);
+        }
+        boxes[i] = vec4<u32>(pack_box(outer), pack_box(opaque));
+        let r = bin_rect(outer);
+        bin_rects[i] = r;
+        if (r != NO_BINS) {
+            atomicMin(&sh_union[0], r & 0xffu);
+            atomicMin(&sh_union[1], (r >> 8u) & 0xffu);
+            atomicMax(&sh_union[2], (r >> 16u) & 0xffu);
+            atomicMax(&sh_union[3], r >> 24u);
+        }
+    }
+    workgroupBarrier();
+    if (local == 0u && chunk < params.chunks) {
+        let x0 = atomicLoad(&sh_union[0]);
+        var u = NO_BINS;
+        if (x0 != 0xffffffffu) {
+            u = x0 | (atomicLoad(&sh_union[1]) << 8u) | (atomicLoad(&sh_union[2]) << 16u)
+                | (atomicLoad(&sh_union[3]) << 24u);
+        }
+        chunk_bins[chunk] = u;
+    }
+}
