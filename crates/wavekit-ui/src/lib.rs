@@ -44,8 +44,10 @@
 //! ```
 
 pub mod atlas;
+pub mod demo;
 pub mod encode;
 pub mod error;
+pub mod json;
 pub mod reference;
 pub mod render;
 pub mod scene;
