@@ -9,6 +9,7 @@ mod plot;
 mod prims;
 mod probe;
 mod selftest;
+mod ui;
 
 use clap::{Parser, Subcommand};
 
@@ -127,6 +128,9 @@ enum Command {
     /// Benchmarks, timed on the GPU.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// The compute-shader UI compositor: render a JSON scene, the demo panel, the benchmark.
+    #[command(subcommand)]
+    Ui(ui::UiCommand),
 }
 
 #[derive(Subcommand)]
@@ -383,6 +387,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             levels,
         }) => dwt::roundtrip(&context(cli.adapter)?, &input, wavelet, levels),
         Command::Demo => demo::demo(&context(cli.adapter)?),
+        Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),
         Command::Bench(BenchCommand::Primitives {
             log2,
             runs,

@@ -44,6 +44,7 @@
 //! ```
 
 pub mod atlas;
+pub mod bench;
 pub mod demo;
 pub mod encode;
 pub mod error;
