@@ -249,11 +249,10 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::MouseInput { state, .. } => s.pressed = state == ElementState::Pressed,
-            WindowEvent::CursorMoved { position, .. } => {
-                // The knob follows the mouse along the slider's track (40 to 276 px).
-                if s.pressed || position.y < 140.0 {
-                    s.knob = ((position.x as f32 - 40.0) / 236.0).clamp(0.0, 1.0);
-                }
+            // The knob follows the mouse along the slider's track (40 to 276 px): over the
+            // slider's rows, or anywhere while a button is held.
+            WindowEvent::CursorMoved { position, .. } if s.pressed || position.y < 140.0 => {
+                s.knob = ((position.x as f32 - 40.0) / 236.0).clamp(0.0, 1.0);
             }
             WindowEvent::MouseWheel { delta, .. } => {
                 let d = match delta {

@@ -110,7 +110,7 @@ fn image_name(i: usize) -> String {
 pub fn bench_image(i: usize) -> image::RgbaImage {
     let k = i as u32 + 1;
     image::RgbaImage::from_fn(64, 64, |x, y| {
-        let a = if i % 3 == 0 && (x / 8 + y / 8) % 2 == 0 {
+        let a = if i.is_multiple_of(3) && (x / 8 + y / 8).is_multiple_of(2) {
             160
         } else {
             255
