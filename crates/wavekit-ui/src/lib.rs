@@ -55,6 +55,7 @@ pub mod reference;
 pub mod render;
 pub mod scene;
 pub mod shade;
+pub mod sim;
 pub mod text;
 
 pub use atlas::ImageId;
