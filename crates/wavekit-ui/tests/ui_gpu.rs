@@ -220,6 +220,7 @@ fn random_stacks_of_every_kind_match_the_reference_at_every_size() {
         (100, 70, 200),
         (300, 90, 300),
         (263, 271, 400),
+        (900, 600, 2500),
     ]
     .into_iter()
     .enumerate()
