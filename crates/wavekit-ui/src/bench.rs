@@ -51,7 +51,8 @@ pub struct BenchResult {
     pub scene: String,
     /// Items encoded (a glyph is an item).
     pub items: usize,
-    /// `ordered`, `serial`, `atomic` (GPU time), or `frame` (draw list to finished frame,
+    /// `ordered`, `serial`, `atomic` (GPU time of the frame with that compaction), `binning`
+    /// (GPU time of the binning stages alone, ordered), or `frame` (draw list to finished frame,
     /// wall clock).
     pub variant: String,
     /// Median, ns.
@@ -564,6 +565,19 @@ fn run_dir(
                 &method,
                 t.samples_ns,
             ));
+            if *c == Compaction::Ordered && (scene_kind == "mix" || scene_kind == "stack") {
+                // The binning stages alone: how the time divides.
+                let t = timer.measure(ctx, 2, args.runs.max(1), |enc| {
+                    let _ = ui.record_stages(&frame, enc, true, false);
+                })?;
+                results.push(result(
+                    scene_kind,
+                    scene.len(),
+                    "binning",
+                    &method,
+                    t.samples_ns,
+                ));
+            }
         }
         if Some(*n) == biggest_mix && scene_kind == "mix" {
             // Draw list to finished frame: upload, record, submit, wait.

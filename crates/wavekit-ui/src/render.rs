@@ -518,6 +518,18 @@ impl UiRenderer {
 
     /// Record the frame into `enc`: bounding boxes, binning, and the fine pass into the target.
     pub fn record(&self, frame: &Frame, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        self.record_stages(frame, enc, true, true)
+    }
+
+    /// Record the binning stages (bounding boxes to bin lists), the fine pass, or both: the
+    /// benchmark times the binning on its own with this.
+    pub fn record_stages(
+        &self,
+        frame: &Frame,
+        enc: &mut wgpu::CommandEncoder,
+        binning: bool,
+        fine_pass: bool,
+    ) -> Result<()> {
         let (Some(b), Some((target, fine))) = (&frame.binds, &frame.output) else {
             return Err(UiError::Invalid(
                 "record before upload and a target: call upload, then target_buffer or \
@@ -527,7 +539,7 @@ impl UiRenderer {
         };
         let p = &frame.p;
         let bins = p.bins_x * p.bins_y;
-        if p.n_items > 0 {
+        if binning && p.n_items > 0 {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wavekit.ui.bin"),
                 timestamp_writes: None,
@@ -544,6 +556,9 @@ impl UiRenderer {
                 timestamp_writes: None,
             });
             self.emit.dispatch_grid(&mut pass, &b.emit, p.chunks, bins);
+        }
+        if !fine_pass {
+            return Ok(());
         }
         let fine_k = match target.kind() {
             TargetKind::Texture => &self.fine_texture,
