@@ -67,6 +67,8 @@ pub struct ImageAtlas {
     pub(crate) texels: Vec<u32>,
     /// (x, y, w, h) of each image.
     pub(crate) regions: Vec<[u32; 4]>,
+    /// Whether every texel of each image has alpha 255.
+    pub(crate) opaque: Vec<bool>,
 }
 
 /// Width of the image atlas in texels (and the widest image it takes).
@@ -80,6 +82,7 @@ impl Default for ImageAtlas {
             shelves: Shelves::new(IMAGE_ATLAS_WIDTH),
             texels: Vec::new(),
             regions: Vec::new(),
+            opaque: Vec::new(),
         }
     }
 }
@@ -106,6 +109,7 @@ impl ImageAtlas {
             self.texels[((y + iy) * IMAGE_ATLAS_WIDTH + x + ix) as usize] = u32::from_le_bytes(p.0);
         }
         self.regions.push([x, y, w, h]);
+        self.opaque.push(image.pixels().all(|p| p.0[3] == 255));
         Ok(ImageId {
             index: self.regions.len() as u32 - 1,
         })
@@ -119,6 +123,11 @@ impl ImageAtlas {
     /// Rows in use.
     pub fn height(&self) -> u32 {
         self.shelves.height()
+    }
+
+    /// Whether every texel of an image has alpha 255.
+    pub fn is_opaque(&self, id: ImageId) -> bool {
+        self.opaque.get(id.index as usize).copied().unwrap_or(false)
     }
 }
 

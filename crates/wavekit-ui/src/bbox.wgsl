@@ -1,6 +1,6 @@
 // Stage 1: every item's pixel box (what its shape, border or shadow may touch, within its clip
 // chain's outer box and the viewport), its opaque box (where it certainly covers with alpha 1:
-// only opaque rounded rectangles, within the clip chain's inner box), the bins its pixel box
+// opaque rounded rectangles and images, within the clip chain's inner box), the bins its pixel box
 // touches, and per chunk of WG_SIZE items the union of their bins. CPU port:
 // encode::item_bounds, encode::bin_rect.
 #import ui/records
@@ -72,6 +72,8 @@ fn main(
                 inset = item_f32(i, W_P0);
             }
             opaque = inner_box(b, inset, max(max(r.x, r.y), max(r.z, r.w)));
+        } else if (k == K_IMAGE && (head & F_OPAQUE) != 0u) {
+            opaque = inner_box(b, 0.0, 0.0);
         }
         outer = box_and(outer, vec4<i32>(0, 0, i32(params.width), i32(params.height)));
         let clip = item_word(i, W_CLIP);

@@ -54,7 +54,8 @@ pub mod flag {
     pub const RING: u32 = 1 << 10;
     /// Bilinear sampling (images).
     pub const BILINEAR: u32 = 1 << 11;
-    /// The fill is opaque everywhere (alpha exactly 1): the item may hide what is beneath.
+    /// The fill is opaque everywhere (alpha exactly 1; an image: every texel and its tint):
+    /// the item may hide what is beneath.
     pub const OPAQUE: u32 = 1 << 12;
 }
 
@@ -288,6 +289,8 @@ pub fn item_bounds(rec: &[u32], clips: &[u32], width: u32, height: u32) -> (Pixe
             0.0
         };
         opaque = inner_box(b, inset, r[0].max(r[1]).max(r[2].max(r[3])));
+    } else if k == kind::IMAGE && flags & flag::OPAQUE != 0 {
+        opaque = inner_box(b, 0.0, 0.0);
     }
     let view = PixelBox {
         x0: 0,

@@ -582,7 +582,13 @@ impl Scene {
         }
         rec[word::RADII] = (ax + sx) | (ay + sy) << 16;
         rec[word::RADII + 1] = sw | sh << 16;
-        rec[word::BORDER..word::BORDER + 2].copy_from_slice(&pack_f16x4(premul(im.tint, op)));
+        let tint = premul(im.tint, op);
+        rec[word::BORDER..word::BORDER + 2].copy_from_slice(&pack_f16x4(tint));
+        // Opaque texels under an opaque tint: alpha exactly 1 (255 · (1/255) rounds to 1.0,
+        // and so does any bilinear mix of ones).
+        if tint[3] == 1.0 && self.images.is_opaque(im.image) {
+            rec[word::KIND] |= flag::OPAQUE;
+        }
         let sx = if w > 0.0 { sw as f32 / w } else { 0.0 };
         let sy = if h > 0.0 { sh as f32 / h } else { 0.0 };
         rec[word::P0] = sx.to_bits();

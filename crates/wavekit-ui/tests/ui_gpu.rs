@@ -442,6 +442,27 @@ fn culling_draws_nothing_beneath_an_opaque_cover_and_changes_no_pixel() {
         .unwrap();
     s.ellipse(&Ellipse::circle(8.0, 8.0, 4.0, [255, 255, 255, 100]))
         .unwrap();
+    // An opaque image over tile (0, 2) and one with translucent texels over tile (1, 2).
+    let solid = s
+        .add_image(&image::RgbaImage::from_fn(4, 4, |x, y| {
+            image::Rgba([x as u8 * 60, y as u8 * 60, 9, 255])
+        }))
+        .unwrap();
+    let holes = s.add_image(&test_image(4, 4, 1)).unwrap();
+    for (x, id) in [(-2.0, solid), (14.0, holes)] {
+        s.image(&Image {
+            x,
+            y: 30.0,
+            w: 22.0,
+            h: 20.0,
+            image: id,
+            src: None,
+            filter: Filter::Bilinear,
+            tint: [255; 4],
+            opacity: 1.0,
+        })
+        .unwrap();
+    }
     let on = renderer(
         ctx,
         RenderConfig {
@@ -466,11 +487,11 @@ fn culling_draws_nothing_beneath_an_opaque_cover_and_changes_no_pixel() {
     let st_on = on.tile_stats(ctx, &f_on).unwrap();
     let st_off = off.tile_stats(ctx, &f_off).unwrap();
     let t = |st: &FrameStats, x: u32, y: u32| st.per_tile[(y * st.tiles_x + x) as usize];
-    // Tile (1, 1): the cover and the one later item whose box reaches it (the translucent
-    // rectangle, from column 29); none of the 500 beneath.
+    // Tile (1, 1): the cover and the three later items whose boxes reach it (the translucent
+    // rectangle from column 29, the two images from row 29); none of the 500 beneath.
     assert_eq!(
         t(&st_on, 1, 1),
-        2,
+        4,
         "tile (1, 1): the cover and what is above it"
     );
     assert!(
@@ -496,6 +517,15 @@ fn culling_draws_nothing_beneath_an_opaque_cover_and_changes_no_pixel() {
     );
     // The translucent rectangle holds all of tile (3, 2): it would hide what is beneath.
     assert!(t(&st_on, 3, 2) > 2);
+    assert!(
+        t(&st_on, 0, 2) <= 2 && t(&st_off, 0, 2) > 5,
+        "the opaque image hides tile (0, 2)"
+    );
+    assert_eq!(
+        t(&st_on, 1, 2),
+        t(&st_off, 1, 2),
+        "an image with translucent texels hides nothing"
+    );
 }
 
 /// The measurement variants: the serial scan gives the same image; the atomic counter gives
