@@ -50,6 +50,7 @@ pub mod bench;
 pub mod demo;
 pub mod encode;
 pub mod error;
+pub mod items;
 pub mod json;
 pub mod reference;
 pub mod render;
