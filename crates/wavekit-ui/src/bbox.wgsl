@@ -1,15 +1,11 @@
 // Stage 1: every item's pixel box (what its shape, border or shadow may touch, within its clip
 // chain's outer box and the viewport), its opaque box (where it certainly covers with alpha 1:
-// opaque rounded rectangles and images, within the clip chain's inner box), the bins its pixel box
-// touches, and per chunk of WG_SIZE items the union of their bins. CPU port:
-// encode::item_bounds, encode::bin_rect.
+// opaque rounded rectangles and images, within the clip chain's inner box), and the bins its
+// pixel box touches. CPU port: encode::item_bounds, encode::bin_rect.
 #import ui/records
 
 @group(0) @binding(2) var<storage, read_write> boxes: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> bin_rects: array<u32>;
-@group(0) @binding(4) var<storage, read_write> chunk_bins: array<u32>;
-
-var<workgroup> sh_union: array<atomic<u32>, 4>;
 
 fn floor_i(v: f32) -> i32 {
     return i32(clamp(floor(v), -1.0e6, 1.0e6));
@@ -43,14 +39,7 @@ fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let chunk = wg.x + wg.y * groups.x;
-    if (local < 2u) {
-        atomicStore(&sh_union[local], 0xffffffffu);
-    } else if (local < 4u) {
-        atomicStore(&sh_union[local], 0u);
-    }
-    workgroupBarrier();
-    let i = chunk * WG_SIZE + local;
+    let i = (wg.x + wg.y * groups.x) * WG_SIZE + local;
     if (i < params.n_items) {
         let head = item_word(i, W_KIND);
         let k = head & 0xffu;
@@ -89,23 +78,6 @@ fn main(
             opaque = vec4<i32>(0);
         }
         boxes[i] = vec4<u32>(pack_box(outer), pack_box(opaque));
-        let r = bin_rect(outer);
-        bin_rects[i] = r;
-        if (r != NO_BINS) {
-            atomicMin(&sh_union[0], r & 0xffu);
-            atomicMin(&sh_union[1], (r >> 8u) & 0xffu);
-            atomicMax(&sh_union[2], (r >> 16u) & 0xffu);
-            atomicMax(&sh_union[3], r >> 24u);
-        }
-    }
-    workgroupBarrier();
-    if (local == 0u && chunk < params.chunks) {
-        let x0 = atomicLoad(&sh_union[0]);
-        var u = NO_BINS;
-        if (x0 != 0xffffffffu) {
-            u = x0 | (atomicLoad(&sh_union[1]) << 8u) | (atomicLoad(&sh_union[2]) << 16u)
-                | (atomicLoad(&sh_union[3]) << 24u);
-        }
-        chunk_bins[chunk] = u;
+        bin_rects[i] = bin_rect(outer);
     }
 }

@@ -1,37 +1,42 @@
-// Stage 2a: for each (bin, chunk of WG_SIZE items), how many of the chunk's items touch the
-// bin, written bin-major (counts[bin * chunks + chunk]) so that one exclusive scan gives every
-// bin's list its place and every chunk its place in the list. A chunk whose union of bins
-// misses the bin writes 0 without looking at its items. CPU port: reference::bin_lists.
-#import subgroup/api
-#import workgroup/compact
+// Stage 2a: for each chunk of WG_SIZE items, how many of its items touch each bin, written
+// bin-major (counts[bin * chunks + chunk]) so that one exclusive scan gives every bin's list its
+// place and every chunk its place in that list. One workgroup a chunk: each item adds one to a
+// workgroup counter of every bin it touches (order does not matter for a count), then the
+// counters go out. Work is the item-bin pairs, not bins x items. CPU port: sim::bin_lists.
 #import ui/records
 
 @group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
-@group(0) @binding(4) var<storage, read> chunk_bins: array<u32>;
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>;
 
-var<workgroup> sh_skip: u32;
+var<workgroup> sh_counts: array<atomic<u32>, MAX_BINS>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
-    let l = lane_info(inv);
-    let chunk = wg.x;
-    let bin = wg.y;
-    let bx = bin % params.bins_x;
-    let by = bin / params.bins_x;
-    if (l.local == 0u) {
-        sh_skip = u32(!bins_have(chunk_bins[chunk], bx, by));
+fn main(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let chunk = wg.x + wg.y * groups.x;
+    let bins = params.bins_x * params.bins_y;
+    for (var b = local; b < bins; b += WG_SIZE) {
+        atomicStore(&sh_counts[b], 0u);
     }
-    if (workgroupUniformLoad(&sh_skip) != 0u) {
-        if (l.local == 0u) {
-            counts[bin * params.chunks + chunk] = 0u;
+    workgroupBarrier();
+    let i = chunk * WG_SIZE + local;
+    if (chunk < params.chunks && i < params.n_items) {
+        let r = bin_rects[i];
+        if (r != NO_BINS) {
+            for (var by = (r >> 8u) & 0xffu; by <= (r >> 24u); by++) {
+                for (var bx = r & 0xffu; bx <= ((r >> 16u) & 0xffu); bx++) {
+                    atomicAdd(&sh_counts[by * params.bins_x + bx], 1u);
+                }
+            }
         }
-        return;
     }
-    let i = chunk * WG_SIZE + l.local;
-    let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
-    let slot = wg_compact(keep, l);
-    if (l.local == 0u) {
-        counts[bin * params.chunks + chunk] = slot.total;
+    workgroupBarrier();
+    if (chunk < params.chunks) {
+        for (var b = local; b < bins; b += WG_SIZE) {
+            counts[b * params.chunks + chunk] = atomicLoad(&sh_counts[b]);
+        }
     }
 }

@@ -1,7 +1,7 @@
 // Stage 2c: each (bin, chunk) writes its items that touch the bin to the bin's list, at the
 // place the exclusive scan of the counts gave it, in draw order: the slot of an item within its
 // chunk is the number of kept items before it (wg_compact). Each bin's list is therefore its
-// items in draw order, with no sort. Writes past the lists' room are dropped and counted in
+// items in draw order, with no sort. A (bin, chunk) whose count is 0 exits at once. Writes past the lists' room are dropped and counted in
 // status[0] (the renderer reports them; the builder's bound keeps them from happening).
 #import subgroup/api
 #import workgroup/compact

@@ -15,9 +15,9 @@
 //! - **Colour**: 8-bit sRGB-encoded RGBA with straight alpha in; blending premultiplied,
 //!   source-over, in sRGB-encoded space (as browsers do), f32; out straight alpha, rounded
 //!   half up (ADR-0042).
-//! - **Order**: every bin's list holds its items in draw order without a sort — each
-//!   (bin, chunk of 256 items) workgroup places its survivors with `wg_compact` at the place an
-//!   exclusive scan of the counts gave it (ADR-0043) — and the fine kernel compacts each chunk
+//! - **Order**: every bin's list holds its items in draw order without a sort — counts per
+//!   (bin, chunk of 256 items), an exclusive scan, and each (bin, chunk) workgroup places its
+//!   survivors with `wg_compact` at the place the scan gave it (ADR-0043) — and the fine kernel compacts each chunk
 //!   of candidates that touch its tile with `wg_compact` again, so any number of items in one
 //!   tile composites in order (ADR-0044). Two measurement-only variants, [`Compaction`].
 //! - **Opaque culling**: where an opaque rounded rectangle covers the whole tile, nothing

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! upload: one scene buffer (glyph atlas | image atlas | items | clips | gradients), parameters
-//! bbox      one invocation an item        -> boxes, bin rects, each chunk's union of bins
-//! bin_count (chunk, bin) workgroups       -> counts, bin-major
+//! bbox      one invocation an item        -> boxes, bin rects
+//! bin_count a workgroup a chunk of items  -> counts, bin-major
 //! scan      exclusive (wavekit::scan)     -> offsets: each bin's list and each chunk's place
 //! bin_emit  (chunk, bin) workgroups       -> list: each bin's items in draw order
 //! fine      one workgroup a 16 x 16 tile  -> the caller's texture or buffer
@@ -213,7 +213,6 @@ pub struct Frame {
     scene: Grow,
     boxes: Grow,
     bin_rects: Grow,
-    chunk_bins: Grow,
     counts: Grow,
     offsets: Grow,
     list: Grow,
@@ -300,7 +299,6 @@ impl UiRenderer {
             scene: Grow::new(ctx, "ui scene", 1024)?,
             boxes: Grow::new(ctx, "ui boxes", 1024)?,
             bin_rects: Grow::new(ctx, "ui bin rects", 256)?,
-            chunk_bins: Grow::new(ctx, "ui chunk bins", 16)?,
             counts: Grow::new(ctx, "ui counts", 256)?,
             offsets: Grow::new(ctx, "ui offsets", 256)?,
             list: Grow::new(ctx, "ui lists", 1024)?,
@@ -355,7 +353,6 @@ impl UiRenderer {
         }
         rebind |= frame.boxes.fit(ctx, n_items * 4)?;
         rebind |= frame.bin_rects.fit(ctx, n_items)?;
-        rebind |= frame.chunk_bins.fit(ctx, chunks)?;
         let cells = bins * chunks + 1;
         let counts_grew = frame.counts.fit(ctx, cells)?;
         let offsets_grew = frame.offsets.fit(ctx, cells)?;
@@ -427,7 +424,6 @@ impl UiRenderer {
             (1, &f.scene.buf),
             (2, &f.boxes.buf),
             (3, &f.bin_rects.buf),
-            (4, &f.chunk_bins.buf),
             (5, &f.counts.buf),
             (6, &f.offsets.buf),
             (7, &f.list.buf),
@@ -545,8 +541,7 @@ impl UiRenderer {
                 timestamp_writes: None,
             });
             self.bbox.dispatch(&mut pass, &b.bbox, p.chunks);
-            self.count
-                .dispatch_grid(&mut pass, &b.count, p.chunks, bins);
+            self.count.dispatch(&mut pass, &b.count, p.chunks);
             drop(pass);
             if let Some(s) = &frame.scan {
                 s.record(enc);

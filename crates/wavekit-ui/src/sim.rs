@@ -1,5 +1,6 @@
-//! The binning kernels' index arithmetic simulated on the CPU at any subgroup width: for every
-//! (bin, chunk) workgroup, the `wg_compact` slots as the GPU computes them (ballots per
+//! The binning kernels' index arithmetic simulated on the CPU at any subgroup width: the
+//! counts of every (bin, chunk), and for every (bin, chunk) workgroup of `bin_emit` the
+//! `wg_compact` slots as the GPU computes them (ballots per
 //! subgroup and the carry across subgroups: `wavekit::scan::sim::select_slots`), the counts laid
 //! out bin-major, their exclusive scan, and the positions `bin_emit.wgsl` writes
 //! (`offsets[bin * chunks + chunk] + slot`). The tests run it at widths 1 to 128 and compare
@@ -31,7 +32,7 @@ pub fn bin_lists(scene: &Scene, width: usize) -> (Vec<Vec<u32>>, usize) {
             })
             .collect()
     };
-    // bin_count: counts[bin * chunks + chunk] = the workgroup's total; one more cell, 0.
+    // bin_count: counts[bin * chunks + chunk] = the chunk's items on the bin; one more cell, 0.
     let mut counts = vec![0u32; bins * chunks + 1];
     for bin in 0..bins {
         for chunk in 0..chunks {
