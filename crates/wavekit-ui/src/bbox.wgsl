@@ -1,7 +1,8 @@
 // Stage 1: every item's pixel box (what its shape, border or shadow may touch, within its clip
-// chain's outer box and the viewport), its opaque box (where it certainly covers with alpha 1:
-// opaque rounded rectangles and images, within the clip chain's inner box), and the bins its
-// pixel box touches. CPU port: encode::item_bounds, encode::bin_rect.
+// chain's outer box and the viewport), its solid box (where its shape and clips certainly cover
+// it with coverage 1: rounded rectangles inside their border, images; within the clip chain's
+// inner box) with a bit saying it is opaque there, and the bins its pixel box touches. CPU
+// port: encode::item_bounds, encode::bin_rect.
 #import ui/records
 
 @group(0) @binding(2) var<storage, read_write> boxes: array<vec4<u32>>;
@@ -53,31 +54,37 @@ fn main(
         } else {
             outer = outer_box(b);
         }
-        var opaque = vec4<i32>(0);
-        if (k == K_RECT && (head & F_OPAQUE) != 0u && (head & F_RING) == 0u) {
+        var solid = vec4<i32>(0);
+        if (k == K_RECT && (head & F_RING) == 0u) {
             let r = item_colour(i, W_RADII);
             var inset = 0.0;
             if ((head & F_INNER) != 0u) {
                 inset = item_f32(i, W_P0);
             }
-            opaque = inner_box(b, inset, max(max(r.x, r.y), max(r.z, r.w)));
-        } else if (k == K_IMAGE && (head & F_OPAQUE) != 0u) {
-            opaque = inner_box(b, 0.0, 0.0);
+            solid = inner_box(b, inset, max(max(r.x, r.y), max(r.z, r.w)));
+        } else if (k == K_IMAGE) {
+            solid = inner_box(b, 0.0, 0.0);
         }
         outer = box_and(outer, vec4<i32>(0, 0, i32(params.width), i32(params.height)));
         let clip = item_word(i, W_CLIP);
         if (clip != 0u) {
             let c = clip - 1u;
             outer = box_and(outer, unpack_box(clip_word(c, C_OUTER), clip_word(c, C_OUTER + 1u)));
-            opaque = box_and(opaque, unpack_box(clip_word(c, C_INNER), clip_word(c, C_INNER + 1u)));
+            solid = box_and(solid, unpack_box(clip_word(c, C_INNER), clip_word(c, C_INNER + 1u)));
         }
         if (box_empty(outer)) {
             outer = vec4<i32>(0);
         }
-        if (box_empty(opaque)) {
-            opaque = vec4<i32>(0);
+        solid = box_and(solid, outer);
+        if (box_empty(solid)) {
+            solid = vec4<i32>(0);
         }
-        boxes[i] = vec4<u32>(pack_box(outer), pack_box(opaque));
+        // Bit 15 of the solid box's first word (its x0 is at most 16384): the item is opaque.
+        var s = pack_box(solid);
+        if ((head & F_OPAQUE) != 0u) {
+            s.x |= OPAQUE_BIT;
+        }
+        boxes[i] = vec4<u32>(pack_box(outer), s);
         bin_rects[i] = bin_rect(outer);
     }
 }

@@ -262,8 +262,10 @@ pub fn item_box(rec: &[u32]) -> [f32; 4] {
 }
 
 /// What the `bbox` kernel computes for an item (its CPU port): the pixels it may touch (its
-/// shape's reach, within its clip chain's outer box and the viewport), and the pixels it
-/// certainly covers with alpha 1 (empty unless the item is opaque).
+/// shape's reach, within its clip chain's outer box and the viewport), and its solid box: the
+/// pixels where its shape and every clip of its chain certainly cover it with coverage exactly 1
+/// (rounded rectangles that are not rings, inside their border; images), within its pixel box.
+/// Where the item is also opaque ([`flag::OPAQUE`]), it hides everything beneath there.
 pub fn item_bounds(rec: &[u32], clips: &[u32], width: u32, height: u32) -> (PixelBox, PixelBox) {
     let k = rec[word::KIND] & 0xff;
     let flags = rec[word::KIND];
@@ -281,17 +283,17 @@ pub fn item_bounds(rec: &[u32], clips: &[u32], width: u32, height: u32) -> (Pixe
         }
         _ => outer_box(b),
     };
-    let mut opaque = PixelBox::EMPTY;
-    if k == kind::RECT && flags & flag::OPAQUE != 0 && flags & flag::RING == 0 {
+    let mut solid = PixelBox::EMPTY;
+    if k == kind::RECT && flags & flag::RING == 0 {
         let r = radii(rec);
         let inset = if flags & flag::INNER != 0 {
             f32::from_bits(rec[word::P0])
         } else {
             0.0
         };
-        opaque = inner_box(b, inset, r[0].max(r[1]).max(r[2].max(r[3])));
-    } else if k == kind::IMAGE && flags & flag::OPAQUE != 0 {
-        opaque = inner_box(b, 0.0, 0.0);
+        solid = inner_box(b, inset, r[0].max(r[1]).max(r[2].max(r[3])));
+    } else if k == kind::IMAGE {
+        solid = inner_box(b, 0.0, 0.0);
     }
     let view = PixelBox {
         x0: 0,
@@ -307,7 +309,7 @@ pub fn item_bounds(rec: &[u32], clips: &[u32], width: u32, height: u32) -> (Pixe
             c[clip_word::OUTER],
             c[clip_word::OUTER + 1],
         ]));
-        opaque = opaque.and(PixelBox::unpack([
+        solid = solid.and(PixelBox::unpack([
             c[clip_word::INNER],
             c[clip_word::INNER + 1],
         ]));
@@ -315,10 +317,16 @@ pub fn item_bounds(rec: &[u32], clips: &[u32], width: u32, height: u32) -> (Pixe
     if outer.is_empty() {
         outer = PixelBox::EMPTY;
     }
-    if opaque.is_empty() {
-        opaque = PixelBox::EMPTY;
+    solid = solid.and(outer);
+    if solid.is_empty() {
+        solid = PixelBox::EMPTY;
     }
-    (outer, opaque)
+    (outer, solid)
+}
+
+/// Whether an item hides what is beneath it within its solid box.
+pub fn item_opaque(rec: &[u32]) -> bool {
+    rec[word::KIND] & flag::OPAQUE != 0
 }
 
 /// Word offsets inside a clip record.

@@ -4,9 +4,10 @@
 // workgroup memory in draw order, then every pixel composites them, source-over, from the
 // background up. Any number of items works: the chunks are a loop.
 //
-// Opaque culling (params.cull): first a walk backwards over the list finds the last item whose
-// opaque box holds the whole tile; nothing before it is drawn (it overwrites them exactly: its
-// alpha is 1 at every pixel of the tile).
+// Opaque culling (params.cull): first a walk backwards over the list finds the last opaque item
+// whose solid box holds the whole tile; nothing before it is drawn (it overwrites them exactly:
+// its alpha is 1 at every pixel of the tile). A survivor whose solid box holds the tile is
+// shaded without its edge or clips (their coverage is exactly 1 there).
 //
 // COMPACT picks how a chunk's survivors are packed: 0 wg_compact (ordered; the default), 1 a
 // serial scan by one invocation, 2 an atomic counter (draw order lost: for measurement only).
@@ -30,6 +31,8 @@ var<workgroup> sh_total: u32;
 var<workgroup> sh_count: atomic<u32>;
 
 const NONE: u32 = 0xffffffffu;
+// Set on a survivor whose solid box holds the whole tile.
+const SOLID: u32 = 0x80000000u;
 
 // Pack this chunk's survivors into sh_items in some order; returns how many there are.
 fn compact(keep: bool, item: u32, l: Lane) -> u32 {
@@ -102,8 +105,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             let pos = lo + l.local;
             if (pos < hi) {
                 let o = boxes[list[pos]];
-                let ob = unpack_box(o.z, o.w);
-                if (all(ob.xy <= tile.xy) && all(ob.zw >= tile.zw)) {
+                let sb = unpack_box(o.z & ~OPAQUE_BIT, o.w);
+                if ((o.z & OPAQUE_BIT) != 0u && all(sb.xy <= tile.xy) && all(sb.zw >= tile.zw)) {
                     atomicMax(&sh_cover, pos + 1u);
                 }
             }
@@ -131,16 +134,22 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             item = list[pos];
             let o = boxes[item];
             keep = !box_empty(box_and(unpack_box(o.x, o.y), tile));
+            // Solid on the whole tile: no edge and no clip to evaluate (coverage exactly 1).
+            let sb = unpack_box(o.z & ~OPAQUE_BIT, o.w);
+            if (all(sb.xy <= tile.xy) && all(sb.zw >= tile.zw)) {
+                item |= SOLID;
+            }
         }
         let total = compact(keep, item, l);
         drawn += total;
         if (inside) {
             for (var k = 0u; k < total; k++) {
-                let it = sh_items[k];
+                let v = sh_items[k];
+                let it = v & ~SOLID;
                 let o = boxes[it];
                 let ob = unpack_box(o.x, o.y);
                 if (all(pi >= ob.xy) && all(pi < ob.zw)) {
-                    acc = over(shade(it, px, py), acc);
+                    acc = over(shade(it, px, py, v >= SOLID), acc);
                 }
             }
         }

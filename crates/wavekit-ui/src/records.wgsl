@@ -33,6 +33,8 @@ struct Params {
 @group(0) @binding(1) var<storage, read> scene: array<u32>;
 
 const NO_BINS: u32 = 0x00ff00ffu;
+// In the first word of an item's solid box: the item is opaque there.
+const OPAQUE_BIT: u32 = 0x8000u;
 const INV255: f32 = 1.0 / 255.0;
 
 fn item_word(i: u32, w: u32) -> u32 {

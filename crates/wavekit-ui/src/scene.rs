@@ -645,6 +645,7 @@ mod tests {
                 y1: 49
             }
         );
+        assert!(encode::item_opaque(s.item_words()));
         assert!(s.pair_bound() >= 1);
     }
 }

@@ -145,7 +145,9 @@ fn clip_coverage(first: u32, p: vec2<f32>) -> f32 {
 }
 
 // Item i's premultiplied colour at pixel (px, py), its clips applied (shade.rs: shade).
-fn shade(i: u32, px: u32, py: u32) -> vec4<f32> {
+// `solid`: the pixel is inside the item's solid box, where the edge's and every clip's coverage
+// is exactly 1; they are skipped (the result is the same bits).
+fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
     let p = vec2<f32>(f32(px) + 0.5, f32(py) + 0.5);
     let head = item_word(i, W_KIND);
     let k = head & 0xffu;
@@ -159,6 +161,9 @@ fn shade(i: u32, px: u32, py: u32) -> vec4<f32> {
         var fill = c0;
         if ((head & F_GRADIENT) != 0u) {
             fill = gradient(item_word(i, W_FILL), p);
+        }
+        if (solid) {
+            return fill;
         }
         let r = item_colour(i, W_RADII);
         var co: f32;
@@ -185,7 +190,10 @@ fn shade(i: u32, px: u32, py: u32) -> vec4<f32> {
             col = fill * co;
         }
     } else if (k == K_IMAGE) {
-        let co = cov(sd_rounded_rect(p, b, vec4<f32>(0.0)));
+        var co = 1.0;
+        if (!solid) {
+            co = cov(sd_rounded_rect(p, b, vec4<f32>(0.0)));
+        }
         let at = item_word(i, W_RADII);
         let sz = item_word(i, W_RADII + 1u);
         let ax = at & 0xffffu;
@@ -226,7 +234,7 @@ fn shade(i: u32, px: u32, py: u32) -> vec4<f32> {
         col = c0 * shadow(p, b, item_colour(i, W_RADII), p0);
     }
     let clip = item_word(i, W_CLIP);
-    if (clip != 0u) {
+    if (clip != 0u && !solid) {
         col = col * clip_coverage(clip, p);
     }
     return col;
