@@ -7,8 +7,13 @@
 # Then run, on the H200 machine, with .gl and .dev carried:  scripts/h200-ui.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/device.sh >/dev/null
 mkdir -p .dev/bin
+if ! scripts/device.sh >/dev/null; then
+    echo "h200-ui-build: scripts/device.sh failed (it fetches .gl/ with ../shared/tools/device-prep," >&2
+    echo "  which needs a checkout whose .git is a folder); building the CLI alone" >&2
+    cargo build --release --quiet -p wavekit-cli
+    cp target/release/wavekit .dev/bin/
+fi
 bin=$(cargo test --release -p wavekit-ui --test ui_gpu --no-run --message-format=json 2>/dev/null |
     grep '"executable":"[^"]*ui_gpu' | sed 's/.*"executable":"\([^"]*\)".*/\1/' | tail -1)
 [ -n "$bin" ] || { echo "h200-ui-build: the ui_gpu test binary was not built" >&2; exit 1; }

@@ -41,9 +41,7 @@ fn check(ctx: &GpuContext, ui: &UiRenderer, scene: &Scene, case: &str) -> image:
     let want = reference::render(scene);
     let (n, worst) = diff(&got, &want);
     let pixels = (scene.width() * scene.height()) as usize;
-    if n > 0 {
-        eprintln!("{case}: {n} of {pixels} pixels off by at most {worst}");
-    }
+    eprintln!("{case}: {n} of {pixels} pixels differ from the reference (by at most {worst})");
     if worst > 1 || n as f64 > ONE_OFF_FRACTION * pixels as f64 + 1.0 {
         let dir = std::env::temp_dir();
         got.save(dir.join("ui-gpu-failed.png")).ok();
