@@ -150,6 +150,20 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         "wrote the render (shadow rays, compacted kernel) to {}",
         png.display()
     );
+    println!("\n== the UI compositor: the demo panel, checked against the CPU reference");
+    let png = std::env::temp_dir().join("wavekit-ui-demo.png");
+    let ok = match crate::ui::demo_png(ctx, &png, 0.62) {
+        Ok(()) => true,
+        Err(e) => {
+            println!("{e}");
+            false
+        }
+    };
+    check(
+        &format!("ui demo panel written to {}", png.display()),
+        ok,
+        &mut failures,
+    );
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });
     }

@@ -12,6 +12,7 @@ mod probe;
 mod selftest;
 mod stream;
 mod trace;
+mod ui;
 
 use clap::{Parser, Subcommand};
 
@@ -137,6 +138,9 @@ enum Command {
     /// Ray tracing on a BVH: render a mesh (-o OUT.png), trace your rays (--rays-in,
     /// --hits-out), or benchmark the kernels (wavekit trace bench).
     Trace(trace::TraceCmd),
+    /// The compute-shader UI compositor: render a JSON scene, the demo panel, the benchmark.
+    #[command(subcommand)]
+    Ui(ui::UiCommand),
 }
 
 #[derive(Subcommand)]
@@ -464,6 +468,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
         }) => dwt::roundtrip(&*context(cli.adapter)?, &input, (wavelet, levels, color)),
         Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
+        Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),
         Command::Bench(BenchCommand::Primitives {
             log2,
             protocol,

@@ -820,3 +820,108 @@ fn dwt_colour_transforms_on_an_rgb_image() {
     let out = dwt("forward", &gray, Some(&c), "5/3", "2", &["--color", "rct"]);
     assert_usage_error(&out, "three planes");
 }
+
+/// `wavekit ui render` on the issue's example scene (font and image by path), `--size`,
+/// `--cpu`, a bad scene, and `wavekit ui demo`.
+#[test]
+fn ui_render_demo_and_scene_errors() {
+    if !have_gpu() {
+        return;
+    }
+    let dir = tmp("ui");
+    std::fs::create_dir_all(&dir).unwrap();
+    let system = std::path::Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    let font = if system.exists() {
+        std::fs::copy(system, dir.join("DejaVuSans.ttf")).unwrap();
+        "DejaVuSans.ttf"
+    } else {
+        eprintln!("fonts-dejavu-core is not installed: the scene uses the embedded font");
+        "embedded:dejavu-sans"
+    };
+    image::RgbaImage::from_fn(16, 16, |x, y| {
+        image::Rgba([(x * 16) as u8, (y * 16) as u8, 90, 255])
+    })
+    .save(dir.join("icon.png"))
+    .unwrap();
+    let scene = format!(
+        r#"{{"width": 320, "height": 200, "background": [255, 255, 255, 255],
+         "items": [
+           {{"rect": {{"x": 10, "y": 10, "w": 120, "h": 40, "radius": [8, 8, 8, 8], "fill": [40, 90, 200, 255],
+                     "border": {{"width": 2, "color": [0, 0, 0, 255]}}}}}},
+           {{"circle": {{"cx": 200, "cy": 60, "r": 20, "fill": [220, 40, 40, 255]}}}},
+           {{"text": {{"x": 20, "y": 36, "size": 14, "color": [255, 255, 255, 255], "font": "{font}", "text": "OK"}}}},
+           {{"image": {{"x": 150, "y": 100, "w": 64, "h": 64, "path": "icon.png", "filter": "bilinear"}}}},
+           {{"push_clip": {{"x": 0, "y": 90, "w": 140, "h": 100, "radius": 6}}}},
+           {{"rect": {{"x": 5, "y": 95, "w": 300, "h": 20, "fill": [0, 160, 0, 128]}}}},
+           {{"pop_clip": {{}}}}
+         ]}}"#
+    );
+    let path = dir.join("scene.json");
+    std::fs::write(&path, scene).unwrap();
+    let p = path.to_str().unwrap();
+    let out = dir.join("out.png");
+    let o = wavekit(&["ui", "render", p, "-o", out.to_str().unwrap()], &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let img = image::open(&out).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (320, 200));
+    assert_eq!(img.get_pixel(100, 20).0, [40, 90, 200, 255], "the button");
+    assert_eq!(img.get_pixel(200, 60).0, [220, 40, 40, 255], "the circle");
+    assert_eq!(
+        img.get_pixel(100, 105).0,
+        [127, 207, 127, 255],
+        "the clipped green rect"
+    );
+    assert_eq!(img.get_pixel(250, 105).0, [255; 4], "clipped away");
+    let cpu = dir.join("cpu.png");
+    let o = wavekit(
+        &["ui", "render", p, "-o", cpu.to_str().unwrap(), "--cpu"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let c = image::open(&cpu).unwrap().to_rgba8();
+    let worst = img
+        .as_raw()
+        .iter()
+        .zip(c.as_raw())
+        .map(|(a, b)| a.abs_diff(*b))
+        .max();
+    assert!(worst <= Some(1), "GPU and CPU differ by {worst:?}");
+    let small = dir.join("small.png");
+    let o = wavekit(
+        &[
+            "ui",
+            "render",
+            p,
+            "-o",
+            small.to_str().unwrap(),
+            "--size",
+            "64x48",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        image::open(&small).unwrap().to_rgba8().dimensions(),
+        (64, 48)
+    );
+    std::fs::write(dir.join("bad.json"), r#"{"width": 9, "height": 9, "items": [{"rect": {"x": 0, "y": 0, "w": 1, "h": 1}}, {"blob": {}}]}"#).unwrap();
+    let o = wavekit(
+        &[
+            "ui",
+            "render",
+            dir.join("bad.json").to_str().unwrap(),
+            "-o",
+            small.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_usage_error(&o, "item 1 (blob): unknown item kind");
+    let demo = dir.join("demo.png");
+    let o = wavekit(&["ui", "demo", "-o", demo.to_str().unwrap()], &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains(demo.to_str().unwrap()));
+    assert_eq!(
+        image::open(&demo).unwrap().to_rgba8().dimensions(),
+        (560, 360)
+    );
+}

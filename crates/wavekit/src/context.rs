@@ -325,8 +325,21 @@ fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
 impl GpuContext {
     /// Create a context as `options` say. Blocks until the device exists.
     pub fn new(options: &ContextOptions) -> Result<Self> {
-        let instance = instance(options.backends);
+        Self::on_instance(&instance(options.backends), options, None)
+    }
+
+    /// A context on `instance` (a window's, made with its display handle), on an adapter that
+    /// can present to `surface` where one is given; otherwise as [`GpuContext::new`].
+    pub fn on_instance(
+        instance: &wgpu::Instance,
+        options: &ContextOptions,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
         let adapters = pollster::block_on(instance.enumerate_adapters(options.backends));
+        let adapters: Vec<wgpu::Adapter> = adapters
+            .into_iter()
+            .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+            .collect();
         let summaries: Vec<_> = adapters
             .iter()
             .enumerate()

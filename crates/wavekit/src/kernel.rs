@@ -83,6 +83,30 @@ impl Kernel {
         })
     }
 
+    /// A bind group from any resources (a storage texture's view, say): entries the kernel
+    /// does not use are left out, as in [`Kernel::bind`].
+    pub fn bind_resources(
+        &self,
+        ctx: &GpuContext,
+        entries: &[(u32, wgpu::BindingResource<'_>)],
+    ) -> Result<wgpu::BindGroup> {
+        let entries: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .filter(|(b, _)| self.bindings.contains(b))
+            .map(|(b, r)| wgpu::BindGroupEntry {
+                binding: *b,
+                resource: r.clone(),
+            })
+            .collect();
+        ctx.scoped(&format!("binding {}", self.label), || {
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&self.label),
+                layout: &self.pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        })
+    }
+
     /// Record a dispatch of `workgroups` workgroups (a 2-D grid past 65535; kernels number
     /// their groups `x + y * num_workgroups.x` and ignore those past the end).
     pub fn dispatch(

@@ -1,0 +1,211 @@
+//! `wavekit ui render|demo|bench`: the compute-shader UI compositor (crate wavekit-ui).
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use wavekit::GpuContext;
+use wavekit_ui::bench::{self as uibench, BenchArgs};
+use wavekit_ui::{RenderConfig, UiError, UiRenderer};
+
+use crate::error::CliError;
+
+/// `wavekit ui …`.
+#[derive(Subcommand)]
+pub enum UiCommand {
+    /// Render a JSON scene (see wavekit_ui::json) to a PNG.
+    Render {
+        /// The scene file.
+        scene: PathBuf,
+        /// The PNG to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Viewport WxH instead of the scene's.
+        #[arg(long, value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        /// Render with the CPU reference instead of the GPU.
+        #[arg(long)]
+        cpu: bool,
+    },
+    /// Render the demo settings panel to a PNG.
+    Demo {
+        /// The PNG to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The slider's knob, 0 to 1.
+        #[arg(long, default_value_t = 0.62)]
+        knob: f32,
+    },
+    /// The compositor at 3840x2160: rounded rects, text, images, a mix, 10 000 items on one
+    /// tile; GPU time (median, p99), the compaction variants side by side, draw list to
+    /// finished frame; with --peer, a peer's times and the ratio.
+    Bench {
+        /// Item counts of the scenes (a)-(d).
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 100_000])]
+        items: Vec<usize>,
+        /// Scenes: rects, text, images, mix, stack.
+        #[arg(long, value_delimiter = ',', default_values_t = ["rects".to_string(), "text".into(), "images".into(), "mix".into(), "stack".into()])]
+        scenes: Vec<String>,
+        /// Viewport WxH.
+        #[arg(long, value_parser = parse_size, default_value = "3840x2160")]
+        size: (u32, u32),
+        /// Measured runs per case (after at least 300 ms of warm-up).
+        #[arg(long, default_value_t = 100)]
+        runs: u32,
+        /// Write every scene as JSON (with its font and images) into this folder, for a peer.
+        #[arg(long)]
+        write_scenes: Option<PathBuf>,
+        /// A peer's results (JSON lines: scene, items, median_ns), e.g. from peer/vello.
+        #[arg(long)]
+        peer: Option<PathBuf>,
+        /// Also write the results as JSON lines to this file.
+        #[arg(long)]
+        save: Option<PathBuf>,
+        /// Print JSON lines instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}': give WIDTHxHEIGHT, e.g. 800x600"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{s}': give WIDTHxHEIGHT, e.g. 800x600"))
+    };
+    Ok((p(w)?, p(h)?))
+}
+
+impl From<UiError> for CliError {
+    fn from(e: UiError) -> Self {
+        match e {
+            UiError::Gpu(e) => CliError::Wavekit(e),
+            UiError::File { path, message } => CliError::File { path, message },
+            e => CliError::Usage(e.to_string()),
+        }
+    }
+}
+
+fn save(img: &image::RgbaImage, path: &Path) -> Result<(), CliError> {
+    img.save(path).map_err(|e| CliError::File {
+        path: path.display().to_string(),
+        message: format!("cannot write the PNG: {e}"),
+    })
+}
+
+/// Run a `wavekit ui` command; `ctx` makes the device when the command needs one.
+pub fn run<C: std::ops::Deref<Target = GpuContext>>(
+    cmd: UiCommand,
+    ctx: impl FnOnce() -> Result<C, CliError>,
+) -> Result<(), CliError> {
+    match cmd {
+        UiCommand::Render {
+            scene,
+            output,
+            size,
+            cpu,
+        } => {
+            let s = wavekit_ui::json::load(&scene, size)?;
+            let img = if cpu {
+                wavekit_ui::reference::render(&s)
+            } else {
+                let ctx = ctx()?;
+                UiRenderer::new(&ctx, RenderConfig::default())?.render_to_image(&ctx, &s)?
+            };
+            save(&img, &output)?;
+            println!(
+                "{} items, {} x {} -> {}",
+                s.len(),
+                s.width(),
+                s.height(),
+                output.display()
+            );
+            Ok(())
+        }
+        UiCommand::Demo { output, knob } => {
+            let ctx = ctx()?;
+            demo_png(&ctx, &output, knob)
+        }
+        UiCommand::Bench {
+            items,
+            scenes,
+            size,
+            runs,
+            write_scenes,
+            peer,
+            save,
+            json,
+        } => {
+            let args = BenchArgs {
+                items,
+                scenes,
+                size,
+                runs,
+            };
+            if let Some(dir) = &write_scenes {
+                let n = uibench::write_scenes(&args, dir)?;
+                eprintln!("wrote {n} scenes to {}", dir.display());
+                if runs == 0 {
+                    return Ok(());
+                }
+            }
+            let ctx = ctx()?;
+            let results = uibench::run(&ctx, &args, |m| eprintln!("{m}"))?;
+            let peer = match &peer {
+                Some(p) => Some(uibench::read_peer(p)?),
+                None => None,
+            };
+            let lines = uibench::report(&results, peer.as_deref());
+            if json {
+                for r in &results {
+                    println!("{}", serde_json::to_string(r)?);
+                }
+            } else {
+                println!("adapter: {}", ctx.summary.label());
+                for l in lines {
+                    println!("{l}");
+                }
+            }
+            if let Some(path) = save {
+                let text: Vec<String> = results
+                    .iter()
+                    .map(serde_json::to_string)
+                    .collect::<Result<_, _>>()?;
+                std::fs::write(&path, text.join("\n") + "\n").map_err(|e| CliError::File {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The demo panel rendered on the GPU, checked against the CPU reference, written to `output`.
+pub fn demo_png(ctx: &GpuContext, output: &Path, knob: f32) -> Result<(), CliError> {
+    let scene = wavekit_ui::demo::panel(knob, 1.5)?;
+    let ui = UiRenderer::new(ctx, RenderConfig::default())?;
+    let img = ui.render_to_image(ctx, &scene)?;
+    let want = wavekit_ui::reference::render(&scene);
+    let off = img
+        .pixels()
+        .zip(want.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 1))
+        .count();
+    save(&img, output)?;
+    println!(
+        "ui demo: {} items composited on the GPU, {} x {} -> {}",
+        scene.len(),
+        scene.width(),
+        scene.height(),
+        output.display()
+    );
+    if off > 0 {
+        return Err(CliError::CheckFailed(format!(
+            "the demo panel differs from the CPU reference by more than 1 in {off} pixels"
+        )));
+    }
+    Ok(())
+}

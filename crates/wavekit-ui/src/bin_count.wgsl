@@ -1,0 +1,42 @@
+// Stage 2a: for each chunk of WG_SIZE items, how many of its items touch each bin, written
+// bin-major (counts[bin * chunks + chunk]) so that one exclusive scan gives every bin's list its
+// place and every chunk its place in that list. One workgroup a chunk: each item adds one to a
+// workgroup counter of every bin it touches (order does not matter for a count), then the
+// counters go out. Work is the item-bin pairs, not bins x items. CPU port: sim::bin_lists.
+#import ui/records
+
+@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
+
+var<workgroup> sh_counts: array<atomic<u32>, MAX_BINS>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let chunk = wg.x + wg.y * groups.x;
+    let bins = params.bins_x * params.bins_y;
+    for (var b = local; b < bins; b += WG_SIZE) {
+        atomicStore(&sh_counts[b], 0u);
+    }
+    workgroupBarrier();
+    let i = chunk * WG_SIZE + local;
+    if (chunk < params.chunks && i < params.n_items) {
+        let r = bin_rects[i];
+        if (r != NO_BINS) {
+            for (var by = (r >> 8u) & 0xffu; by <= (r >> 24u); by++) {
+                for (var bx = r & 0xffu; bx <= ((r >> 16u) & 0xffu); bx++) {
+                    atomicAdd(&sh_counts[by * params.bins_x + bx], 1u);
+                }
+            }
+        }
+    }
+    workgroupBarrier();
+    if (chunk < params.chunks) {
+        for (var b = local; b < bins; b += WG_SIZE) {
+            counts[b * params.chunks + chunk] = atomicLoad(&sh_counts[b]);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+// Stage 2c: each (bin, chunk) writes its items that touch the bin to the bin's list, at the
+// place the exclusive scan of the counts gave it, in draw order: the slot of an item within its
+// chunk is the number of kept items before it (wg_compact). Each bin's list is therefore its
+// items in draw order, with no sort. A (bin, chunk) whose count is 0 exits at once. Writes past the lists' room are dropped and counted in
+// status[0] (the renderer reports them; the builder's bound keeps them from happening).
+#import subgroup/api
+#import workgroup/compact
+#import ui/records
+
+@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
+@group(0) @binding(5) var<storage, read> counts: array<u32>;
+@group(0) @binding(6) var<storage, read> offsets: array<u32>;
+@group(0) @binding(7) var<storage, read_write> list: array<u32>;
+@group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
+
+var<workgroup> sh_count: u32;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
+    let l = lane_info(inv);
+    let chunk = wg.x;
+    let bin = wg.y;
+    let at = bin * params.chunks + chunk;
+    if (l.local == 0u) {
+        sh_count = counts[at];
+    }
+    if (workgroupUniformLoad(&sh_count) == 0u) {
+        return;
+    }
+    let bx = bin % params.bins_x;
+    let by = bin / params.bins_x;
+    let i = chunk * WG_SIZE + l.local;
+    let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
+    let slot = wg_compact(keep, l);
+    if (keep) {
+        let pos = offsets[at] + slot.index;
+        if (pos < params.capacity) {
+            list[pos] = i;
+        } else {
+            atomicMax(&status[0], pos + 1u);
+        }
+    }
+}

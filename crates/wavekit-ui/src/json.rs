@@ -1,0 +1,720 @@
+//! The JSON scene format: what `wavekit ui render` reads and `wavekit ui bench --write-scenes`
+//! writes.
+//!
+//! ```json
+//! {"width": 320, "height": 200, "background": [255, 255, 255, 255],
+//!  "items": [
+//!    {"rect": {"x": 10, "y": 10, "w": 120, "h": 40, "radius": [8, 8, 8, 8], "fill": [40, 90, 200, 255],
+//!              "border": {"width": 2, "color": [0, 0, 0, 255]}}},
+//!    {"circle": {"cx": 200, "cy": 60, "r": 20, "fill": [220, 40, 40, 255]}},
+//!    {"text": {"x": 20, "y": 36, "size": 14, "color": [255, 255, 255, 255], "font": "DejaVuSans.ttf", "text": "OK"}},
+//!    {"image": {"x": 150, "y": 100, "w": 64, "h": 64, "path": "icon.png", "filter": "bilinear"}},
+//!    {"push_clip": {"x": 0, "y": 90, "w": 140, "h": 100, "radius": 6}},
+//!    {"rect": {"x": 5, "y": 95, "w": 300, "h": 20, "fill": [0, 160, 0, 128]}},
+//!    {"pop_clip": {}}
+//!  ]}
+//! ```
+//!
+//! Colours are 8-bit sRGB-encoded RGBA, straight alpha; coordinates are pixels, origin top
+//! left; paths are relative to the scene file. Later items are drawn over earlier ones.
+//!
+//! | item | fields (optional in brackets) |
+//! |---|---|
+//! | `rect` | `x y w h` [`radius`: one number or four, tl tr br bl] [`fill`] [`border`: `{width, color}`] [`ring`: width] [`opacity`] |
+//! | `circle` | `cx cy r` [`fill`] [`border`] [`ring`] [`opacity`] |
+//! | `ellipse` | `cx cy rx ry` [`fill`] [`border`] [`ring`] [`opacity`] |
+//! | `text` | `x y` (start of the baseline) `size` (pixels to the em) `color` `font` (a path, or `"embedded:dejavu-sans"`) `text` [`opacity`] |
+//! | `image` | `x y w h path` [`filter`: `"nearest"` or `"bilinear"`] [`tint`] [`src`: `[x, y, w, h]` of the image] [`opacity`] |
+//! | `shadow` | `x y w h` [`radius`] [`offset`: `[dx, dy]`] [`blur`: CSS blur radius] [`spread`] `color` [`opacity`] |
+//! | `push_clip` | `x y w h` [`radius`] |
+//! | `pop_clip` | (nothing) |
+//!
+//! A fill is a colour `[r, g, b, a]` or `{"linear": {"start": [x, y], "end": [x, y],
+//! "stops": [[offset, [r, g, b, a]], …]}}`.
+//!
+//! A wrong scene is an error naming the item (its index in `items` and its kind) and what is
+//! wrong: an unknown item or field, a missing font or image (with the path tried), a negative
+//! size, a number that is not finite, a `pop_clip` without its `push_clip`, a `push_clip` left
+//! open at the end.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::atlas::ImageId;
+use crate::error::{Result, UiError};
+use crate::scene::{self, Color, FontId, Scene};
+use crate::text::Font;
+
+/// The font name that means the embedded DejaVu Sans.
+pub const EMBEDDED_FONT: &str = "embedded:dejavu-sans";
+
+/// A scene file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The colour under everything (default transparent).
+    #[serde(default)]
+    pub background: Color,
+    /// The items, in draw order.
+    pub items: Vec<Item>,
+}
+
+/// One radius or four (tl, tr, br, bl).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Radius {
+    /// Every corner.
+    One(f32),
+    /// Top-left, top-right, bottom-right, bottom-left.
+    Four([f32; 4]),
+}
+
+impl Default for Radius {
+    fn default() -> Self {
+        Radius::One(0.0)
+    }
+}
+
+impl Radius {
+    /// The four radii.
+    pub fn corners(self) -> [f32; 4] {
+        match self {
+            Radius::One(r) => [r; 4],
+            Radius::Four(r) => r,
+        }
+    }
+}
+
+/// A fill as written.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum FillJson {
+    /// A colour.
+    Solid(Color),
+    /// A gradient.
+    Gradient {
+        /// The linear gradient.
+        linear: GradientJson,
+    },
+}
+
+/// A linear gradient as written.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GradientJson {
+    /// Offset 0.
+    pub start: [f32; 2],
+    /// Offset 1.
+    pub end: [f32; 2],
+    /// (offset, colour).
+    pub stops: Vec<(f32, Color)>,
+}
+
+/// A border as written.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BorderJson {
+    /// Width.
+    pub width: f32,
+    /// Colour.
+    pub color: Color,
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+fn white() -> Color {
+    [255; 4]
+}
+
+fn black() -> Color {
+    [0, 0, 0, 255]
+}
+
+fn transparent() -> FillJson {
+    FillJson::Solid([0; 4])
+}
+
+/// `rect`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct RectJson {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    #[serde(default)]
+    pub radius: Radius,
+    #[serde(default = "transparent")]
+    pub fill: FillJson,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub border: Option<BorderJson>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring: Option<f32>,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// `circle`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct CircleJson {
+    pub cx: f32,
+    pub cy: f32,
+    pub r: f32,
+    #[serde(default = "transparent")]
+    pub fill: FillJson,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub border: Option<BorderJson>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring: Option<f32>,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// `ellipse`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct EllipseJson {
+    pub cx: f32,
+    pub cy: f32,
+    pub rx: f32,
+    pub ry: f32,
+    #[serde(default = "transparent")]
+    pub fill: FillJson,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub border: Option<BorderJson>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring: Option<f32>,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// `text`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct TextJson {
+    pub x: f32,
+    pub y: f32,
+    pub size: f32,
+    #[serde(default = "black")]
+    pub color: Color,
+    pub font: String,
+    pub text: String,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// `image`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ImageJson {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    pub path: String,
+    #[serde(default)]
+    pub filter: FilterJson,
+    #[serde(default = "white")]
+    pub tint: Color,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<[u32; 4]>,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// Image sampling as written.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum FilterJson {
+    Nearest,
+    #[default]
+    Bilinear,
+}
+
+/// `shadow`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ShadowJson {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    #[serde(default)]
+    pub radius: Radius,
+    #[serde(default)]
+    pub offset: [f32; 2],
+    #[serde(default)]
+    pub blur: f32,
+    #[serde(default)]
+    pub spread: f32,
+    pub color: Color,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+/// `push_clip`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ClipJson {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    #[serde(default)]
+    pub radius: Radius,
+}
+
+/// `pop_clip`: nothing.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PopJson {}
+
+/// One item: an object with one key, its kind.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Item {
+    Rect(RectJson),
+    Circle(CircleJson),
+    Ellipse(EllipseJson),
+    Text(TextJson),
+    Image(ImageJson),
+    Shadow(ShadowJson),
+    PushClip(ClipJson),
+    PopClip(PopJson),
+}
+
+/// The item kinds, as the format spells them.
+pub const KINDS: [&str; 8] = [
+    "rect",
+    "circle",
+    "ellipse",
+    "text",
+    "image",
+    "shadow",
+    "push_clip",
+    "pop_clip",
+];
+
+impl Item {
+    /// Its kind as written.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Item::Rect(_) => "rect",
+            Item::Circle(_) => "circle",
+            Item::Ellipse(_) => "ellipse",
+            Item::Text(_) => "text",
+            Item::Image(_) => "image",
+            Item::Shadow(_) => "shadow",
+            Item::PushClip(_) => "push_clip",
+            Item::PopClip(_) => "pop_clip",
+        }
+    }
+}
+
+/// The top level, items still unparsed (so that an item's error can name it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    width: u32,
+    height: u32,
+    #[serde(default)]
+    background: Color,
+    items: Vec<serde_json::Value>,
+}
+
+fn item_error(index: usize, kind: &str, message: impl std::fmt::Display) -> UiError {
+    UiError::Item {
+        index,
+        kind: kind.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Parse a scene's JSON text (`name` names it in errors).
+pub fn parse(name: &str, text: &str) -> Result<SceneFile> {
+    let raw: RawFile = serde_json::from_str(text).map_err(|e| {
+        let hint = if text.contains("NaN") || text.contains("Infinity") {
+            " (JSON has no NaN or Infinity: give finite numbers)"
+        } else {
+            ""
+        };
+        UiError::Scene {
+            path: name.to_string(),
+            message: format!("{e}{hint}"),
+        }
+    })?;
+    let mut items = Vec::with_capacity(raw.items.len());
+    for (index, v) in raw.items.into_iter().enumerate() {
+        let kind = match v.as_object() {
+            Some(o) if o.len() == 1 => o.keys().next().cloned().unwrap_or_default(),
+            _ => {
+                return Err(item_error(
+                    index,
+                    "?",
+                    format!(
+                        "an item is an object with one key, its kind ({}); found {v}",
+                        KINDS.join(", ")
+                    ),
+                ));
+            }
+        };
+        if !KINDS.contains(&kind.as_str()) {
+            return Err(item_error(
+                index,
+                &kind,
+                format!("unknown item kind; the kinds are {}", KINDS.join(", ")),
+            ));
+        }
+        let item: Item = serde_json::from_value(v).map_err(|e| item_error(index, &kind, e))?;
+        items.push(item);
+    }
+    Ok(SceneFile {
+        width: raw.width,
+        height: raw.height,
+        background: raw.background,
+        items,
+    })
+}
+
+/// Read and parse a scene file.
+pub fn read(path: &Path) -> Result<SceneFile> {
+    let text = std::fs::read_to_string(path).map_err(|e| UiError::File {
+        path: path.display().to_string(),
+        message: format!("cannot read the scene: {e}"),
+    })?;
+    parse(&path.display().to_string(), &text)
+}
+
+fn fill(f: &FillJson) -> scene::Fill {
+    match f {
+        FillJson::Solid(c) => scene::Fill::Solid(*c),
+        FillJson::Gradient { linear } => scene::Fill::Linear(scene::LinearGradient {
+            start: linear.start,
+            end: linear.end,
+            stops: linear.stops.clone(),
+        }),
+    }
+}
+
+fn border(b: Option<BorderJson>) -> Option<scene::Border> {
+    b.map(|b| scene::Border {
+        width: b.width,
+        color: b.color,
+    })
+}
+
+/// Fonts and images loaded for a scene, by path (each loaded once).
+#[derive(Default)]
+struct Loaded {
+    fonts: HashMap<PathBuf, FontId>,
+    images: HashMap<PathBuf, ImageId>,
+}
+
+fn resolve(dir: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        dir.join(p)
+    }
+}
+
+impl SceneFile {
+    /// Build the scene, loading fonts and images relative to `dir`; `size` replaces the
+    /// viewport's (items keep their coordinates).
+    pub fn build(&self, dir: &Path, size: Option<(u32, u32)>) -> Result<Scene> {
+        let (w, h) = size.unwrap_or((self.width, self.height));
+        let mut scene = Scene::new(w, h)?;
+        self.build_into(&mut scene, dir)?;
+        Ok(scene)
+    }
+
+    /// Encode the items into `scene` (cleared first by the caller if it should be).
+    pub fn build_into(&self, scene: &mut Scene, dir: &Path) -> Result<()> {
+        scene.set_background(self.background);
+        let mut loaded = Loaded::default();
+        for (index, item) in self.items.iter().enumerate() {
+            let kind = item.kind();
+            let err = |e: UiError| match e {
+                UiError::Item { .. } => e,
+                e => item_error(index, kind, e),
+            };
+            self.encode(scene, dir, &mut loaded, item).map_err(err)?;
+        }
+        scene.check()
+    }
+
+    fn encode(
+        &self,
+        scene: &mut Scene,
+        dir: &Path,
+        loaded: &mut Loaded,
+        item: &Item,
+    ) -> Result<()> {
+        match item {
+            Item::Rect(r) => scene.rect(&scene::Rect {
+                x: r.x,
+                y: r.y,
+                w: r.w,
+                h: r.h,
+                radius: r.radius.corners(),
+                fill: fill(&r.fill),
+                border: border(r.border),
+                ring: r.ring,
+                opacity: r.opacity,
+            }),
+            Item::Circle(c) => scene.ellipse(&scene::Ellipse {
+                cx: c.cx,
+                cy: c.cy,
+                rx: c.r,
+                ry: c.r,
+                fill: fill(&c.fill),
+                border: border(c.border),
+                ring: c.ring,
+                opacity: c.opacity,
+            }),
+            Item::Ellipse(e) => scene.ellipse(&scene::Ellipse {
+                cx: e.cx,
+                cy: e.cy,
+                rx: e.rx,
+                ry: e.ry,
+                fill: fill(&e.fill),
+                border: border(e.border),
+                ring: e.ring,
+                opacity: e.opacity,
+            }),
+            Item::Text(t) => {
+                let font = if t.font == EMBEDDED_FONT {
+                    let key = PathBuf::from(EMBEDDED_FONT);
+                    match loaded.fonts.get(&key) {
+                        Some(f) => *f,
+                        None => {
+                            let f = scene.add_font(Font::dejavu_sans());
+                            loaded.fonts.insert(key, f);
+                            f
+                        }
+                    }
+                } else {
+                    let path = resolve(dir, &t.font);
+                    match loaded.fonts.get(&path) {
+                        Some(f) => *f,
+                        None => {
+                            let f = scene.add_font(Font::from_file(&path).map_err(|e| {
+                                UiError::Invalid(format!("font '{}': {e}", t.font))
+                            })?);
+                            loaded.fonts.insert(path, f);
+                            f
+                        }
+                    }
+                };
+                scene
+                    .text(&scene::Text {
+                        x: t.x,
+                        y: t.y,
+                        size: t.size,
+                        color: t.color,
+                        font,
+                        text: t.text.clone(),
+                        opacity: t.opacity,
+                    })
+                    .map(|_| ())
+            }
+            Item::Image(im) => {
+                let path = resolve(dir, &im.path);
+                let id = match loaded.images.get(&path) {
+                    Some(i) => *i,
+                    None => {
+                        let img = image::open(&path).map_err(|e| {
+                            UiError::Invalid(format!(
+                                "image '{}' ({}): cannot read it: {e}",
+                                im.path,
+                                path.display()
+                            ))
+                        })?;
+                        let id = scene.add_image(&img.to_rgba8())?;
+                        loaded.images.insert(path, id);
+                        id
+                    }
+                };
+                scene.image(&scene::Image {
+                    x: im.x,
+                    y: im.y,
+                    w: im.w,
+                    h: im.h,
+                    image: id,
+                    src: im.src,
+                    filter: match im.filter {
+                        FilterJson::Nearest => scene::Filter::Nearest,
+                        FilterJson::Bilinear => scene::Filter::Bilinear,
+                    },
+                    tint: im.tint,
+                    opacity: im.opacity,
+                })
+            }
+            Item::Shadow(s) => scene.shadow(&scene::BoxShadow {
+                x: s.x,
+                y: s.y,
+                w: s.w,
+                h: s.h,
+                radius: s.radius.corners(),
+                offset: s.offset,
+                blur: s.blur,
+                spread: s.spread,
+                color: s.color,
+                opacity: s.opacity,
+            }),
+            Item::PushClip(c) => scene.push_clip(&scene::Clip {
+                x: c.x,
+                y: c.y,
+                w: c.w,
+                h: c.h,
+                radius: c.radius.corners(),
+            }),
+            Item::PopClip(_) => scene.pop_clip(),
+        }
+    }
+}
+
+/// Read a scene file and build it (fonts and images relative to the file).
+pub fn load(path: &Path, size: Option<(u32, u32)>) -> Result<Scene> {
+    let file = read(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    file.build(dir, size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        match parse("t.json", text).and_then(|f| f.build(Path::new("/nonexistent"), None)) {
+            Ok(_) => panic!("{text} parsed"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    const HEAD: &str = r#"{"width": 50, "height": 40, "items": ["#;
+
+    #[test]
+    fn the_issue_example_parses() {
+        let text = r#"{"width": 320, "height": 200, "background": [255, 255, 255, 255],
+         "items": [
+           {"rect": {"x": 10, "y": 10, "w": 120, "h": 40, "radius": [8, 8, 8, 8], "fill": [40, 90, 200, 255],
+                     "border": {"width": 2, "color": [0, 0, 0, 255]}}},
+           {"circle": {"cx": 200, "cy": 60, "r": 20, "fill": [220, 40, 40, 255]}},
+           {"text": {"x": 20, "y": 36, "size": 14, "color": [255, 255, 255, 255], "font": "DejaVuSans.ttf", "text": "OK"}},
+           {"image": {"x": 150, "y": 100, "w": 64, "h": 64, "path": "icon.png", "filter": "bilinear"}},
+           {"push_clip": {"x": 0, "y": 90, "w": 140, "h": 100, "radius": 6}},
+           {"rect": {"x": 5, "y": 95, "w": 300, "h": 20, "fill": [0, 160, 0, 128]}},
+           {"pop_clip": {}}
+         ]}"#;
+        let f = parse("t.json", text).unwrap();
+        assert_eq!(f.items.len(), 7);
+        assert_eq!(f.items[4].kind(), "push_clip");
+        // Round trip through serde.
+        let again = parse("t.json", &serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(again.items, f.items);
+    }
+
+    #[test]
+    fn errors_name_the_item_and_what_is_wrong() {
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2}}}}, {{"blob": {{}}}}]}}"#
+        ));
+        assert!(e.contains("item 1 (blob): unknown item kind"), "{e}");
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": -2, "h": 2}}}}]}}"#
+        ));
+        assert!(e.contains("item 0 (rect): width is -2"), "{e}");
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "hh": 2}}}}]}}"#
+        ));
+        assert!(e.contains("item 0 (rect): unknown field `hh`"), "{e}");
+        let e = err(&format!(r#"{HEAD}{{"pop_clip": {{}}}}]}}"#));
+        assert!(
+            e.contains("item 0 (pop_clip): pop_clip without a push_clip"),
+            "{e}"
+        );
+        let e = err(&format!(
+            r#"{HEAD}{{"push_clip": {{"x": 0, "y": 0, "w": 5, "h": 5}}}}]}}"#
+        ));
+        assert!(e.contains("push_clip without their pop_clip"), "{e}");
+        let e = err(&format!(
+            r#"{HEAD}{{"circle": {{"cx": 1, "cy": 1, "r": 2}}}}, {{"text": {{"x": 1, "y": 1, "size": 9, "font": "nope.ttf", "text": "a"}}}}]}}"#
+        ));
+        assert!(
+            e.contains("item 1 (text): font 'nope.ttf'") && e.contains("/nonexistent/nope.ttf"),
+            "{e}"
+        );
+        let e = err(&format!(
+            r#"{HEAD}{{"image": {{"x": 1, "y": 1, "w": 9, "h": 9, "path": "i.png"}}}}]}}"#
+        ));
+        assert!(
+            e.contains("item 0 (image): image 'i.png' (/nonexistent/i.png)"),
+            "{e}"
+        );
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": NaN, "y": 1, "w": 2, "h": 2}}}}]}}"#
+        ));
+        assert!(
+            e.contains("t.json") && e.contains("line 1") && e.contains("no NaN"),
+            "{e}"
+        );
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": 1e999, "y": 1, "w": 2, "h": 2}}}}]}}"#
+        ));
+        assert!(e.contains("item 0 (rect)") || e.contains("t.json"), "{e}");
+        let e = err(&format!(r#"{HEAD}[1, 2]]}}"#));
+        assert!(
+            e.contains("item 0 (?): an item is an object with one key"),
+            "{e}"
+        );
+        let e = err(r#"{"width": 0, "height": 4, "items": []}"#);
+        assert!(e.contains("a viewport of 0 x 4"), "{e}");
+        let e = err(&format!(
+            r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2, "opacity": 3}}}}]}}"#
+        ));
+        assert!(e.contains("item 0 (rect): opacity is 3"), "{e}");
+    }
+
+    #[test]
+    fn fonts_and_images_load_relative_to_the_scene() {
+        let dir = std::env::temp_dir().join(format!("wavekit-ui-json-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("f.ttf"), dejavu::sans::regular()).unwrap();
+        image::RgbaImage::from_pixel(3, 3, image::Rgba([9, 8, 7, 255]))
+            .save(dir.join("i.png"))
+            .unwrap();
+        let text = format!(
+            r#"{HEAD}{{"text": {{"x": 1, "y": 20, "size": 12, "font": "f.ttf", "text": "ab"}}}},
+            {{"text": {{"x": 1, "y": 30, "size": 12, "font": "f.ttf", "text": "b", "color": [1, 2, 3, 255]}}}},
+            {{"text": {{"x": 1, "y": 30, "size": 12, "font": "{EMBEDDED_FONT}", "text": "c"}}}},
+            {{"image": {{"x": 1, "y": 1, "w": 9, "h": 9, "path": "i.png", "filter": "nearest"}}}}]}}"#
+        );
+        std::fs::write(dir.join("s.json"), text).unwrap();
+        let s = load(&dir.join("s.json"), Some((64, 48))).unwrap();
+        assert_eq!((s.width(), s.height()), (64, 48));
+        assert_eq!(s.len(), 5);
+        // "b" at 12 px rasterized once for both runs at the same subpixel offset.
+        assert!(s.cached_glyphs() <= 4);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,651 @@
+//! The draw list: a typed builder whose every call encodes one item (or a few glyphs) into the
+//! flat records the GPU reads, in O(1) per item. Later items are drawn over earlier ones.
+//!
+//! Coordinates are pixels, origin top left, y down; a pixel's centre is at `(x + 0.5, y +
+//! 0.5)`. Colours are 8-bit sRGB-encoded RGBA with straight alpha ([`Color`]).
+
+use crate::atlas::{GlyphAtlas, ImageAtlas, ImageId};
+use crate::encode::{
+    self, CLIP_WORDS, ITEM_WORDS, MAX_SIDE, PixelBox, clip_word, flag, kind, pack_f16x4, premul,
+    word,
+};
+use crate::error::{Result, UiError};
+use crate::text::{Font, GlyphCache, split_pen};
+
+pub use crate::items::{
+    Border, BoxShadow, Clip, Color, Ellipse, Fill, Filter, FontId, Image, LinearGradient, Rect,
+    Text,
+};
+
+/// A scene being built: the viewport, the encoded items, clips and gradients, and the
+/// resources they sample (fonts, the glyph atlas and its cache, the image atlas). [`Scene::clear`]
+/// drops the items and keeps the resources, for the next frame.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) background: Color,
+    pub(crate) items: Vec<u32>,
+    pub(crate) clips: Vec<u32>,
+    pub(crate) gradients: Vec<u32>,
+    /// Clip index + 1 of every open clip, innermost last.
+    stack: Vec<u32>,
+    fonts: Vec<Font>,
+    cache: GlyphCache,
+    pub(crate) glyphs: GlyphAtlas,
+    pub(crate) images: ImageAtlas,
+    /// Item–bin pairs, a bound: room for the bin lists.
+    pub(crate) pair_bound: u64,
+    /// Changes whenever an atlas does (the renderer uploads them again).
+    pub(crate) atlas_version: u64,
+}
+
+fn finite(what: &str, v: f32) -> Result<f32> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(UiError::Invalid(format!(
+            "{what} is {v}: give a finite number"
+        )))
+    }
+}
+
+fn size(what: &str, v: f32) -> Result<f32> {
+    let v = finite(what, v)?;
+    if v < 0.0 {
+        return Err(UiError::Invalid(format!(
+            "{what} is {v}: sizes cannot be negative"
+        )));
+    }
+    Ok(v)
+}
+
+fn opacity(v: f32) -> Result<f32> {
+    let v = finite("opacity", v)?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(UiError::Invalid(format!(
+            "opacity is {v}: give a value from 0 to 1"
+        )));
+    }
+    Ok(v)
+}
+
+fn radii(r: [f32; 4]) -> Result<[f32; 4]> {
+    for v in r {
+        size("a corner radius", v)?;
+    }
+    Ok(r)
+}
+
+impl Scene {
+    /// An empty scene of `width × height` pixels (1 to 16384 each) on a transparent
+    /// background.
+    pub fn new(width: u32, height: u32) -> Result<Scene> {
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(UiError::Invalid(format!(
+                "a viewport of {width} x {height}: give 1 to {MAX_SIDE} pixels a side"
+            )));
+        }
+        Ok(Scene {
+            width,
+            height,
+            background: [0, 0, 0, 0],
+            items: Vec::new(),
+            clips: Vec::new(),
+            gradients: Vec::new(),
+            stack: Vec::new(),
+            fonts: Vec::new(),
+            cache: GlyphCache::default(),
+            glyphs: GlyphAtlas::default(),
+            images: ImageAtlas::default(),
+            pair_bound: 0,
+            atlas_version: 0,
+        })
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Items encoded so far (a text run counts one a visible glyph).
+    pub fn len(&self) -> usize {
+        self.items.len() / ITEM_WORDS
+    }
+
+    /// Whether no item is encoded.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The colour under everything.
+    pub fn set_background(&mut self, c: Color) {
+        self.background = c;
+    }
+
+    /// Drop every item, clip and gradient (fonts and atlases stay) and take a new size.
+    pub fn clear(&mut self, width: u32, height: u32) -> Result<()> {
+        let fresh = Scene::new(width, height)?;
+        self.width = fresh.width;
+        self.height = fresh.height;
+        self.items.clear();
+        self.clips.clear();
+        self.gradients.clear();
+        self.stack.clear();
+        self.pair_bound = 0;
+        Ok(())
+    }
+
+    /// Add a font; its id names it in [`Text`] items.
+    pub fn add_font(&mut self, font: Font) -> FontId {
+        self.fonts.push(font);
+        FontId(self.fonts.len() as u32 - 1)
+    }
+
+    /// A font added earlier.
+    pub fn font(&self, id: FontId) -> Option<&Font> {
+        self.fonts.get(id.0 as usize)
+    }
+
+    /// Add an image to the atlas; its id names it in [`Image`] items.
+    pub fn add_image(&mut self, image: &image::RgbaImage) -> Result<ImageId> {
+        self.atlas_version += 1;
+        self.images.add(image)
+    }
+
+    /// Glyphs rasterized so far.
+    pub fn cached_glyphs(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn push_item(&mut self, rec: [u32; ITEM_WORDS]) {
+        let (outer, _) = encode::item_bounds(&rec, &self.clips, self.width, self.height);
+        if !outer.is_empty() {
+            // One pixel more on every side than the kernel computes: room for any rounding
+            // difference in its f32 arithmetic.
+            let grown = PixelBox {
+                x0: outer.x0 - 1,
+                y0: outer.y0 - 1,
+                x1: outer.x1 + 1,
+                y1: outer.y1 + 1,
+            };
+            let view = PixelBox {
+                x0: 0,
+                y0: 0,
+                x1: self.width as i32,
+                y1: self.height as i32,
+            };
+            self.pair_bound += encode::bin_rect_count(encode::bin_rect(grown.and(view)));
+        }
+        self.items.extend_from_slice(&rec);
+    }
+
+    fn header(&self, k: u32, flags: u32) -> [u32; ITEM_WORDS] {
+        let mut rec = [0u32; ITEM_WORDS];
+        rec[word::KIND] = k | flags;
+        rec[word::CLIP] = self.stack.last().copied().unwrap_or(0);
+        rec
+    }
+
+    /// Encode a fill into `rec`: the colour, or a gradient's record. Returns whether it is
+    /// opaque everywhere.
+    fn fill(&mut self, rec: &mut [u32; ITEM_WORDS], fill: &Fill, op: f32) -> Result<bool> {
+        match fill {
+            Fill::Solid(c) => {
+                let p = premul(*c, op);
+                rec[word::FILL..word::FILL + 2].copy_from_slice(&pack_f16x4(p));
+                Ok(p[3] == 1.0)
+            }
+            Fill::Linear(g) => {
+                if g.stops.len() < 2 {
+                    return Err(UiError::Invalid(format!(
+                        "a gradient of {} stops: give at least two",
+                        g.stops.len()
+                    )));
+                }
+                for v in g.start.iter().chain(&g.end) {
+                    finite("a gradient end", *v)?;
+                }
+                let mut last = f32::NEG_INFINITY;
+                for (o, _) in &g.stops {
+                    let o = finite("a gradient stop offset", *o)?;
+                    if !(0.0..=1.0).contains(&o) || o < last {
+                        return Err(UiError::Invalid(format!(
+                            "gradient stop offset {o}: offsets run from 0 to 1 in order"
+                        )));
+                    }
+                    last = o;
+                }
+                let (dx, dy) = (g.end[0] - g.start[0], g.end[1] - g.start[1]);
+                let len2 = dx * dx + dy * dy;
+                // A gradient of no length is its last colour everywhere (t = 1).
+                let (gx, gy, bias) = if len2 > 0.0 {
+                    (dx / len2, dy / len2, 0.0f32)
+                } else {
+                    (0.0, 0.0, 1.0)
+                };
+                rec[word::FILL] = self.gradients.len() as u32;
+                rec[word::KIND] |= flag::GRADIENT;
+                let gr = &mut self.gradients;
+                gr.extend([
+                    g.start[0].to_bits(),
+                    g.start[1].to_bits(),
+                    gx.to_bits(),
+                    gy.to_bits(),
+                    bias.to_bits(),
+                    g.stops.len() as u32,
+                ]);
+                let mut opaque = true;
+                for (i, (o, c)) in g.stops.iter().enumerate() {
+                    let next = g.stops.get(i + 1).map_or(*o, |s| s.0);
+                    let inv = if next > *o { 1.0 / (next - o) } else { 0.0 };
+                    let p = premul(*c, op);
+                    opaque &= p[3] == 1.0;
+                    let [a, b] = pack_f16x4(p);
+                    gr.extend([o.to_bits(), inv.to_bits(), a, b]);
+                }
+                Ok(opaque)
+            }
+        }
+    }
+
+    fn shape(
+        &mut self,
+        k: u32,
+        b: [f32; 4],
+        fill: &Fill,
+        border: Option<Border>,
+        ring: Option<f32>,
+        op: f32,
+    ) -> Result<[u32; ITEM_WORDS]> {
+        let op = opacity(op)?;
+        let mut rec = self.header(k, 0);
+        for (i, v) in b.iter().enumerate() {
+            rec[word::BOX + i] = v.to_bits();
+        }
+        let opaque = self.fill(&mut rec, fill, op)?;
+        if opaque {
+            rec[word::KIND] |= flag::OPAQUE;
+        }
+        match (border, ring) {
+            (Some(_), Some(_)) => {
+                return Err(UiError::Invalid(
+                    "a border and a ring on one shape: give one of them".into(),
+                ));
+            }
+            (Some(bd), None) => {
+                let w = size("a border width", bd.width)?;
+                if w > 0.0 {
+                    rec[word::KIND] |= flag::INNER;
+                    rec[word::P0] = w.to_bits();
+                    rec[word::BORDER..word::BORDER + 2]
+                        .copy_from_slice(&pack_f16x4(premul(bd.color, op)));
+                }
+            }
+            (None, Some(w)) => {
+                let w = size("a ring width", w)?;
+                rec[word::KIND] |= flag::INNER | flag::RING;
+                rec[word::P0] = w.to_bits();
+            }
+            (None, None) => {}
+        }
+        Ok(rec)
+    }
+
+    /// A rounded rectangle.
+    pub fn rect(&mut self, r: &Rect) -> Result<()> {
+        let (x, y) = (finite("x", r.x)?, finite("y", r.y)?);
+        let (w, h) = (size("width", r.w)?, size("height", r.h)?);
+        let radius = radii(r.radius)?;
+        let mut rec = self.shape(
+            kind::RECT,
+            [x, y, x + w, y + h],
+            &r.fill,
+            r.border,
+            r.ring,
+            r.opacity,
+        )?;
+        rec[word::RADII..word::RADII + 2].copy_from_slice(&pack_f16x4(radius));
+        self.push_item(rec);
+        Ok(())
+    }
+
+    /// An ellipse or circle.
+    pub fn ellipse(&mut self, e: &Ellipse) -> Result<()> {
+        let (cx, cy) = (finite("cx", e.cx)?, finite("cy", e.cy)?);
+        let (rx, ry) = (size("rx", e.rx)?, size("ry", e.ry)?);
+        let rec = self.shape(
+            kind::ELLIPSE,
+            [cx - rx, cy - ry, cx + rx, cy + ry],
+            &e.fill,
+            e.border,
+            e.ring,
+            e.opacity,
+        )?;
+        self.push_item(rec);
+        Ok(())
+    }
+
+    /// An image.
+    pub fn image(&mut self, im: &Image) -> Result<()> {
+        let (x, y) = (finite("x", im.x)?, finite("y", im.y)?);
+        let (w, h) = (size("width", im.w)?, size("height", im.h)?);
+        let op = opacity(im.opacity)?;
+        let Some(region) = self.images.region(im.image) else {
+            return Err(UiError::Invalid(format!(
+                "image {} was not added to this scene",
+                im.image.index
+            )));
+        };
+        let [ax, ay, aw, ah] = region;
+        let [sx, sy, sw, sh] = im.src.unwrap_or([0, 0, aw, ah]);
+        if sw == 0 || sh == 0 || sx + sw > aw || sy + sh > ah {
+            return Err(UiError::Invalid(format!(
+                "source region {sx},{sy} {sw}x{sh} is not inside the {aw}x{ah} image"
+            )));
+        }
+        let f = if im.filter == Filter::Bilinear {
+            flag::BILINEAR
+        } else {
+            0
+        };
+        let mut rec = self.header(kind::IMAGE, f);
+        for (i, v) in [x, y, x + w, y + h].iter().enumerate() {
+            rec[word::BOX + i] = v.to_bits();
+        }
+        rec[word::RADII] = (ax + sx) | (ay + sy) << 16;
+        rec[word::RADII + 1] = sw | sh << 16;
+        let tint = premul(im.tint, op);
+        rec[word::BORDER..word::BORDER + 2].copy_from_slice(&pack_f16x4(tint));
+        // Opaque texels under an opaque tint: alpha exactly 1 (255 · (1/255) rounds to 1.0,
+        // and so does any bilinear mix of ones).
+        if tint[3] == 1.0 && self.images.is_opaque(im.image) {
+            rec[word::KIND] |= flag::OPAQUE;
+        }
+        let sx = if w > 0.0 { sw as f32 / w } else { 0.0 };
+        let sy = if h > 0.0 { sh as f32 / h } else { 0.0 };
+        rec[word::P0] = sx.to_bits();
+        rec[word::P1] = sy.to_bits();
+        self.push_item(rec);
+        Ok(())
+    }
+
+    /// A run of text: one glyph item per visible glyph. Returns the pen's advance.
+    pub fn text(&mut self, t: &Text) -> Result<f32> {
+        let (x, y) = (finite("x", t.x)?, finite("y", t.y)?);
+        let s = size("size", t.size)?;
+        let op = opacity(t.opacity)?;
+        let Some(font) = self.fonts.get(t.font.0 as usize).cloned() else {
+            return Err(UiError::Invalid(format!(
+                "font {} was not added to this scene",
+                t.font.0
+            )));
+        };
+        if s == 0.0 || t.text.is_empty() {
+            return Ok(0.0);
+        }
+        if s > 512.0 {
+            return Err(UiError::Invalid(format!(
+                "text size {s}: give at most 512 pixels to the em"
+            )));
+        }
+        let colour = pack_f16x4(premul(t.color, op));
+        let before = self.cache.len();
+        let mut end = x;
+        for (id, pen, base) in font.layout(&t.text, s, x, y) {
+            let (px, sub) = split_pen(pen);
+            let by = base.round() as i32;
+            let g = self
+                .cache
+                .get(&mut self.glyphs, &font, t.font.0, id, s, sub)?;
+            end = end.max(pen);
+            let Some(g) = g else { continue };
+            let gx = px + g.offset[0];
+            let gy = by + g.offset[1];
+            let mut rec = self.header(kind::GLYPH, 0);
+            let [ax, ay, w, h] = g.region;
+            for (i, v) in [gx, gy, gx + w as i32, gy + h as i32].iter().enumerate() {
+                rec[word::BOX + i] = (*v as f32).to_bits();
+            }
+            rec[word::RADII] = ax | ay << 16;
+            rec[word::FILL..word::FILL + 2].copy_from_slice(&colour);
+            self.push_item(rec);
+        }
+        if self.cache.len() != before {
+            self.atlas_version += 1;
+        }
+        Ok(font.measure(&t.text, s))
+    }
+
+    /// A box shadow.
+    pub fn shadow(&mut self, s: &BoxShadow) -> Result<()> {
+        let (x, y) = (finite("x", s.x)?, finite("y", s.y)?);
+        let (w, h) = (size("width", s.w)?, size("height", s.h)?);
+        let radius = radii(s.radius)?;
+        let blur = size("blur", s.blur)?;
+        let spread = finite("spread", s.spread)?;
+        let (dx, dy) = (
+            finite("offset x", s.offset[0])?,
+            finite("offset y", s.offset[1])?,
+        );
+        let op = opacity(s.opacity)?;
+        // CSS: the spread grows the box and each non-zero radius with it.
+        let b = [
+            x + dx - spread,
+            y + dy - spread,
+            x + dx + w + spread,
+            y + dy + h + spread,
+        ];
+        if b[2] <= b[0] || b[3] <= b[1] {
+            return Ok(());
+        }
+        let r = radius.map(|r| if r > 0.0 { (r + spread).max(0.0) } else { 0.0 });
+        let sigma = blur / 2.0;
+        if sigma < 0.25 {
+            // No visible blur: a rounded rectangle.
+            return self.rect(&Rect {
+                x: b[0],
+                y: b[1],
+                w: b[2] - b[0],
+                h: b[3] - b[1],
+                radius: r,
+                fill: Fill::Solid(s.color),
+                border: None,
+                ring: None,
+                opacity: op,
+            });
+        }
+        let mut rec = self.header(kind::SHADOW, 0);
+        for (i, v) in b.iter().enumerate() {
+            rec[word::BOX + i] = v.to_bits();
+        }
+        rec[word::RADII..word::RADII + 2].copy_from_slice(&pack_f16x4(r));
+        rec[word::FILL..word::FILL + 2].copy_from_slice(&pack_f16x4(premul(s.color, op)));
+        rec[word::P0] = sigma.to_bits();
+        rec[word::P1] = (3.0 * sigma).to_bits();
+        self.push_item(rec);
+        Ok(())
+    }
+
+    /// Start clipping to a rounded rectangle (inside the clips already open).
+    pub fn push_clip(&mut self, c: &Clip) -> Result<()> {
+        let (x, y) = (finite("x", c.x)?, finite("y", c.y)?);
+        let (w, h) = (size("width", c.w)?, size("height", c.h)?);
+        let r = radii(c.radius)?;
+        let b = [x, y, x + w, y + h];
+        let parent = self.stack.last().copied().unwrap_or(0);
+        let (mut outer, mut inner) = (encode::outer_box(b), {
+            let rm = r[0].max(r[1]).max(r[2].max(r[3]));
+            encode::inner_box(b, 0.0, rm)
+        });
+        if parent != 0 {
+            let p = &self.clips[(parent as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
+            outer = outer.and(PixelBox::unpack([
+                p[clip_word::OUTER],
+                p[clip_word::OUTER + 1],
+            ]));
+            inner = inner.and(PixelBox::unpack([
+                p[clip_word::INNER],
+                p[clip_word::INNER + 1],
+            ]));
+        }
+        if outer.is_empty() {
+            outer = PixelBox::EMPTY;
+        }
+        if inner.is_empty() {
+            inner = PixelBox::EMPTY;
+        }
+        let mut rec = [0u32; CLIP_WORDS];
+        for (i, v) in b.iter().enumerate() {
+            rec[clip_word::BOX + i] = v.to_bits();
+        }
+        rec[clip_word::RADII..clip_word::RADII + 2].copy_from_slice(&pack_f16x4(r));
+        rec[clip_word::PARENT] = parent;
+        rec[clip_word::OUTER..clip_word::OUTER + 2].copy_from_slice(&outer.pack());
+        rec[clip_word::INNER..clip_word::INNER + 2].copy_from_slice(&inner.pack());
+        self.clips.extend_from_slice(&rec);
+        self.stack.push((self.clips.len() / CLIP_WORDS) as u32);
+        Ok(())
+    }
+
+    /// Stop clipping to the innermost open clip.
+    pub fn pop_clip(&mut self) -> Result<()> {
+        if self.stack.pop().is_none() {
+            return Err(UiError::Unbalanced(
+                "pop_clip without a push_clip: every pop_clip closes a push_clip before it".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Clips open now.
+    pub fn clip_depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Checks the scene is complete (every clip closed).
+    pub fn check(&self) -> Result<()> {
+        if !self.stack.is_empty() {
+            return Err(UiError::Unbalanced(format!(
+                "{} push_clip without their pop_clip at the end of the scene: close every clip",
+                self.stack.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The encoded item records (for tests and tools).
+    pub fn item_words(&self) -> &[u32] {
+        &self.items
+    }
+
+    /// The encoded clip records.
+    pub fn clip_words(&self) -> &[u32] {
+        &self.clips
+    }
+
+    /// The conservative count of item–bin pairs that sizes the bin lists.
+    pub fn pair_bound(&self) -> u64 {
+        self.pair_bound
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_are_errors() {
+        let mut s = Scene::new(100, 100).unwrap();
+        let e = s
+            .rect(&Rect::new(0.0, 0.0, -1.0, 5.0, [0, 0, 0, 255]))
+            .unwrap_err();
+        assert!(e.to_string().contains("width is -1"), "{e}");
+        let e = s
+            .rect(&Rect::new(f32::NAN, 0.0, 1.0, 5.0, [0, 0, 0, 255]))
+            .unwrap_err();
+        assert!(e.to_string().contains("x is NaN"), "{e}");
+        let mut r = Rect::new(0.0, 0.0, 1.0, 1.0, [0, 0, 0, 255]);
+        r.opacity = 2.0;
+        assert!(s.rect(&r).unwrap_err().to_string().contains("opacity"));
+        assert!(s.pop_clip().is_err());
+        s.push_clip(&Clip {
+            x: 0.0,
+            y: 0.0,
+            w: 5.0,
+            h: 5.0,
+            radius: [0.0; 4],
+        })
+        .unwrap();
+        assert!(
+            s.check()
+                .unwrap_err()
+                .to_string()
+                .contains("1 push_clip without")
+        );
+        s.pop_clip().unwrap();
+        s.check().unwrap();
+        assert!(Scene::new(0, 5).is_err() && Scene::new(5, 16385).is_err());
+        let g = Fill::Linear(LinearGradient {
+            start: [0.0, 0.0],
+            end: [1.0, 0.0],
+            stops: vec![(0.0, [0; 4])],
+        });
+        assert!(
+            s.rect(&Rect::new(0.0, 0.0, 1.0, 1.0, g))
+                .unwrap_err()
+                .to_string()
+                .contains("at least two")
+        );
+        assert_eq!(s.len(), 0);
+    }
+
+    #[test]
+    fn clip_chains_intersect_their_boxes() {
+        let mut s = Scene::new(300, 300).unwrap();
+        s.push_clip(&Clip {
+            x: 10.0,
+            y: 10.0,
+            w: 100.0,
+            h: 100.0,
+            radius: [5.0; 4],
+        })
+        .unwrap();
+        s.push_clip(&Clip {
+            x: 50.0,
+            y: 0.0,
+            w: 200.0,
+            h: 50.0,
+            radius: [0.0; 4],
+        })
+        .unwrap();
+        s.rect(&Rect::new(0.0, 0.0, 300.0, 300.0, [1, 2, 3, 255]))
+            .unwrap();
+        let (outer, opaque) = encode::item_bounds(s.item_words(), s.clip_words(), 300, 300);
+        assert_eq!(
+            outer,
+            PixelBox {
+                x0: 49,
+                y0: 9,
+                x1: 111,
+                y1: 51
+            }
+        );
+        assert_eq!(
+            opaque,
+            PixelBox {
+                x0: 51,
+                y0: 16,
+                x1: 104,
+                y1: 49
+            }
+        );
+        assert!(encode::item_opaque(s.item_words()));
+        assert!(s.pair_bound() >= 1);
+    }
+}

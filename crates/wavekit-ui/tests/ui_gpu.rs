@@ -1,0 +1,685 @@
+//! The compositor on the GPU against the CPU reference, pixel for pixel, on scenes that stress
+//! draw order (translucent stacks, text over buttons, a knob over its track, clips in clips,
+//! items straddling tiles and bins, 10 000 items on one tile), every item kind, edge sizes,
+//! the opaque culling, the compaction variants, the texture target, and the bin lists.
+//!
+//! Pixels are compared exactly, except that a channel may differ by 1 where the GPU's f32
+//! arithmetic rounds differently (fused multiply-adds; `exp`, `sqrt` and division that are not
+//! correctly rounded); those pixels are counted and bounded per case, and any larger difference
+//! fails.
+
+use wavekit::GpuContext;
+use wavekit_harness::gpu;
+use wavekit_ui::*;
+
+/// At most this fraction of a case's pixels may differ by one in a channel.
+const ONE_OFF_FRACTION: f64 = 0.01;
+
+fn renderer(ctx: &GpuContext, config: RenderConfig) -> UiRenderer {
+    UiRenderer::new(ctx, config).unwrap()
+}
+
+/// Pixels that differ, and the largest channel difference.
+fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (usize, u8) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let mut n = 0;
+    let mut worst = 0u8;
+    for (p, q) in a.pixels().zip(b.pixels()) {
+        if p != q {
+            n += 1;
+            for c in 0..4 {
+                worst = worst.max(p.0[c].abs_diff(q.0[c]));
+            }
+        }
+    }
+    (n, worst)
+}
+
+/// GPU against the reference: no channel off by more than 1, and few off by 1.
+fn check(ctx: &GpuContext, ui: &UiRenderer, scene: &Scene, case: &str) -> image::RgbaImage {
+    let got = ui.render_to_image(ctx, scene).unwrap();
+    let want = reference::render(scene);
+    let (n, worst) = diff(&got, &want);
+    let pixels = (scene.width() * scene.height()) as usize;
+    eprintln!("{case}: {n} of {pixels} pixels differ from the reference (by at most {worst})");
+    if worst > 1 || n as f64 > ONE_OFF_FRACTION * pixels as f64 + 1.0 {
+        let dir = std::env::temp_dir();
+        got.save(dir.join("ui-gpu-failed.png")).ok();
+        want.save(dir.join("ui-cpu-failed.png")).ok();
+        panic!(
+            "{case}: {n} of {pixels} pixels differ, by up to {worst} (images in {})",
+            dir.display()
+        );
+    }
+    got
+}
+
+fn colour(rng: &mut fastrand::Rng, alpha: bool) -> Color {
+    [
+        rng.u8(..),
+        rng.u8(..),
+        rng.u8(..),
+        if alpha { rng.u8(..) } else { 255 },
+    ]
+}
+
+fn test_image(w: u32, h: u32, seed: u8) -> image::RgbaImage {
+    image::RgbaImage::from_fn(w, h, |x, y| {
+        let a = if (x + y) % 5 == 0 { 128 } else { 255 };
+        image::Rgba([
+            (x * 37) as u8 ^ seed,
+            (y * 59) as u8,
+            ((x * y) as u8).wrapping_add(seed),
+            a,
+        ])
+    })
+}
+
+/// Random items of every kind over a `w × h` viewport, many overlapping and translucent,
+/// some straddling the viewport's edge, some in nested clips.
+fn random_scene(seed: u64, w: u32, h: u32, n: usize) -> Scene {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut s = Scene::new(w, h).unwrap();
+    let translucent = rng.bool();
+    s.set_background(colour(&mut rng, translucent));
+    let font = s.add_font(Font::dejavu_sans());
+    let img = s.add_image(&test_image(13, 9, 3)).unwrap();
+    let (fw, fh) = (w as f32, h as f32);
+    let mut depth = 0;
+    for _ in 0..n {
+        let x = rng.f32() * fw * 1.2 - fw * 0.1;
+        let y = rng.f32() * fh * 1.2 - fh * 0.1;
+        let iw = rng.f32() * fw * 0.5 + 0.5;
+        let ih = rng.f32() * fh * 0.5 + 0.5;
+        let fill = if rng.u32(..5) == 0 {
+            Fill::Linear(LinearGradient {
+                start: [x, y],
+                end: [x + iw, y + ih * rng.f32()],
+                stops: vec![
+                    (0.0, colour(&mut rng, true)),
+                    (rng.f32() * 0.5 + 0.2, colour(&mut rng, true)),
+                    (1.0, colour(&mut rng, true)),
+                ],
+            })
+        } else {
+            let translucent = rng.bool();
+            Fill::Solid(colour(&mut rng, translucent))
+        };
+        let opacity = if rng.bool() { 1.0 } else { rng.f32() };
+        match rng.u32(..10) {
+            0..=2 => {
+                let mut r = Rect::new(x, y, iw, ih, fill);
+                r.radius = [0, 1, 2, 3].map(|_| rng.f32() * 12.0);
+                if rng.bool() {
+                    r.border = Some(Border {
+                        width: rng.f32() * 4.0,
+                        color: colour(&mut rng, true),
+                    });
+                } else if rng.u32(..4) == 0 {
+                    r.ring = Some(rng.f32() * 5.0 + 0.5);
+                }
+                r.opacity = opacity;
+                s.rect(&r).unwrap();
+            }
+            3 | 4 => {
+                let mut e = Ellipse::circle(x, y, iw * 0.3, fill);
+                e.ry = if rng.bool() { e.rx } else { ih * 0.3 };
+                if rng.bool() {
+                    e.border = Some(Border {
+                        width: rng.f32() * 3.0,
+                        color: colour(&mut rng, true),
+                    });
+                } else if rng.u32(..3) == 0 {
+                    e.ring = Some(rng.f32() * 4.0 + 0.5);
+                }
+                e.opacity = opacity;
+                s.ellipse(&e).unwrap();
+            }
+            5 => {
+                s.image(&Image {
+                    x,
+                    y,
+                    w: iw,
+                    h: ih,
+                    image: img,
+                    src: if rng.bool() { None } else { Some([2, 1, 7, 6]) },
+                    filter: if rng.bool() {
+                        Filter::Bilinear
+                    } else {
+                        Filter::Nearest
+                    },
+                    tint: colour(&mut rng, true),
+                    opacity,
+                })
+                .unwrap();
+            }
+            6 => {
+                s.text(&Text {
+                    x,
+                    y,
+                    size: 6.0 + rng.f32() * 20.0,
+                    color: colour(&mut rng, true),
+                    font,
+                    text: "Wavy AV ok".into(),
+                    opacity,
+                })
+                .unwrap();
+            }
+            7 => {
+                s.shadow(&BoxShadow {
+                    x,
+                    y,
+                    w: iw,
+                    h: ih,
+                    radius: [0, 1, 2, 3].map(|_| rng.f32() * 10.0),
+                    offset: [rng.f32() * 6.0 - 3.0, rng.f32() * 6.0],
+                    blur: rng.f32() * 12.0,
+                    spread: rng.f32() * 4.0 - 2.0,
+                    color: colour(&mut rng, true),
+                    opacity,
+                })
+                .unwrap();
+            }
+            8 if depth < 3 => {
+                s.push_clip(&Clip {
+                    x,
+                    y,
+                    w: iw * 1.5,
+                    h: ih * 1.5,
+                    radius: [0, 1, 2, 3].map(|_| rng.f32() * 9.0),
+                })
+                .unwrap();
+                depth += 1;
+            }
+            _ if depth > 0 => {
+                s.pop_clip().unwrap();
+                depth -= 1;
+            }
+            _ => {}
+        }
+    }
+    for _ in 0..depth {
+        s.pop_clip().unwrap();
+    }
+    s
+}
+
+#[test]
+fn random_stacks_of_every_kind_match_the_reference_at_every_size() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    // 1 x 1, below a tile, a tile, a tile and one, a prime width, across bins (256 px).
+    for (i, (w, h, n)) in [
+        (1, 1, 20),
+        (5, 3, 30),
+        (16, 16, 60),
+        (17, 15, 60),
+        (37, 23, 80),
+        (100, 70, 200),
+        (300, 90, 300),
+        (263, 271, 400),
+        (900, 600, 2500),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let scene = random_scene(100 + i as u64, w, h, n);
+        check(ctx, &ui, &scene, &format!("{w}x{h}, {n} items"));
+    }
+}
+
+#[test]
+fn an_empty_scene_is_its_background() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    for (w, h) in [(1, 1), (33, 17)] {
+        let mut s = Scene::new(w, h).unwrap();
+        s.set_background([10, 20, 30, 40]);
+        let got = check(ctx, &ui, &s, "empty");
+        assert!(got.pixels().all(|p| p.0 == [10, 20, 30, 40]));
+    }
+}
+
+/// The demo panel: buttons with text, a knob over its track, a checkbox, an image, a clipped
+/// list.
+#[test]
+fn the_demo_panel_matches_the_reference() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let scene = wavekit_ui::demo::panel(0.37, 1.5).unwrap();
+    let got = check(ctx, &ui, &scene, "demo panel");
+    got.save(std::env::temp_dir().join("wavekit-ui-demo-test.png"))
+        .ok();
+}
+
+/// Order: each colour's later copy must win. A stack of opaque and translucent rectangles
+/// where every pair overlaps, and text over buttons over a shadow.
+#[test]
+fn draw_order_is_kept_in_stacks_and_text_over_buttons() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut s = Scene::new(120, 80).unwrap();
+    s.set_background([255; 4]);
+    let font = s.add_font(Font::dejavu_sans());
+    for i in 0..40 {
+        let o = i as f32 * 1.5;
+        let a = if i % 3 == 0 { 255 } else { 90 };
+        s.rect(
+            &Rect::new(
+                5.0 + o,
+                5.0 + o * 0.5,
+                50.0,
+                30.0,
+                [(i * 6) as u8, 255 - (i * 6) as u8, 128, a],
+            )
+            .radius(4.0),
+        )
+        .unwrap();
+    }
+    s.shadow(&BoxShadow {
+        x: 20.0,
+        y: 40.0,
+        w: 80.0,
+        h: 28.0,
+        radius: [2.0, 14.0, 6.0, 0.0],
+        offset: [2.0, 3.0],
+        blur: 8.0,
+        spread: 1.0,
+        color: [0, 0, 0, 160],
+        opacity: 1.0,
+    })
+    .unwrap();
+    s.rect(
+        &Rect::new(20.0, 40.0, 80.0, 28.0, [40, 90, 200, 255])
+            .radius(6.0)
+            .border(1.5, [10, 20, 90, 255]),
+    )
+    .unwrap();
+    s.text(&Text {
+        x: 30.0,
+        y: 59.0,
+        size: 14.0,
+        color: [255; 4],
+        font,
+        text: "Apply AV".into(),
+        opacity: 1.0,
+    })
+    .unwrap();
+    let got = check(ctx, &ui, &s, "stack, text over a button");
+    // White text pixels survive on the blue button (text drawn after it).
+    let on_button = (30..100).flat_map(|x| (46..62).map(move |y| (x, y)));
+    assert!(
+        on_button
+            .clone()
+            .any(|(x, y)| got.get_pixel(x, y).0[0] > 200)
+    );
+}
+
+/// Clips inside clips: nothing outside the inner clip, everything inside it.
+#[test]
+fn clips_inside_clips() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut s = Scene::new(90, 90).unwrap();
+    s.set_background([0, 0, 0, 255]);
+    s.push_clip(&Clip {
+        x: 10.0,
+        y: 10.0,
+        w: 70.0,
+        h: 70.0,
+        radius: [20.0, 0.0, 5.0, 10.0],
+    })
+    .unwrap();
+    s.rect(&Rect::new(0.0, 0.0, 90.0, 90.0, [0, 0, 255, 255]))
+        .unwrap();
+    s.push_clip(&Clip {
+        x: 40.0,
+        y: 0.0,
+        w: 60.0,
+        h: 30.5,
+        radius: [6.0; 4],
+    })
+    .unwrap();
+    s.rect(&Rect::new(0.0, 0.0, 90.0, 90.0, [255, 0, 0, 200]))
+        .unwrap();
+    s.pop_clip().unwrap();
+    s.ellipse(&Ellipse::circle(80.0, 80.0, 12.0, [0, 255, 0, 255]))
+        .unwrap();
+    s.pop_clip().unwrap();
+    s.rect(&Rect::new(0.0, 85.0, 90.0, 5.0, [255, 255, 0, 255]))
+        .unwrap();
+    let got = check(ctx, &ui, &s, "clips in clips");
+    assert_eq!(
+        got.get_pixel(5, 5).0,
+        [0, 0, 0, 255],
+        "outside the outer clip"
+    );
+    assert_eq!(
+        got.get_pixel(30, 60).0,
+        [0, 0, 255, 255],
+        "inside the outer clip only"
+    );
+    assert_eq!(got.get_pixel(60, 20).0[0], 200, "inside both clips");
+    assert_eq!(
+        got.get_pixel(60, 50).0,
+        [0, 0, 255, 255],
+        "below the inner clip"
+    );
+    assert_eq!(
+        got.get_pixel(50, 87).0,
+        [255, 255, 0, 255],
+        "after both clips"
+    );
+}
+
+/// 10 000 translucent items on one tile: 40 chunks of candidates, in order.
+#[test]
+fn ten_thousand_items_on_one_tile() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(10_000);
+    let mut s = Scene::new(40, 40).unwrap();
+    s.set_background([255; 4]);
+    for i in 0..10_000 {
+        let x = 16.0 + rng.f32() * 12.0;
+        let y = 16.0 + rng.f32() * 12.0;
+        if i % 2 == 0 {
+            s.rect(&Rect::new(x - 3.0, y - 3.0, 6.0, 6.0, colour(&mut rng, true)).radius(2.0))
+                .unwrap();
+        } else {
+            s.ellipse(&Ellipse::circle(x, y, 3.0, colour(&mut rng, true)))
+                .unwrap();
+        }
+    }
+    for compaction in [Compaction::Ordered, Compaction::Serial] {
+        let ui = renderer(
+            ctx,
+            RenderConfig {
+                compaction,
+                ..Default::default()
+            },
+        );
+        check(
+            ctx,
+            &ui,
+            &s,
+            &format!("10 000 items, {}", compaction.name()),
+        );
+    }
+}
+
+/// The opaque culling changes no pixel, and it draws nothing beneath an opaque cover: with
+/// culling on, the covered tiles composite only what lies above the cover.
+#[test]
+fn culling_draws_nothing_beneath_an_opaque_cover_and_changes_no_pixel() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut s = Scene::new(64, 48).unwrap();
+    for _ in 0..500 {
+        s.rect(&Rect::new(
+            rng.f32() * 60.0,
+            rng.f32() * 44.0,
+            8.0,
+            8.0,
+            colour(&mut rng, true),
+        ))
+        .unwrap();
+    }
+    // An opaque rounded cover over tiles (0..3, 0..3) with a translucent border (its opaque
+    // box, inset by border, radius and a pixel, holds tile (1, 1) only), and a rounded one
+    // whose corners cut into tile (3, 0).
+    s.rect(
+        &Rect::new(0.0, 0.0, 48.0, 48.0, [10, 200, 10, 255])
+            .radius(4.0)
+            .border(2.0, [0, 0, 0, 128]),
+    )
+    .unwrap();
+    s.rect(&Rect::new(40.0, 0.0, 24.0, 24.0, [10, 10, 200, 255]).radius(30.0))
+        .unwrap();
+    // A translucent cover hides nothing; an item above the cover is drawn.
+    s.rect(&Rect::new(30.0, 30.0, 40.0, 20.0, [200, 10, 10, 254]))
+        .unwrap();
+    s.ellipse(&Ellipse::circle(8.0, 8.0, 4.0, [255, 255, 255, 100]))
+        .unwrap();
+    // An opaque image over tile (0, 2) and one with translucent texels over tile (1, 2).
+    let solid = s
+        .add_image(&image::RgbaImage::from_fn(4, 4, |x, y| {
+            image::Rgba([x as u8 * 60, y as u8 * 60, 9, 255])
+        }))
+        .unwrap();
+    let holes = s.add_image(&test_image(4, 4, 1)).unwrap();
+    for (x, id) in [(-2.0, solid), (14.0, holes)] {
+        s.image(&Image {
+            x,
+            y: 30.0,
+            w: 22.0,
+            h: 20.0,
+            image: id,
+            src: None,
+            filter: Filter::Bilinear,
+            tint: [255; 4],
+            opacity: 1.0,
+        })
+        .unwrap();
+    }
+    let on = renderer(
+        ctx,
+        RenderConfig {
+            stats: true,
+            ..Default::default()
+        },
+    );
+    let off = renderer(
+        ctx,
+        RenderConfig {
+            stats: true,
+            cull: false,
+            ..Default::default()
+        },
+    );
+    let mut f_on = on.frame(ctx).unwrap();
+    let mut f_off = off.frame(ctx).unwrap();
+    let a = on.render_frame_to_image(ctx, &mut f_on, &s).unwrap();
+    let b = off.render_frame_to_image(ctx, &mut f_off, &s).unwrap();
+    assert_eq!(a, b, "culling changed pixels");
+    check(ctx, &on, &s, "culling");
+    let st_on = on.tile_stats(ctx, &f_on).unwrap();
+    let st_off = off.tile_stats(ctx, &f_off).unwrap();
+    let t = |st: &FrameStats, x: u32, y: u32| st.per_tile[(y * st.tiles_x + x) as usize];
+    // Tile (1, 1): the cover and the three later items whose boxes reach it (the translucent
+    // rectangle from column 29, the two images from row 29); none of the 500 beneath.
+    assert_eq!(
+        t(&st_on, 1, 1),
+        4,
+        "tile (1, 1): the cover and what is above it"
+    );
+    assert!(
+        t(&st_off, 1, 1) > 10,
+        "without culling everything beneath is composited"
+    );
+    assert!(
+        t(&st_on, 0, 0) > 2,
+        "tile (0, 0) is not wholly inside the cover's opaque box"
+    );
+    assert!(
+        t(&st_on, 2, 2) > 1,
+        "tile (2, 2) reaches the cover's border"
+    );
+    assert!(
+        t(&st_on, 3, 0) > 2,
+        "a rounded corner does not hide the tile"
+    );
+    assert_eq!(
+        t(&st_on, 3, 2),
+        t(&st_off, 3, 2),
+        "a translucent cover hides nothing"
+    );
+    // The translucent rectangle holds all of tile (3, 2): it would hide what is beneath.
+    assert!(t(&st_on, 3, 2) > 2);
+    assert!(
+        t(&st_on, 0, 2) <= 2 && t(&st_off, 0, 2) > 5,
+        "the opaque image hides tile (0, 2)"
+    );
+    assert_eq!(
+        t(&st_on, 1, 2),
+        t(&st_off, 1, 2),
+        "an image with translucent texels hides nothing"
+    );
+}
+
+/// The measurement variants: the serial scan gives the same image; the atomic counter gives
+/// the same image where no two items overlap (its order is arbitrary: that is what it
+/// measures), and does not fail where they do.
+#[test]
+fn the_compaction_variants() {
+    let Some(ctx) = gpu() else { return };
+    let serial = renderer(
+        ctx,
+        RenderConfig {
+            compaction: Compaction::Serial,
+            ..Default::default()
+        },
+    );
+    let atomic = renderer(
+        ctx,
+        RenderConfig {
+            compaction: Compaction::Atomic,
+            ..Default::default()
+        },
+    );
+    let scene = random_scene(7, 150, 90, 300);
+    check(ctx, &serial, &scene, "serial");
+    // Apart: a grid of circles that do not touch (boxes overlap; coverage does not).
+    let mut s = Scene::new(96, 64).unwrap();
+    s.set_background([255; 4]);
+    let mut rng = fastrand::Rng::with_seed(9);
+    for y in 0..8 {
+        for x in 0..12 {
+            s.ellipse(&Ellipse::circle(
+                x as f32 * 8.0 + 4.0,
+                y as f32 * 8.0 + 4.0,
+                2.5,
+                colour(&mut rng, true),
+            ))
+            .unwrap();
+        }
+    }
+    check(ctx, &atomic, &s, "atomic, apart");
+    atomic.render_to_image(ctx, &scene).unwrap();
+}
+
+/// The texture target gives the buffer target's pixels.
+#[test]
+fn the_texture_target_matches_the_buffer_target() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let scene = random_scene(11, 70, 45, 120);
+    let want = ui.render_to_image(ctx, &scene).unwrap();
+    let (w, h) = (scene.width(), scene.height());
+    let tex = ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("ui test target"),
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let mut frame = ui.frame(ctx).unwrap();
+    ui.upload(ctx, &mut frame, &scene).unwrap();
+    ui.target_texture(ctx, &mut frame, &tex).unwrap();
+    let pitch = (w * 4).next_multiple_of(256);
+    let out = ctx
+        .storage_poisoned("copy", (pitch * h / 4) as usize)
+        .unwrap();
+    ctx.submit(|enc| {
+        ui.record(&frame, enc).unwrap();
+        enc.copy_texture_to_buffer(
+            tex.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &out,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(pitch),
+                    rows_per_image: None,
+                },
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+    });
+    let words: Vec<u32> = ctx
+        .read_back("copy", &out, (pitch * h / 4) as usize)
+        .unwrap();
+    let got = image::RgbaImage::from_fn(w, h, |x, y| {
+        image::Rgba(words[(y * pitch / 4 + x) as usize].to_le_bytes())
+    });
+    assert_eq!(got, want);
+    // A texture of the wrong format is an error, not a panic.
+    let bad = ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: None,
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    assert!(ui.target_texture(ctx, &mut frame, &bad).is_err());
+}
+
+/// The binning kernels' lists are the reference's: each bin's items in draw order.
+#[test]
+fn bin_lists_hold_each_bins_items_in_draw_order() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut frame = ui.frame(ctx).unwrap();
+    for (seed, w, h, n) in [
+        (1, 600, 300, 700),
+        (2, 257, 513, 1000),
+        (3, 40, 40, 0),
+        (4, 1000, 20, 3),
+    ] {
+        let scene = random_scene(seed, w, h, n);
+        ui.render_frame_to_image(ctx, &mut frame, &scene).unwrap();
+        assert_eq!(
+            ui.bin_lists(ctx, &frame).unwrap(),
+            reference::bin_lists(&scene),
+            "{w}x{h}, {n} items"
+        );
+    }
+}
+
+/// One frame reused for scenes that grow and shrink, and for new atlases.
+#[test]
+fn a_frame_is_reused_across_scenes() {
+    let Some(ctx) = gpu() else { return };
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut frame = ui.frame(ctx).unwrap();
+    for (seed, n, w, h) in [
+        (20, 10, 30, 30),
+        (21, 600, 200, 120),
+        (22, 40, 64, 31),
+        (23, 900, 260, 140),
+    ] {
+        let scene = random_scene(seed, w, h, n);
+        let got = ui.render_frame_to_image(ctx, &mut frame, &scene).unwrap();
+        let (d, worst) = diff(&got, &reference::render(&scene));
+        assert!(
+            worst <= 1 && (d as f64) <= ONE_OFF_FRACTION * (w * h) as f64 + 1.0,
+            "{n} items: {d} pixels, {worst}"
+        );
+    }
+}
