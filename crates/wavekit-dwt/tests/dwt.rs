@@ -1,6 +1,11 @@
 //! The transform on the GPU against the reference: 5/3 bit for bit and round trips exact, 9/7
 //! within a stated tolerance of the f64 reference, every level count, odd and degenerate sizes,
-//! several planes in one dispatch.
+//! several planes in one dispatch, the fused colour transforms.
+//!
+//! Named `dwt.rs`, not `*_gpu.rs`: the level kernel uses no subgroup operation (workgroup memory
+//! and registers only, ADR-019), so its code is the same at every subgroup width and without
+//! subgroups (its unit test validates every variant without the subgroup capability, so that
+//! stays true), and CI runs it once, at the first lavapipe width (ADR-0066).
 
 use wavekit::GpuContext;
 use wavekit_dwt::{Dwt, DwtError, TileShape, Wavelet, max_levels, reference};
