@@ -14,6 +14,7 @@
 # Build first, here (not on the H200 machine):  scripts/h200-ui-build.sh
 # It puts the release CLI, the ui_gpu test binary and the peer in .dev/bin and the Vulkan loader
 # in .gl/; carry .gl and .dev. Usage:  scripts/h200-ui.sh OUTDIR
+# UI_RUNS and UI_PEER_RUNS set the timed runs per scene (200 and 50 by default).
 # UI_SMOKE=1 runs the same steps on small scenes (320x180, 200 items, a few runs): a check of
 # the plumbing on any machine (lavapipe included), not a measurement.
 set -uo pipefail
@@ -28,8 +29,8 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 small=()
-peer_runs=50
-runs=200
+peer_runs=${UI_PEER_RUNS:-50}
+runs=${UI_RUNS:-200}
 if [ "${UI_SMOKE:-0}" = 1 ]; then
     small=(--size 320x180 --items 200)
     peer_runs=2

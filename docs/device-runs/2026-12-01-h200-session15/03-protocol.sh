@@ -5,6 +5,7 @@
 # clock logged by nvidia-smi (scripts/protocol.sh); the summary is each case's spread of
 # per-process medians. Their medians are also BENCHMARKS.md's today's numbers.
 set -u
+tar -C .dev -xJf .dev/pack.tar.xz
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR $OUT
