@@ -6,7 +6,11 @@
 # tile shapes and small-level regions at 4K against the copy floor; the CLI end to end against
 # numpy and the I/O floor (new and 324dad0); the time to a first result, cold and warm driver
 # cache, with and without wavekit's pipeline cache.
+# Then 10 more fresh processes of the protocol (call 3 ran 10 on the freshly started machine).
+# First, call 3's compositor and tracer results, whose archive was over 16 MiB with Vello's
+# PNGs, the 4K mix PNG and the tracer's rays: packed again without them.
 set -u
+(cd /tmp && du -sh r4/ui/* r4/trace/* 2>&1 | sort -h | tail -8 && tar -cJf $OUT/call3-ui-trace.tar.xz --exclude=r4/ui/vello-png --exclude=r4/ui/mix.png --exclude=r4/ui/scenes --exclude='r4/trace/bench/*.npy' r4 && ls -la $OUT)
 tar -C .dev -xJf .dev/pack.tar.xz
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -77,4 +81,7 @@ $W --timings sort /tmp/e/s.npy -o /tmp/e/o.npy 2>> /tmp/e/first-result.txt
 xz -9 /tmp/e/clocks.csv
 rm -f /tmp/e/*.npy
 tar -C /tmp -cJf $OUT/call5.tar.xz e
+timeout 150 bash scripts/protocol.sh .dev/bin/wavekit /tmp/protocol2 10 --runs 10 --rounds 1 > /tmp/protocol2.log 2>&1
+pkill -f "nvidia-smi --query"; sleep 0.3; xz -9 /tmp/protocol2/clocks.csv
+tar -C /tmp -cJf $OUT/protocol2.tar.xz protocol2
 cat /tmp/e/tests.txt /tmp/e/first-result.txt /tmp/e/dwt-4k-sweep.txt /tmp/e/e2e.txt /tmp/e/e2e-old.txt | tail -120
