@@ -109,10 +109,19 @@ def main():  # noqa: C901 - one table of jobs
     d = a.dir
     lines = []
     rng = np.random.default_rng(1)
+    # Each record goes to --out as soon as it is measured: a run stopped at a time limit keeps
+    # what it finished.
+    sink = open(a.out, "w") if a.out else None
 
     def emit(rec):
         lines.append(rec)
         print(json.dumps(rec), flush=True)
+        if sink:
+            sink.write(json.dumps(rec) + "\n")
+            sink.flush()
+        print(f"e2e: {rec['job']} n={rec['n']} {os.path.basename(rec['binary'])}: "
+              f"{rec['wavekit_s']:.3f} s (numpy {rec.get('numpy_s', float('nan')):.3f} s, "
+              f"floor {rec['floor_s']:.3f} s) checked={rec['checked']}", file=sys.stderr, flush=True)
 
     for lg in [int(s) for s in a.sizes.split(",")]:
         n = (1 << lg) + (5 if lg == 29 else 0)
@@ -203,10 +212,8 @@ def main():  # noqa: C901 - one table of jobs
                    "checked": bool(ok)}
             os.remove(out)
             emit(rec)
-    if a.out:
-        with open(a.out, "w") as f:
-            for r in lines:
-                f.write(json.dumps(r) + "\n")
+    if sink:
+        sink.close()
     print(f"{'job':<12} {'n':>11} {'binary':<28} {'wavekit s':>9} {'numpy s':>8} {'floor s':>8} {'x floor':>7} {'x numpy':>7} {'RSS/files':>9} ok", file=sys.stderr)
     for r in lines:
         if "wavekit_s" in r:
