@@ -6,7 +6,7 @@
 # 2^26 and the 8K PNG, 2^28, 2^29 + 5 (without the pairs: numpy's stable argsort of 2^29 keys
 # alone takes over a minute).
 set -u
-tar -C .dev -xJf .dev/pack.tar.xz bin/wavekit
+tar -C .dev -xJf .dev/pack.tar.xz ./bin/wavekit
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export XDG_RUNTIME_DIR=/tmp/xdg PYTHONUNBUFFERED=1; mkdir -p $XDG_RUNTIME_DIR $OUT
