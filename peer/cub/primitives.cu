@@ -1,7 +1,7 @@
 // CUB peer benchmark for wavekit's primitives (issue 3): DeviceReduce::Sum,
 // DeviceScan::InclusiveSum / ExclusiveSum, DeviceSelect::If and DevicePartition::If on u32,
 // the same inputs as `wavekit bench primitives` (random u32; the predicate keeps odd values,
-// about half). Times with CUDA events: 5 warm-up runs, then the median of RUNS.
+// about half). Times with CUDA events: at least 200 ms of warm-up (common.cuh), then the median of RUNS.
 // Prints one JSON object per line: {"primitive", "n", "median_ns", "p10_ns", "p90_ns"}.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 primitives.cu -o cub_primitives
 // Run:   ./cub_primitives [RUNS] [LOG2_N ...]
