@@ -47,7 +47,7 @@ fn have_gpu() -> bool {
     let any = list.as_array().is_some_and(|a| !a.is_empty());
     if !any {
         assert!(
-            std::env::var("WAVEKIT_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            !wavekit_harness::require_gpu(),
             "WAVEKIT_REQUIRE_GPU=1 but no adapter"
         );
         eprintln!("GPU CLI tests skipped: no adapter");
@@ -79,8 +79,8 @@ fn probe_json_reports_subgroups_and_limits() {
     );
     assert!(v["adapter"]["name"].as_str().is_some_and(|n| !n.is_empty()));
     assert!(v["adapter"]["software"].is_boolean());
-    if let Ok(want) = std::env::var("WAVEKIT_EXPECT_SUBGROUP") {
-        assert_eq!(max.to_string(), want);
+    if let Some(want) = wavekit_harness::expect_subgroup() {
+        assert_eq!(max, u64::from(want));
     }
 }
 

@@ -308,9 +308,7 @@ static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
 /// that did not take effect is caught, not silently tested twice).
 pub fn gpu() -> Option<&'static GpuContext> {
     CTX.get_or_init(|| {
-        let required = flag(&Env, "WAVEKIT_REQUIRE_GPU")
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or(false);
+        let required = require_gpu();
         let options = context_options(&Env).unwrap_or_else(|e| panic!("{e}"));
         match GpuContext::new(&options) {
             Ok(ctx) => {
@@ -322,9 +320,7 @@ pub fn gpu() -> Option<&'static GpuContext> {
                     sg.max_size,
                     if sg.supported { "" } else { " (subgroups off)" }
                 );
-                let want = parse::<u32>(&Env, "WAVEKIT_EXPECT_SUBGROUP", "a width", |_| true)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                if let Some(want) = want {
+                if let Some(want) = expect_subgroup() {
                     assert_eq!(
                         (sg.min_size, sg.max_size),
                         (want, want),
@@ -342,6 +338,21 @@ pub fn gpu() -> Option<&'static GpuContext> {
         }
     })
     .as_ref()
+}
+
+/// Whether `WAVEKIT_REQUIRE_GPU=1` makes a missing adapter a test failure (panics on a value
+/// other than 1 or 0: a test knob set wrong is the tester's mistake to see at once).
+pub fn require_gpu() -> bool {
+    flag(&Env, "WAVEKIT_REQUIRE_GPU")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or(false)
+}
+
+/// The subgroup width `WAVEKIT_EXPECT_SUBGROUP=N` asks the tests' device to have (panics on a
+/// value that is not a number).
+pub fn expect_subgroup() -> Option<u32> {
+    parse::<u32>(&Env, "WAVEKIT_EXPECT_SUBGROUP", "a width", |_| true)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `WAVEKIT_STREAM_CHUNK_BYTES`: the CLI's staging chunk (tests lower it to take the many-chunk
