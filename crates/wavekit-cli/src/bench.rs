@@ -69,12 +69,15 @@ fn file_err(path: &std::path::Path, e: impl std::fmt::Display) -> CliError {
     }
 }
 
-/// Read a peer's JSON lines.
-pub fn read_peer(path: &std::path::Path) -> Result<Vec<PrimitiveResult>, CliError> {
+/// Read a peer's JSON lines, one record each (lines not starting with `{` are skipped; an
+/// error names the file's line).
+pub fn read_peer<T: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+) -> Result<Vec<T>, CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| file_err(path, e))?;
     text.lines()
-        .filter(|l| l.trim_start().starts_with('{'))
         .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with('{'))
         .map(|(i, l)| {
             serde_json::from_str(l).map_err(|e| file_err(path, format!("line {}: {e}", i + 1)))
         })
@@ -87,7 +90,11 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     } else {
         a.only.clone()
     };
-    let peer = a.peer.as_deref().map(read_peer).transpose()?;
+    let peer = a
+        .peer
+        .as_deref()
+        .map(read_peer::<PrimitiveResult>)
+        .transpose()?;
     let policies = wavekit_harness::policies(&wavekit_harness::Env)?;
     let protocol = a.protocol.protocol()?;
     let clock = clock_reader(ctx);

@@ -467,20 +467,6 @@ pub struct PeerDwt {
     pub median_ns: f64,
 }
 
-/// Read a peer's JSON lines (lines not starting with `{` are skipped).
-fn read_peer(path: &std::path::Path) -> Result<Vec<PeerDwt>, CliError> {
-    let err = |m: String| CliError::File {
-        path: path.display().to_string(),
-        message: m,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim_start().starts_with('{'))
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| err(format!("line {}: {e}", i + 1))))
-        .collect()
-}
-
 /// `wavekit bench dwt`.
 pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     let chosen = a
@@ -496,7 +482,11 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let peer = a.peer.as_deref().map(read_peer).transpose()?;
+    let peer = a
+        .peer
+        .as_deref()
+        .map(crate::bench::read_peer::<PeerDwt>)
+        .transpose()?;
     let tuning = wavekit_harness::dwt_tuning(&wavekit_harness::Env)?;
     let protocol = a.protocol.protocol()?;
     let clock = crate::bench::clock_reader(ctx);
@@ -614,4 +604,29 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PeerDwt;
+
+    /// The peers' files: comment and log lines skipped, a bad record named by its line.
+    #[test]
+    fn peer_files_are_read_line_by_line() {
+        let dir = std::env::temp_dir().join(format!("wavekit-peer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.jsonl");
+        let rec = r#"{"peer": "ptwt", "size": "4k", "planes": 1, "wavelet": "9/7", "direction": "forward", "median_ns": 649000.0}"#;
+        std::fs::write(&good, format!("# a note\n{rec}\n\n{rec}\n")).unwrap();
+        let got = crate::bench::read_peer::<PeerDwt>(&good).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[1].peer.as_str(), got[1].median_ns), ("ptwt", 649000.0));
+        let bad = dir.join("bad.jsonl");
+        std::fs::write(&bad, format!("# a note\n{rec}\n{{\"peer\": 1}}\n")).unwrap();
+        let e = crate::bench::read_peer::<PeerDwt>(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3") && e.contains("bad.jsonl"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
