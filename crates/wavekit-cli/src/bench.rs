@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use wavekit::GpuContext;
-use wavekit::bench::primitives::{self, PRIMITIVES, PrimitiveResult};
-use wavekit::bench::protocol::{ClockReader, NoClock, Protocol};
+use wavekit_bench::primitives::{self, PRIMITIVES, PrimitiveResult};
+use wavekit_bench::protocol::{ClockReader, NoClock, Protocol};
 
 use crate::error::CliError;
 
@@ -38,7 +38,7 @@ impl ProtocolArgs {
 
 /// The GPU's clock where it can be read (NVIDIA through NVML), else none; says which on stderr.
 pub fn clock_reader(ctx: &GpuContext) -> Box<dyn ClockReader> {
-    match crate::clock::NvmlClock::start(&ctx.summary.name) {
+    match wavekit_bench::clock::NvmlClock::start(&ctx.summary.name) {
         Some(c) => {
             eprintln!("clock: reading the SM clock through NVML during every timed case");
             Box::new(c)
@@ -74,14 +74,7 @@ fn file_err(path: &std::path::Path, e: impl std::fmt::Display) -> CliError {
 pub fn read_peer<T: serde::de::DeserializeOwned>(
     path: &std::path::Path,
 ) -> Result<Vec<T>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| file_err(path, e))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim_start().starts_with('{'))
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| file_err(path, format!("line {}: {e}", i + 1)))
-        })
-        .collect()
+    Ok(wavekit_bench::peer::read_lines(path)?)
 }
 
 pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> {
@@ -170,30 +163,23 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         }
     }
     if let Some(path) = &a.plot {
-        let svg = crate::plot::throughput_svg(&results, peer.as_deref());
+        let svg = wavekit_bench::plot::throughput_svg(&results, peer.as_deref());
         std::fs::write(path, svg).map_err(|e| file_err(path, e))?;
         eprintln!("plot written to {}", path.display());
     }
     Ok(())
 }
 
-/// The clock column: the lowest reading during the timed runs, flagged when below 90 % of the
-/// maximum.
-pub fn clock_text(clock: Option<wavekit::bench::protocol::ClockWindow>, low: bool) -> String {
-    match clock {
-        None => "-".into(),
-        Some(c) if low => format!("{}! LOW", c.min_mhz),
-        Some(c) => c.min_mhz.to_string(),
-    }
-}
+pub use wavekit_bench::protocol::clock_text;
 
 /// `wavekit bench probe`: the look-back's basic step, case by case.
 pub fn probe(
     ctx: &GpuContext,
-    config: &wavekit::bench::probe::ProbeConfig,
+    config: &wavekit_bench::probe::ProbeConfig,
     json: bool,
 ) -> Result<(), CliError> {
-    let results = wavekit::bench::probe::probe(ctx, config, |i, n, c| {
+    let clock = clock_reader(ctx);
+    let results = wavekit_bench::probe::probe(ctx, config, &*clock, |i, n, c| {
         let [kind, lines, gpu] = c.labels();
         eprintln!(
             "[{}/{n}] probe: {} {kind} loads per lane, {lines} lines, GPU {gpu} ...",
@@ -206,20 +192,28 @@ pub fn probe(
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
-        "{:>5} {:>6} {:>7} {:>10} {:>12} {:>12} {:>14}",
-        "loads", "kind", "lines", "background", "median us", "ns/round", "background GB/s"
+        "{:>5} {:>6} {:>7} {:>10} {:>12} {:>12} {:>14} {:>9}",
+        "loads",
+        "kind",
+        "lines",
+        "background",
+        "median us",
+        "ns/round",
+        "background GB/s",
+        "clock MHz"
     );
     for r in &results {
         let [kind, lines, gpu] = r.case.labels();
         println!(
-            "{:>5} {:>6} {:>7} {:>10} {:>12.1} {:>12.1} {:>14.0}",
+            "{:>5} {:>6} {:>7} {:>10} {:>12.1} {:>12.1} {:>14.0} {:>9}",
             r.case.loads,
             kind,
             lines,
             gpu,
             r.median_ns / 1e3,
             r.ns_per_round,
-            r.background_gbps
+            r.background_gbps,
+            clock_text(r.clock, r.clock_low)
         );
     }
     Ok(())
@@ -228,11 +222,11 @@ pub fn probe(
 /// `wavekit bench occupancy`: the most workgroups resident at once, case by case.
 pub fn occupancy(
     ctx: &GpuContext,
-    cases: &[wavekit::bench::occupancy::OccupancyCase],
-    config: &wavekit::bench::occupancy::OccupancyConfig,
+    cases: &[wavekit_bench::occupancy::OccupancyCase],
+    config: &wavekit_bench::occupancy::OccupancyConfig,
     json: bool,
 ) -> Result<(), CliError> {
-    let results = wavekit::bench::occupancy::occupancy(ctx, cases, config, |i, n, c| {
+    let results = wavekit_bench::occupancy::occupancy(ctx, cases, config, |i, n, c| {
         eprintln!(
             "[{}/{n}] occupancy: workgroups of {}, {} bytes of workgroup memory, {} live values ...",
             i + 1,
@@ -268,22 +262,30 @@ pub fn chain(
     ctx: &GpuContext,
     workgroups: &[u32],
     dispatches: u32,
-    runs: u32,
+    protocol: &Protocol,
     json: bool,
 ) -> Result<(), CliError> {
-    let results = wavekit::bench::chain::chain(ctx, workgroups, dispatches, runs, |i, n, w, d| {
-        eprintln!(
-            "[{}/{n}] chain: {d} dispatches of {w} workgroups ...",
-            i + 1
-        )
-    })?;
+    let clock = clock_reader(ctx);
+    let results = wavekit_bench::chain::chain(
+        ctx,
+        workgroups,
+        dispatches,
+        protocol,
+        &*clock,
+        |i, n, w, d| {
+            eprintln!(
+                "[{}/{n}] chain: {d} dispatches of {w} workgroups ...",
+                i + 1
+            )
+        },
+    )?;
     if json {
         return print_results_json(ctx, &results);
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
-        "{:>10} {:>10} {:>12} {:>16}",
-        "workgroups", "dispatches", "median us", "step us"
+        "{:>10} {:>10} {:>12} {:>16} {:>9}",
+        "workgroups", "dispatches", "median us", "step us", "clock MHz"
     );
     for (i, r) in results.iter().enumerate() {
         // The step from the chain one dispatch shorter, of the same size.
@@ -294,11 +296,12 @@ pub fn chain(
             _ => "-".into(),
         };
         println!(
-            "{:>10} {:>10} {:>12.2} {:>16}",
+            "{:>10} {:>10} {:>12.2} {:>16} {:>9}",
             r.workgroups,
             r.dispatches,
             r.median_ns / 1e3,
-            step
+            step,
+            clock_text(r.clock, r.clock_low)
         );
     }
     Ok(())

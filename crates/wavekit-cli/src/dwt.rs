@@ -473,7 +473,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         .sizes
         .iter()
         .map(|s| {
-            wavekit_dwt::bench::SIZES
+            wavekit_bench::dwt::SIZES
                 .iter()
                 .find(|(n, ..)| n.eq_ignore_ascii_case(s))
                 .copied()
@@ -491,7 +491,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     let protocol = a.protocol.protocol()?;
     let clock = crate::bench::clock_reader(ctx);
     let bindings: Vec<&str> = a.bindings.iter().map(String::as_str).collect();
-    let results = wavekit_dwt::bench::run(
+    let results = wavekit_bench::dwt::run(
         ctx,
         &chosen,
         &a.planes,
@@ -504,7 +504,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         &mut |l| eprintln!("{l}"),
     )?;
     // The faster peer's time over wavekit's (separate buffers: what the peers do).
-    let ratio = |r: &wavekit_dwt::bench::DwtBench| {
+    let ratio = |r: &wavekit_bench::dwt::DwtBench| {
         peer.as_ref().and_then(|p| {
             p.iter()
                 .filter(|q| {
@@ -522,7 +522,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     #[derive(serde::Serialize)]
     struct Row<'a> {
         #[serde(flatten)]
-        result: &'a wavekit_dwt::bench::DwtBench,
+        result: &'a wavekit_bench::dwt::DwtBench,
         peer_over_wavekit: Option<f64>,
         faster_peer: Option<String>,
     }

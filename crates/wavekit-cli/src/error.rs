@@ -56,6 +56,20 @@ impl From<wavekit_dwt::DwtError> for CliError {
     }
 }
 
+/// A benchmark's errors, as the library's that it wraps; a bad argument is a usage error.
+impl From<wavekit_bench::Error> for CliError {
+    fn from(e: wavekit_bench::Error) -> Self {
+        match e {
+            wavekit_bench::Error::Gpu(e) => CliError::Wavekit(e),
+            wavekit_bench::Error::Dwt(e) => e.into(),
+            wavekit_bench::Error::Ui(e) => e.into(),
+            wavekit_bench::Error::Trace(e) => e.into(),
+            wavekit_bench::Error::File { path, message } => CliError::File { path, message },
+            e => CliError::Usage(e.to_string()),
+        }
+    }
+}
+
 impl CliError {
     /// Process exit code: 1 for a failed check, 2 for anything that stopped the command.
     pub fn exit_code(&self) -> i32 {

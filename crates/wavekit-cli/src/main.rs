@@ -1,12 +1,10 @@
 //! The `wavekit` command line.
 
 mod bench;
-mod clock;
 mod demo;
 mod dwt;
 mod error;
 mod npy;
-mod plot;
 mod prims;
 mod probe;
 mod selftest;
@@ -241,9 +239,8 @@ enum BenchCommand {
         /// Sizes in bytes to copy (each rounded up to 16).
         #[arg(long, value_delimiter = ',', default_values_t = [1u64 << 24, 1 << 28, 1 << 30])]
         bytes: Vec<u64>,
-        /// Measured runs per size (after 5 warm-up runs).
-        #[arg(long, default_value_t = 50)]
-        runs: u32,
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -252,18 +249,17 @@ enum BenchCommand {
     /// 1, 2, 4 or 8 loads per lane, atomic or plain, on shared or private lines, with the GPU
     /// idle or streaming memory in the same workgroups (measurement only).
     Probe {
-        /// Dependent rounds per workgroup.
+        /// Dependent window reads per workgroup (`--rounds` is the protocol's).
         #[arg(long, default_value_t = 2000)]
-        rounds: u32,
+        reads: u32,
         /// Workgroups (256 invocations each).
         #[arg(long, default_value_t = 1056)]
         workgroups: u32,
         /// Bytes of each background-copy buffer.
         #[arg(long, default_value_t = 1 << 28)]
         background_bytes: u64,
-        /// Measured runs per case (after 3 warm-up runs).
-        #[arg(long, default_value_t = 10)]
-        runs: u32,
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -278,9 +274,8 @@ enum BenchCommand {
         /// Longest chain (0 to this many dispatches are timed; at most 64).
         #[arg(long, default_value_t = 8)]
         dispatches: u32,
-        /// Measured runs per chain (after 2 warm-up runs).
-        #[arg(long, default_value_t = 50)]
-        runs: u32,
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -514,27 +509,33 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             },
         ),
         Command::Bench(BenchCommand::Probe {
-            rounds,
+            reads,
             workgroups,
             background_bytes,
-            runs,
+            protocol,
             json,
         }) => bench::probe(
             &*context(cli.adapter)?,
-            &wavekit::bench::probe::ProbeConfig {
-                rounds,
+            &wavekit_bench::probe::ProbeConfig {
+                rounds: reads,
                 workgroups,
                 background_bytes,
-                runs,
+                protocol: protocol.protocol()?,
             },
             json,
         ),
         Command::Bench(BenchCommand::Chain {
             workgroups,
             dispatches,
-            runs,
+            protocol,
             json,
-        }) => bench::chain(&*context(cli.adapter)?, &workgroups, dispatches, runs, json),
+        }) => bench::chain(
+            &*context(cli.adapter)?,
+            &workgroups,
+            dispatches,
+            &protocol.protocol()?,
+            json,
+        ),
         Command::Bench(BenchCommand::Occupancy {
             workgroup,
             shared_bytes,
@@ -558,7 +559,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             for &w in &workgroup {
                 for &s in &streams {
                     for &b in &shared_bytes {
-                        cases.push(wavekit::bench::occupancy::OccupancyCase {
+                        cases.push(wavekit_bench::occupancy::OccupancyCase {
                             workgroup: w,
                             shared_bytes: b,
                             streams: s,
@@ -569,7 +570,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             bench::occupancy(
                 &ctx,
                 &cases,
-                &wavekit::bench::occupancy::OccupancyConfig {
+                &wavekit_bench::occupancy::OccupancyConfig {
                     workgroups,
                     spin,
                     runs,
@@ -577,20 +578,28 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
                 json,
             )
         }
-        Command::Bench(BenchCommand::Copy { bytes, runs, json }) => {
+        Command::Bench(BenchCommand::Copy {
+            bytes,
+            protocol,
+            json,
+        }) => {
             let ctx = context(cli.adapter)?;
+            let protocol = protocol.protocol()?;
+            let clock = bench::clock_reader(&ctx);
             let mut results = Vec::new();
             for (i, &b) in bytes.iter().enumerate() {
                 eprintln!("[{}/{}] copy {} bytes ...", i + 1, bytes.len(), b);
-                let r = wavekit::bench::bench_copy(&ctx, b, 5, runs)?;
+                let r = wavekit_bench::bench_copy(&ctx, b, &protocol, &*clock)?;
                 if !json {
                     println!(
-                        "copy {:>12} B  median {:>10.1} us  (p10 {:.1}, p90 {:.1})  {:>8.1} GB/s  [{:?}]",
+                        "copy {:>12} B  median {:>10.1} us  (p10 {:.1}, p90 {:.1})  {:>8.1} GB/s  \
+                         clock {} MHz  [{:?}]",
                         r.bytes,
                         r.timing.median_ns / 1e3,
                         r.timing.p10_ns / 1e3,
                         r.timing.p90_ns / 1e3,
                         r.gbps,
+                        bench::clock_text(r.clock, r.clock_low),
                         r.timing.method
                     );
                 }
@@ -600,7 +609,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
                 #[derive(serde::Serialize)]
                 struct Out<'a> {
                     adapter: &'a wavekit::AdapterSummary,
-                    copy: &'a [wavekit::bench::CopyBench],
+                    copy: &'a [wavekit_bench::CopyBench],
                 }
                 let out = Out {
                     adapter: &ctx.summary,

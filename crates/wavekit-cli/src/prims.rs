@@ -5,9 +5,9 @@ use std::path::Path;
 
 use wavekit::GpuContext;
 use wavekit::monoid::{Monoid, Op, Scalar};
-use wavekit::reduce::Reduce;
+use wavekit::reduce::{Reduce, ReduceConfig};
 use wavekit::scan::{Scan, ScanConfig};
-use wavekit::select::{Keep, Select};
+use wavekit::select::{Keep, Select, SelectConfig};
 
 use crate::error::CliError;
 use crate::stream::{self, Dtype, Npy, Progress};
@@ -129,7 +129,10 @@ pub fn reduce(ctx: &GpuContext, input: &Path, op: OpArg, t: &mut Timings) -> Res
     t.phase("header");
     let src = upload(ctx, &npy, "reduce input")?;
     t.phase("read + upload");
-    let r = Reduce::new(ctx, &Monoid::builtin(scalar, Op::from(op)))?;
+    let r = Reduce::new(
+        ctx,
+        &ReduceConfig::new(Monoid::builtin(scalar, Op::from(op))),
+    )?;
     t.phase("pipelines");
     let b = r.bind(ctx, &src, npy.len())?;
     ctx.submit(|e| b.record(e));
@@ -210,7 +213,7 @@ pub fn select(
     let src = upload(ctx, &npy, "select input")?;
     let fb = upload(ctx, &f, "select flags")?;
     t.phase("read + upload");
-    let s = Select::new(ctx, scalar, &Keep::Flags, partition)?;
+    let s = Select::new(ctx, &SelectConfig::new(scalar, Keep::Flags, partition))?;
     let dst = ctx.storage_uninit("select output", npy.bytes())?;
     t.phase("pipelines");
     let b = s.bind(ctx, &src, Some(&fb), &dst, npy.len())?;
@@ -375,7 +378,7 @@ pub fn histogram(
     output: &Path,
     t: &mut Timings,
 ) -> Result<(), CliError> {
-    use wavekit::histogram::{Histogram, Sample};
+    use wavekit::histogram::{Histogram, HistogramConfig, Sample};
     let [lo, hi] = range else {
         return Err(CliError::Usage("--range takes two values: LO HI".into()));
     };
@@ -393,12 +396,8 @@ pub fn histogram(
         hi: &str,
         dtype: &str,
     ) -> Result<Histogram, CliError> {
-        Ok(Histogram::new::<T>(
-            ctx,
-            bins,
-            level(lo, dtype)?,
-            level(hi, dtype)?,
-        )?)
+        let config = HistogramConfig::new(bins, level::<T>(lo, dtype)?, level::<T>(hi, dtype)?);
+        Ok(Histogram::new(ctx, &config)?)
     }
     let npy = open_1d(input)?;
     let h = match scalar_of(&npy, "histogram")? {

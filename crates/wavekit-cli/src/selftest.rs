@@ -6,7 +6,7 @@ use crate::error::CliError;
 
 /// Run the self-test and print one line per family; an error if any family failed.
 pub fn selftest(ctx: &GpuContext, seed: u64, json: bool) -> Result<(), CliError> {
-    let report = wavekit::selftest::run(ctx, seed)?;
+    let report = wavekit_selftest::run(ctx, seed)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -74,12 +74,9 @@ struct BenchArgs {
     /// Random rays.
     #[arg(long, default_value_t = 4 << 20)]
     random: usize,
-    /// Timed runs per case (after at least --warmup-ms of its own load).
-    #[arg(long, default_value_t = 30)]
-    runs: u32,
-    /// Warm-up per case, milliseconds of GPU time.
-    #[arg(long, default_value_t = 200.0)]
-    warmup_ms: f64,
+    /// How each case is measured.
+    #[command(flatten)]
+    protocol: crate::bench::ProtocolArgs,
     /// Kernels.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [KernelArg::Baseline, KernelArg::Persistent, KernelArg::Compacted])]
     kernels: Vec<KernelArg>,
@@ -393,18 +390,18 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         }
         meshes.push("proc:grid:40".into());
     }
-    let cfg = wavekit_trace::bench::BenchConfig {
+    let cfg = wavekit_bench::trace::BenchConfig {
         width: a.size.0,
         height: a.size.1,
         random_rays: a.random,
-        runs: a.runs,
-        warmup_ms: a.warmup_ms,
+        protocol: a.protocol.protocol()?,
         kernels: a.kernels.iter().map(|k| k.kind()).collect(),
         ..Default::default()
     };
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).map_err(|e| file_err(dir, e))?;
     }
+    let clock = crate::bench::clock_reader(ctx);
     let mut all = serde_json::Map::new();
     let mut builds = Vec::new();
     let mut traces = Vec::new();
@@ -412,12 +409,19 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         let mesh = load(spec)?;
         let name = mesh_name(spec);
         eprintln!("[{name}] building both BVHs, timing the GPU build ...");
-        let (b, host) = wavekit_trace::bench::builds(ctx, &name, &mesh, &cfg)?;
+        let (b, host) = wavekit_bench::trace::builds(ctx, &name, &mesh, &cfg, &*clock)?;
         print_line(a.json, "build", &b, || {
             format!(
                 "{name}: {} triangles; CPU SAH {:.1} ms (SAH cost {:.1}, depth {}); GPU LBVH \
-                 {:.2} ms (SAH cost {:.1}, depth {})",
-                b.triangles, b.cpu_ms, b.cpu.sah, b.cpu.depth, b.gpu_ms, b.gpu.sah, b.gpu.depth
+                 {:.2} ms (SAH cost {:.1}, depth {}); SM clock {} MHz",
+                b.triangles,
+                b.cpu_ms,
+                b.cpu.sah,
+                b.cpu.depth,
+                b.gpu_ms,
+                b.gpu.sah,
+                b.gpu.depth,
+                crate::bench::clock_text(b.clock, b.clock_low)
             )
         })?;
         builds.push(b);
@@ -429,7 +433,7 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
             write_u32(&dir.join(format!("{name}-faces.npy")), &f, 3)?;
         }
         eprintln!("[{name}] making rays ...");
-        let sets = wavekit_trace::bench::ray_sets(ctx, &mesh, &bvh, &cfg)?;
+        let sets = wavekit_bench::trace::ray_sets(ctx, &mesh, &bvh, &cfg)?;
         for set in &sets {
             if let Some(dir) = &a.out {
                 let stem = format!("{name}-{}", set.kind.name());
@@ -442,8 +446,15 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
                 }
             }
             let mut progress = |m: String| eprintln!("  {m}");
-            let rs =
-                wavekit_trace::bench::trace_kernels(ctx, &name, &bvh, set, &cfg, &mut progress)?;
+            let rs = wavekit_bench::trace::trace_kernels(
+                ctx,
+                &name,
+                &bvh,
+                set,
+                &cfg,
+                &*clock,
+                &mut progress,
+            )?;
             for r in &rs {
                 print_line(a.json, "trace", r, || {
                     let u = r.utilisation.map_or(String::new(), |u| {
@@ -455,12 +466,15 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
                         )
                     });
                     format!(
-                        "{name} {:>8} {:>10}: {:>9} rays  {:>9.1} us  {:>8.1} Mrays/s{u}{}",
+                        "{name} {:>8} {:>10}: {:>9} rays  {:>9.1} us  {:>8.1} Mrays/s  \
+                         clock {} MHz  spread {:.1} %{u}{}",
                         r.rays.name(),
                         r.kernel.name(),
                         r.count,
                         r.median_ns / 1e3,
                         r.rays_per_s / 1e6,
+                        crate::bench::clock_text(r.clock, r.clock_low),
+                        100.0 * r.spread,
                         if r.mismatches > 0 {
                             format!("  MISMATCHES {}", r.mismatches)
                         } else {
@@ -540,7 +554,7 @@ pub fn demo_render(
         let ok = got
             .iter()
             .zip(&want)
-            .all(|(g, w)| wavekit_trace::bench::same_hit(g, w));
+            .all(|(g, w)| wavekit_bench::trace::same_hit(g, w));
         checks.push((
             format!(
                 "trace: {} kernel, {} rays at {} triangles equal the brute-force reference",

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use wavekit::GpuContext;
-use wavekit_ui::bench::{self as uibench, BenchArgs};
+use wavekit_bench::ui::{self as uibench, BenchArgs};
 use wavekit_ui::{RenderConfig, UiError, UiRenderer};
 
 use crate::error::CliError;
@@ -48,9 +48,9 @@ pub enum UiCommand {
         /// Viewport WxH.
         #[arg(long, value_parser = parse_size, default_value = "3840x2160")]
         size: (u32, u32),
-        /// Measured runs per case (after at least 300 ms of warm-up).
-        #[arg(long, default_value_t = 100)]
-        runs: u32,
+        /// How each case is measured.
+        #[command(flatten)]
+        protocol: crate::bench::ProtocolArgs,
         /// Write every scene as JSON (with its font and images) into this folder, for a peer.
         #[arg(long)]
         write_scenes: Option<PathBuf>,
@@ -109,7 +109,7 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
         } => {
             let s = wavekit_ui::json::load(&scene, size)?;
             let img = if cpu {
-                wavekit_ui::reference::render(&s)
+                wavekit_ui::cpu::render(&s)
             } else {
                 let ctx = ctx()?;
                 UiRenderer::new(&ctx, RenderConfig::default())?.render_to_image(&ctx, &s)?
@@ -132,7 +132,7 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             items,
             scenes,
             size,
-            runs,
+            protocol,
             write_scenes,
             peer,
             save,
@@ -142,17 +142,18 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
                 items,
                 scenes,
                 size,
-                runs,
+                protocol: protocol.protocol()?,
             };
             if let Some(dir) = &write_scenes {
                 let n = uibench::write_scenes(&args, dir)?;
                 eprintln!("wrote {n} scenes to {}", dir.display());
-                if runs == 0 {
+                if protocol.runs == 0 {
                     return Ok(());
                 }
             }
             let ctx = ctx()?;
-            let results = uibench::run(&ctx, &args, |m| eprintln!("{m}"))?;
+            let clock = crate::bench::clock_reader(&ctx);
+            let results = uibench::run(&ctx, &args, &*clock, &mut |m| eprintln!("{m}"))?;
             let peer = match &peer {
                 Some(p) => Some(uibench::read_peer(p)?),
                 None => None,
@@ -188,7 +189,7 @@ pub fn demo_png(ctx: &GpuContext, output: &Path, knob: f32) -> Result<(), CliErr
     let scene = wavekit_ui::demo::panel(knob, 1.5)?;
     let ui = UiRenderer::new(ctx, RenderConfig::default())?;
     let img = ui.render_to_image(ctx, &scene)?;
-    let want = wavekit_ui::reference::render(&scene);
+    let want = wavekit_ui::cpu::render(&scene);
     let off = img
         .pixels()
         .zip(want.pixels())

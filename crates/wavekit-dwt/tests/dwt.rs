@@ -38,8 +38,9 @@ fn sizes() -> Vec<u32> {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn five_three_matches_the_reference_bit_for_bit_and_round_trips() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(53);
     let all = sizes();
     // One plan compiled, resized for every case.
@@ -103,8 +104,9 @@ fn check_97(got: &[f32], want: &[f64], back: &[f32], x: &[f32], case: &str) {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn nine_seven_within_tolerance_of_the_f64_reference() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(97);
     let base = Dwt::new(ctx, Wavelet::Irreversible97, 1, 1, 0, 1).unwrap();
     for (w, h) in [
@@ -132,8 +134,9 @@ fn nine_seven_within_tolerance_of_the_f64_reference() {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn bad_plans_are_errors() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let e = Dwt::new(ctx, Wavelet::Reversible53, 0, 4, 1, 1).unwrap_err();
     assert!(matches!(e, DwtError::InvalidArgument(_)), "{e}");
     let e = Dwt::new(ctx, Wavelet::Reversible53, 4, 4, 3, 1).unwrap_err();
@@ -144,8 +147,9 @@ fn bad_plans_are_errors() {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn the_last_inverse_pass_writes_8_bit_samples() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(8);
     let base53 = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
     let base97 = Dwt::new(ctx, Wavelet::Irreversible97, 1, 1, 0, 1).unwrap();
@@ -238,8 +242,9 @@ fn both_against_the_reference(
 /// tile, so every tile reads several neighbours) to the planned one, on sizes around them, both
 /// wavelets, several planes; image and coefficients in separate buffers, poisoned outputs.
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(19);
     for tile in [
         shape(10, 2, 1),
@@ -279,8 +284,9 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn separate_buffers_must_differ_and_tiles_must_be_even() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let d = Dwt::new(ctx, Wavelet::Reversible53, 8, 8, 1, 1).unwrap();
     let b = ctx.storage_from("b", &[0i32; 64]).unwrap();
     let e = d.bind_separate(ctx, &b, &b).unwrap_err();
@@ -306,8 +312,9 @@ fn separate_buffers_must_differ_and_tiles_must_be_even() {
 /// Lines far longer than workgroup memory holds (the first version refused them): wide and
 /// tall strips, several levels, against the reference.
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn lines_longer_than_workgroup_memory() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(20001);
     let base = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
     for (w, h) in [(20001, 3), (3, 20001)] {
@@ -327,8 +334,9 @@ fn lines_longer_than_workgroup_memory() {
 /// (sizes not a multiple of four included); several tile shapes, planes and level counts, no
 /// levels too (a conversion each way).
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn eight_bit_samples_in_and_out_through_separate_buffers() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(88);
     for tile in [shape(10, 2, 1), shape(128, 8, 2)] {
         let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
@@ -425,8 +433,9 @@ fn check_u8(
 /// `Dwt::new` makes (at these sizes every level is small: the smaller tile shape) and with
 /// the first two levels in the default shape.
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn eight_bit_images_of_several_tiles_with_the_default_plan() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(89);
     for (w, h, planes, levels) in [(517u32, 389u32, 1u32, 5u32), (300, 259, 3, 9)] {
         assert!(levels <= max_levels(w as usize, h as usize));
@@ -455,8 +464,9 @@ fn eight_bit_images_of_several_tiles_with_the_default_plan() {
 /// first levels in one shape, the rest in another, at every switch point, both wavelets,
 /// several planes, through separate buffers with poisoned outputs.
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn levels_in_two_tile_shapes_give_the_reference() {
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(32);
     let (w, h, planes, levels) = (61u32, 47u32, 2u32, 4u32);
     let (large, small) = (shape(16, 4, 2), shape(10, 2, 1));
@@ -484,9 +494,10 @@ fn levels_in_two_tile_shapes_give_the_reference() {
 /// RGB planes exactly; ICT with 9/7 within 1e-5 of the f64 reference (ICT, then 9/7) relative to
 /// its largest coefficient, and back within the ICT's own round-trip precision.
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn colour_transforms_fused_into_the_first_level() {
     use wavekit_dwt::Color;
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(3);
     let r53 = Dwt::new(ctx, Wavelet::Reversible53, 16, 16, 1, 3).unwrap();
     let r97 = Dwt::new(ctx, Wavelet::Irreversible97, 16, 16, 1, 3).unwrap();
@@ -554,9 +565,10 @@ fn colour_transforms_fused_into_the_first_level() {
 }
 
 #[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn colour_transforms_are_refused_where_they_cannot_apply() {
     use wavekit_dwt::Color;
-    let Some(ctx) = gpu() else { return };
+    let ctx = gpu();
     let d53 = Dwt::new(ctx, Wavelet::Reversible53, 16, 16, 2, 3).unwrap();
     let e = d53
         .resized(ctx, 16, 16, 2, 3)

@@ -18,7 +18,7 @@
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
-//! | `WAVEKIT_REQUIRE_GPU=1`, `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: a missing adapter fails; the width is checked) |
+//! | `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: the width is checked) |
 //! | `WAVEKIT_MESHES=DIR` | [`meshes_dir`] (tests: where the Stanford bunny and dragon are) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
@@ -26,10 +26,10 @@
 
 use std::sync::OnceLock;
 
-use wavekit::bench::primitives::Policies;
 use wavekit::sort::SortPolicy;
 use wavekit::tiling::LookbackPolicy;
 use wavekit::{ContextOptions, GpuContext};
+use wavekit_bench::primitives::Policies;
 
 /// A knob that is set but wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,52 +300,42 @@ pub fn dwt_tuning(src: &dyn Source) -> Result<wavekit_dwt::Tuning, KnobError> {
     })
 }
 
-static CTX: OnceLock<Option<GpuContext>> = OnceLock::new();
+static CTX: OnceLock<GpuContext> = OnceLock::new();
 
-/// The test suites' shared context, made once per test binary from the knobs, or `None` (with
-/// a note) when no adapter exists and `WAVEKIT_REQUIRE_GPU=1` is not set. With
-/// `WAVEKIT_EXPECT_SUBGROUP=N` a device of another subgroup width fails (so a lavapipe width
-/// that did not take effect is caught, not silently tested twice).
-pub fn gpu() -> Option<&'static GpuContext> {
+/// The GPU tests' shared context, made once per test binary from the knobs. GPU tests are
+/// marked `#[ignore = "GPU test: …"]`, so that `cargo test` without a GPU lists them as
+/// ignored instead of counting them as passed; `cargo test -- --include-ignored` runs them, and
+/// then a missing adapter is a failure, never a skip (lavapipe counts as an adapter: `apt-get
+/// install mesa-vulkan-drivers`). With `WAVEKIT_EXPECT_SUBGROUP=N` a device of another subgroup
+/// width fails (so a lavapipe width that did not take effect is caught, not silently tested
+/// twice).
+pub fn gpu() -> &'static GpuContext {
     CTX.get_or_init(|| {
-        let required = require_gpu();
         let options = context_options(&Env).unwrap_or_else(|e| panic!("{e}"));
-        match GpuContext::new(&options) {
-            Ok(ctx) => {
-                let sg = ctx.caps.subgroups;
-                eprintln!(
-                    "[wavekit tests] adapter: {}; subgroup width {}..{}{}",
-                    ctx.summary.label(),
-                    sg.min_size,
-                    sg.max_size,
-                    if sg.supported { "" } else { " (subgroups off)" }
-                );
-                if let Some(want) = expect_subgroup() {
-                    assert_eq!(
-                        (sg.min_size, sg.max_size),
-                        (want, want),
-                        "expected subgroup width {want} on {}",
-                        ctx.summary.label()
-                    );
-                }
-                Some(ctx)
-            }
-            Err(e) if !required => {
-                eprintln!("[wavekit tests] GPU tests skipped: {e}");
-                None
-            }
-            Err(e) => panic!("WAVEKIT_REQUIRE_GPU=1 but: {e}"),
+        let ctx = GpuContext::new(&options).unwrap_or_else(|e| {
+            panic!(
+                "a GPU test ran without a GPU adapter ({e}); GPU tests are ignored unless run \
+                 with --include-ignored: run them where Vulkan has an adapter (lavapipe counts)"
+            )
+        });
+        let sg = ctx.caps.subgroups;
+        eprintln!(
+            "[wavekit tests] adapter: {}; subgroup width {}..{}{}",
+            ctx.summary.label(),
+            sg.min_size,
+            sg.max_size,
+            if sg.supported { "" } else { " (subgroups off)" }
+        );
+        if let Some(want) = expect_subgroup() {
+            assert_eq!(
+                (sg.min_size, sg.max_size),
+                (want, want),
+                "expected subgroup width {want} on {}",
+                ctx.summary.label()
+            );
         }
+        ctx
     })
-    .as_ref()
-}
-
-/// Whether `WAVEKIT_REQUIRE_GPU=1` makes a missing adapter a test failure (panics on a value
-/// other than 1 or 0: a test knob set wrong is the tester's mistake to see at once).
-pub fn require_gpu() -> bool {
-    flag(&Env, "WAVEKIT_REQUIRE_GPU")
-        .unwrap_or_else(|e| panic!("{e}"))
-        .unwrap_or(false)
 }
 
 /// The subgroup width `WAVEKIT_EXPECT_SUBGROUP=N` asks the tests' device to have (panics on a
@@ -368,10 +358,12 @@ pub fn stream_chunk_bytes(src: &dyn Source) -> Result<Option<u64>, KnobError> {
 
 /// Whether `WAVEKIT_LARGE_TESTS=1` asks for the tests that need a large device (over 8 GiB).
 pub fn large_tests() -> bool {
-    flag(&Env, "WAVEKIT_LARGE_TESTS")
-        .ok()
-        .flatten()
-        .unwrap_or(false)
+    large_tests_from(&Env).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`large_tests`] from `src`: a value other than 1 or 0 is an error naming the variable.
+pub fn large_tests_from(src: &dyn Source) -> Result<bool, KnobError> {
+    Ok(flag(src, "WAVEKIT_LARGE_TESTS")?.unwrap_or(false))
 }
 
 /// Where the Stanford meshes are (`scripts/fetch-meshes.sh` puts them there): `WAVEKIT_MESHES`,
@@ -389,6 +381,22 @@ mod tests {
     use wavekit::reduce::ReducePolicy;
     use wavekit::scan::ScanPolicy;
     use wavekit::select::SelectPolicy;
+
+    #[test]
+    fn a_bad_large_tests_value_is_an_error_not_a_no() {
+        let yes: &[(&str, &str)] = &[("WAVEKIT_LARGE_TESTS", "1")];
+        let no: &[(&str, &str)] = &[("WAVEKIT_LARGE_TESTS", "0")];
+        let unset: &[(&str, &str)] = &[];
+        assert!(large_tests_from(&yes).unwrap());
+        assert!(!large_tests_from(&no).unwrap());
+        assert!(!large_tests_from(&unset).unwrap());
+        for bad in ["yes", "true", "2"] {
+            let env: &[(&str, &str)] = &[("WAVEKIT_LARGE_TESTS", bad)];
+            let e = large_tests_from(&env).unwrap_err();
+            assert_eq!(e.name, "WAVEKIT_LARGE_TESTS");
+            assert!(e.to_string().contains(bad), "{e}");
+        }
+    }
 
     #[test]
     fn knobs_become_values() {

@@ -31,7 +31,6 @@
 //! # Ok::<(), wavekit_trace::TraceError>(())
 //! ```
 
-pub mod bench;
 pub mod bvh;
 pub mod lbvh;
 pub mod mesh;
@@ -72,7 +71,6 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("trace/baseline", "trace/baseline.wgsl"),
     wavekit::wgsl_source!("trace/persistent", "trace/persistent.wgsl"),
     wavekit::wgsl_source!("trace/compacted", "trace/compacted.wgsl"),
-    wavekit::wgsl_source!("trace/lanes", "trace/lanes.wgsl"),
     wavekit::wgsl_source!("trace/global_stack", "trace/global_stack.wgsl"),
     wavekit::wgsl_source!("trace/fetch", "trace/fetch.wgsl"),
     wavekit::wgsl_source!("lbvh/common", "lbvh/common.wgsl"),

@@ -1,104 +1,16 @@
 //! CPU ports of the persistent and compacted kernels' lane arithmetic, run in lockstep at any
-//! subgroup width (1 to 128): the ballot helpers of `shared/ballot.wgsl`, the source lane of
-//! `trace/lanes.wgsl`, and whole simulated runs of both kernels' loops, subgroups interleaved
+//! subgroup width (1 to 128), on the foundation's ports of `shared/ballot.wgsl` and
+//! `subgroup/compact.wgsl` (`wavekit::sim::subgroup`): whole simulated runs of both kernels' loops, subgroups interleaved
 //! round by round on one shared ray counter. Tests hold them to the brute-force reference and
 //! check the invariants the GPU cannot show: every ray traced once, no two live tasks on one
 //! stack slot, every loop ends.
 
+use wavekit::sim::subgroup::{
+    Ballot, ballot_count, ballot_count_below, ballot_of, compact_source, lanes_below,
+};
+
 use crate::bvh::{Bvh, EMPTY};
 use crate::reference::{Hit, Ray, Task, Work};
-
-/// A ballot: four words, lane i is bit i % 32 of word i / 32.
-pub type Ballot = [u32; 4];
-
-/// Set bits (`ballot_count`).
-pub fn ballot_count(b: Ballot) -> u32 {
-    b.iter().map(|w| w.count_ones()).sum()
-}
-
-/// The lanes below `lane` (`lanes_below`).
-pub fn lanes_below(lane: u32) -> Ballot {
-    [0u32, 32, 64, 96].map(|lo| {
-        if lane >= lo + 32 {
-            u32::MAX
-        } else if lane <= lo {
-            0
-        } else {
-            (1u32 << (lane - lo)) - 1
-        }
-    })
-}
-
-/// Set bits of `b` below `lane` (`ballot_count_below`).
-pub fn ballot_count_below(b: Ballot, lane: u32) -> u32 {
-    let m = lanes_below(lane);
-    ballot_count([0, 1, 2, 3].map(|i| b[i] & m[i]))
-}
-
-/// The lowest set lane, or −1 (`ballot_first`).
-pub fn ballot_first(b: Ballot) -> i32 {
-    for (i, w) in b.iter().enumerate() {
-        if *w != 0 {
-            return 32 * i as i32 + w.trailing_zeros() as i32;
-        }
-    }
-    -1
-}
-
-/// The lane of the r-th set bit (`ballot_select`, trace/lanes.wgsl), written as the shader
-/// does it: pick the word, then halve the window five times.
-pub fn ballot_select(b: Ballot, r: u32) -> u32 {
-    let mut rank = r;
-    let mut w = b[0];
-    let mut base = 0;
-    let cx = b[0].count_ones();
-    if rank >= cx {
-        rank -= cx;
-        w = b[1];
-        base = 32;
-        let cy = b[1].count_ones();
-        if rank >= cy {
-            rank -= cy;
-            w = b[2];
-            base = 64;
-            let cz = b[2].count_ones();
-            if rank >= cz {
-                rank -= cz;
-                w = b[3];
-                base = 96;
-            }
-        }
-    }
-    let mut lo = 0;
-    let mut s = 16;
-    while s > 0 {
-        let c = ((w >> lo) & ((1u32 << s) - 1)).count_ones();
-        if rank >= c {
-            rank -= c;
-            lo += s;
-        }
-        s >>= 1;
-    }
-    base + lo
-}
-
-/// `compact_source`: the lane whose task (lane < k) or free stack slot (lane ≥ k) `lane` takes.
-pub fn compact_source(alive: Ballot, valid: Ballot, lane: u32, k: u32) -> u32 {
-    if lane < k {
-        return ballot_select(alive, lane);
-    }
-    ballot_select([0, 1, 2, 3].map(|i| !alive[i] & valid[i]), lane - k)
-}
-
-fn ballot_of(p: &[bool]) -> Ballot {
-    let mut b = [0u32; 4];
-    for (i, &x) in p.iter().enumerate() {
-        if x {
-            b[i / 32] |= 1 << (i % 32);
-        }
-    }
-    b
-}
 
 /// CPU port of `trace/fetch.wgsl`: a subgroup's pool of claimed, unstarted rays.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -338,38 +250,6 @@ pub fn simulate(kernel: Simulated, bvh: &Bvh, rays: &[Ray], any_hit: bool, grid:
 mod tests {
     use super::*;
     use crate::reference::{brute_force, traverse};
-
-    #[test]
-    fn ballot_select_inverts_the_rank_at_every_width() {
-        let mut r = fastrand::Rng::with_seed(77);
-        for width in 1..=128u32 {
-            let valid = lanes_below(width);
-            for density in [0, 10, 50, 90, 100] {
-                let alive: Vec<bool> = (0..width).map(|_| r.u32(..100) < density).collect();
-                let b = ballot_of(&alive);
-                let k = ballot_count(b);
-                // A live task at lane i goes to ballot_count_below(b, i); the source of that
-                // lane is i.
-                for (i, _) in alive.iter().enumerate().filter(|(_, a)| **a) {
-                    let dest = ballot_count_below(b, i as u32);
-                    assert_eq!(compact_source(b, valid, dest, k), i as u32);
-                }
-                // The lanes past k take the dead lanes in order.
-                let dead: Vec<u32> = (0..width).filter(|&i| !alive[i as usize]).collect();
-                for (j, &d) in dead.iter().enumerate() {
-                    assert_eq!(
-                        compact_source(b, valid, k + j as u32, k),
-                        d,
-                        "width {width}"
-                    );
-                }
-                assert_eq!(
-                    ballot_first(b),
-                    alive.iter().position(|&a| a).map_or(-1, |p| p as i32)
-                );
-            }
-        }
-    }
 
     #[test]
     fn simulated_kernels_trace_every_ray_once_at_every_width() {

@@ -25,8 +25,10 @@
 //! - **Anti-aliasing** from signed distances; box shadows analytic (erf along x, a few
 //!   samples along y, one radius per corner: ADR-0046); text from `ab_glyph`, kerned, cached
 //!   by glyph, size and subpixel offset (ADR-0047).
-//! - [`reference`]: the pipeline ported to the CPU with the same arithmetic ([`shade`]); the
-//!   tests hold the GPU to it pixel for pixel.
+//! - [`gpu`]: the pipeline, its kernels in `src/gpu/` (`records`, `bbox`, `bin_count`,
+//!   `bin_emit`, `fine`, `shade`); [`cpu`]: the same stages ported to the CPU with the same
+//!   arithmetic, one file a stage under the kernel's name (`cpu/bbox.rs`, `cpu/bin.rs`,
+//!   `cpu/fine.rs`, `cpu/shade.rs`); the tests hold the GPU to it pixel for pixel.
 //!
 //! ```
 //! use wavekit_ui::{Ellipse, Rect, RenderConfig, Scene, Text, UiRenderer, Font};
@@ -41,27 +43,24 @@
 //! let image = ui.render_to_image(&ctx, &scene)?;
 //! assert_eq!(image.get_pixel(60, 30).0, [40, 90, 200, 255]); // inside the button
 //! // The CPU reference draws the same pixels (a GPU may round a channel by one).
-//! assert_eq!(wavekit_ui::reference::render(&scene).get_pixel(60, 30).0, [40, 90, 200, 255]);
+//! assert_eq!(wavekit_ui::cpu::render(&scene).get_pixel(60, 30).0, [40, 90, 200, 255]);
 //! # Ok::<(), wavekit_ui::UiError>(())
 //! ```
 
 pub mod atlas;
-pub mod bench;
+pub mod cpu;
 pub mod demo;
-pub mod encode;
 pub mod error;
+pub mod gpu;
 pub mod items;
 pub mod json;
-pub mod reference;
-pub mod render;
+pub mod records;
 pub mod scene;
-pub mod shade;
-pub mod sim;
 pub mod text;
 
 pub use atlas::ImageId;
 pub use error::{Result, UiError};
-pub use render::{Compaction, Frame, FrameStats, RenderConfig, TargetKind, UiRenderer};
+pub use gpu::{Compaction, Frame, FrameStats, RenderConfig, TargetKind, UiRenderer};
 pub use scene::{
     Border, BoxShadow, Clip, Color, Ellipse, Fill, Filter, FontId, Image, LinearGradient, Rect,
     Scene, Text,
@@ -70,7 +69,7 @@ pub use text::Font;
 
 #[cfg(test)]
 mod tests {
-    use super::render::{SOURCES, TargetKind, builder};
+    use super::gpu::{SOURCES, TargetKind, builder};
     use super::*;
 
     /// Every kernel and variant validates with naga, with subgroups and without, and every

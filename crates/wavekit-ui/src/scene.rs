@@ -5,11 +5,11 @@
 //! 0.5)`. Colours are 8-bit sRGB-encoded RGBA with straight alpha ([`Color`]).
 
 use crate::atlas::{GlyphAtlas, ImageAtlas, ImageId};
-use crate::encode::{
+use crate::error::{Result, UiError};
+use crate::records::{
     self, CLIP_WORDS, ITEM_WORDS, MAX_SIDE, PixelBox, clip_word, flag, kind, pack_f16x4, premul,
     word,
 };
-use crate::error::{Result, UiError};
 use crate::text::{Font, GlyphCache, split_pen};
 
 pub use crate::items::{
@@ -164,7 +164,7 @@ impl Scene {
     }
 
     fn push_item(&mut self, rec: [u32; ITEM_WORDS]) {
-        let (outer, _) = encode::item_bounds(&rec, &self.clips, self.width, self.height);
+        let (outer, _) = records::item_bounds(&rec, &self.clips, self.width, self.height);
         if !outer.is_empty() {
             // One pixel more on every side than the kernel computes: room for any rounding
             // difference in its f32 arithmetic.
@@ -180,7 +180,7 @@ impl Scene {
                 x1: self.width as i32,
                 y1: self.height as i32,
             };
-            self.pair_bound += encode::bin_rect_count(encode::bin_rect(grown.and(view)));
+            self.pair_bound += records::bin_rect_count(records::bin_rect(grown.and(view)));
         }
         self.items.extend_from_slice(&rec);
     }
@@ -479,9 +479,9 @@ impl Scene {
         let r = radii(c.radius)?;
         let b = [x, y, x + w, y + h];
         let parent = self.stack.last().copied().unwrap_or(0);
-        let (mut outer, mut inner) = (encode::outer_box(b), {
+        let (mut outer, mut inner) = (records::outer_box(b), {
             let rm = r[0].max(r[1]).max(r[2].max(r[3]));
-            encode::inner_box(b, 0.0, rm)
+            records::inner_box(b, 0.0, rm)
         });
         if parent != 0 {
             let p = &self.clips[(parent as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
@@ -626,7 +626,7 @@ mod tests {
         .unwrap();
         s.rect(&Rect::new(0.0, 0.0, 300.0, 300.0, [1, 2, 3, 255]))
             .unwrap();
-        let (outer, opaque) = encode::item_bounds(s.item_words(), s.clip_words(), 300, 300);
+        let (outer, opaque) = records::item_bounds(s.item_words(), s.clip_words(), 300, 300);
         assert_eq!(
             outer,
             PixelBox {
@@ -645,7 +645,7 @@ mod tests {
                 y1: 49
             }
         );
-        assert!(encode::item_opaque(s.item_words()));
+        assert!(records::item_opaque(s.item_words()));
         assert!(s.pair_bound() >= 1);
     }
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use ab_glyph::{Font as _, FontArc, PxScale, ScaleFont as _};
 
 use crate::atlas::GlyphAtlas;
-use crate::encode::SUBPIXEL_STEPS;
 use crate::error::{Result, UiError};
+use crate::records::SUBPIXEL_STEPS;
 
 /// A font: TrueType or OpenType outlines.
 #[derive(Clone)]

@@ -1,6 +1,6 @@
 // Kernel 3, subgroup-compacted: in rounds. Each live lane does one round of traversal; then,
 // while rays remain and some lane is free, the subgroup moves its live tasks to the front lanes
-// in order (ballot; the source lane of each, trace/lanes.wgsl; shuffles of the task state) and
+// in order (ballot; the source lane of each, subgroup/compact.wgsl; shuffles of the task state) and
 // its lanes past them take new rays from the subgroup's pool, refilled from the global counter
 // in batches (trace/fetch.wgsl).
 // Tasks move between lanes, so their stacks cannot live in an invocation's array: each task
@@ -10,7 +10,7 @@
 // subgroup: the compaction is the identity and the kernel refills each ray as it ends.
 #import subgroup/api
 #import trace/common
-#import trace/lanes
+#import subgroup/compact
 #import trace/global_stack
 #import trace/fetch
 

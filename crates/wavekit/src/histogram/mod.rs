@@ -34,7 +34,68 @@ pub const MAX_BINS: u32 = 4096;
 const FAST_MARGIN_PER_BIN: f32 = 4.768_371_6e-7;
 
 /// The histogram kernel's WGSL for `scalar` samples.
-pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
+/// How a histogram is tiled (the measurements are in [`crate::tuning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HistogramPolicy {
+    /// Invocations per workgroup (64, 128, 256, 512 or 1024).
+    pub workgroup: u32,
+    /// Most workgroups of a dispatch (each counts a contiguous run of samples into its own
+    /// copies of the counters, then adds them), 1 to 65535.
+    pub max_workgroups: u32,
+}
+
+impl Default for HistogramPolicy {
+    fn default() -> Self {
+        Self {
+            workgroup: HISTOGRAM_WORKGROUP,
+            max_workgroups: HISTOGRAM_MAX_WORKGROUPS,
+        }
+    }
+}
+
+impl HistogramPolicy {
+    /// Fails on a shape the kernel is not written for.
+    pub fn check(&self) -> Result<()> {
+        if ![64, 128, 256, 512, 1024].contains(&self.workgroup)
+            || !(1..=65535).contains(&self.max_workgroups)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "histogram policy: workgroup {} and max_workgroups {}: use a workgroup of 64, \
+                 128, 256, 512 or 1024 and 1 to 65535 workgroups",
+                self.workgroup, self.max_workgroups
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Which histogram: `bins` even bins over `[lower, upper)` of samples of type `T`.
+#[derive(Clone, Copy, Debug)]
+pub struct HistogramConfig<T> {
+    /// Bins, 1 to [`MAX_BINS`].
+    pub bins: u32,
+    /// The first bin's lower edge.
+    pub lower: T,
+    /// The last bin's upper edge (excluded).
+    pub upper: T,
+    /// The tiling; `None`: [`HistogramPolicy::default`], measured on the H200.
+    pub policy: Option<HistogramPolicy>,
+}
+
+impl<T: Sample> HistogramConfig<T> {
+    /// `bins` even bins over `[lower, upper)`, the default policy.
+    pub fn new(bins: u32, lower: T, upper: T) -> Self {
+        Self {
+            bins,
+            lower,
+            upper,
+            policy: None,
+        }
+    }
+}
+
+/// The histogram kernel's WGSL for samples of `scalar`.
+pub fn composed(scalar: Scalar, policy: &HistogramPolicy, subgroups: bool) -> Result<Composed> {
     let sample = match scalar {
         Scalar::F32 => "#import histogram/sample_float\n".to_string(),
         s => format!("alias D = {};\n#import histogram/sample_int\n", s.wgsl()),
@@ -42,7 +103,7 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
     compose(
         "histogram/histogram",
         &[
-            ("WG_SIZE", ConstValue::U32(HISTOGRAM_WORKGROUP)),
+            ("WG_SIZE", ConstValue::U32(policy.workgroup)),
             ("MAX_BINS", ConstValue::U32(HISTOGRAM_COUNTERS)),
             ("QUADS", ConstValue::U32(HISTOGRAM_QUADS)),
             ("MIN_WIDTH", ConstValue::U32(if subgroups { 4 } else { 1 })),
@@ -63,9 +124,9 @@ pub fn composed(scalar: Scalar, subgroups: bool) -> Result<Composed> {
 /// A histogram, built once for a sample type and bin count.
 ///
 /// ```
-/// use wavekit::{GpuContext, histogram::Histogram};
+/// use wavekit::{GpuContext, histogram::{Histogram, HistogramConfig}};
 /// let ctx = GpuContext::new(&Default::default())?;
-/// let h = Histogram::new::<f32>(&ctx, 4, 0.0, 1.0)?;
+/// let h = Histogram::new(&ctx, &HistogramConfig::new(4, 0.0f32, 1.0))?;
 /// let x = ctx.storage_from("x", &[0.1f32, 0.3, 0.35, 0.99, 1.5, f32::NAN, -2.0])?;
 /// let bound = h.bind(&ctx, &x, 7)?;
 /// ctx.submit(|enc| bound.record(enc));
@@ -79,22 +140,33 @@ pub struct Histogram {
     kernel: Kernel,
     bins: u32,
     levels: [u32; 4],
+    policy: HistogramPolicy,
 }
 
 impl Histogram {
-    /// `bins` even bins over `[lower, upper)` of samples of type `T`.
-    pub fn new<T: Sample>(ctx: &GpuContext, bins: u32, lower: T, upper: T) -> Result<Self> {
+    /// Build the pipeline for `config` (its bins, range and policy are checked here).
+    pub fn new<T: Sample>(ctx: &GpuContext, config: &HistogramConfig<T>) -> Result<Self> {
+        let HistogramConfig {
+            bins,
+            lower,
+            upper,
+            policy,
+        } = *config;
+        let policy = policy.unwrap_or_default();
+        policy.check()?;
         if !(1..=MAX_BINS).contains(&bins) {
             return Err(Error::InvalidArgument(format!(
                 "histogram of {bins} bins: 1 to {MAX_BINS} are supported"
             )));
         }
         let levels = levels(bins, lower, upper)?;
-        let kernel = Kernel::new(ctx, &composed(T::SCALAR, ctx.caps.subgroups.supported)?)?;
+        let sg = ctx.caps.subgroups.supported;
+        let kernel = Kernel::new(ctx, &composed(T::SCALAR, &policy, sg)?)?;
         Ok(Self {
             kernel,
             bins,
             levels,
+            policy,
         })
     }
 
@@ -145,8 +217,8 @@ impl Histogram {
     ) -> Result<(wgpu::BindGroup, u32, wgpu::Buffer)> {
         let copies = (HISTOGRAM_COUNTERS / self.bins).clamp(1, 16);
         let groups = n
-            .div_ceil(HISTOGRAM_WORKGROUP * 16)
-            .clamp(1, HISTOGRAM_MAX_WORKGROUPS);
+            .div_ceil(self.policy.workgroup * 16)
+            .clamp(1, self.policy.max_workgroups);
         // A multiple of 4, so that every group's run starts on a whole quad.
         let per_group = n.div_ceil(groups).next_multiple_of(4).max(4);
         let params = ctx.uniform_from(
@@ -278,7 +350,7 @@ pub fn histogram_slice<T: Sample>(
     lower: T,
     upper: T,
 ) -> Result<Counts> {
-    let h = Histogram::new(ctx, bins, lower, upper)?;
+    let h = Histogram::new(ctx, &HistogramConfig::new(bins, lower, upper))?;
     let buf = ctx.storage_from("histogram samples", samples)?;
     let bound = h.bind(ctx, &buf, samples.len() as u64)?;
     ctx.submit(|enc| bound.record(enc));
@@ -376,7 +448,10 @@ mod kernel_tests {
         let mut variants = Vec::new();
         for sg in [true, false] {
             for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
-                variants.push((composed(scalar, sg).unwrap(), sg));
+                variants.push((
+                    composed(scalar, &HistogramPolicy::default(), sg).unwrap(),
+                    sg,
+                ));
             }
         }
         crate::shader::check_kernels(SOURCES, &variants).unwrap();

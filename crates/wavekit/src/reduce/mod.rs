@@ -38,12 +38,26 @@ impl Default for ReducePolicy {
     }
 }
 
-impl ReducePolicy {
-    /// The policy for `ctx`'s device: the defaults (measured on the H200).
-    pub fn for_device(_ctx: &GpuContext) -> Self {
-        Self::default()
-    }
+/// Which reduce.
+#[derive(Clone, Debug)]
+pub struct ReduceConfig {
+    /// The operation.
+    pub monoid: Monoid,
+    /// The tiling; `None`: [`ReducePolicy::default`], measured on the H200.
+    pub policy: Option<ReducePolicy>,
+}
 
+impl ReduceConfig {
+    /// A reduce of `monoid` with the default policy.
+    pub fn new(monoid: Monoid) -> Self {
+        Self {
+            monoid,
+            policy: None,
+        }
+    }
+}
+
+impl ReducePolicy {
     /// Fails on a shape the kernel is not written for.
     pub fn check(&self) -> Result<()> {
         self.tile.check("reduce")?;
@@ -82,9 +96,9 @@ pub fn composed(monoid: &Monoid, policy: &ReducePolicy, subgroups: bool) -> Resu
 /// A reduce, built once for a monoid.
 ///
 /// ```
-/// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, reduce::Reduce};
+/// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, reduce::{Reduce, ReduceConfig}};
 /// let ctx = GpuContext::new(&Default::default())?;
-/// let sum = Reduce::new(&ctx, &Monoid::builtin(Scalar::U32, Op::Add))?;
+/// let sum = Reduce::new(&ctx, &ReduceConfig::new(Monoid::builtin(Scalar::U32, Op::Add)))?;
 /// let input = ctx.storage_from("in", &[3u32, 1, 4, 1, 5])?;
 /// let bound = sum.bind(&ctx, &input, 5)?;
 /// let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -110,13 +124,10 @@ struct Level {
 }
 
 impl Reduce {
-    /// Build the pipeline with the device's policy ([`ReducePolicy::for_device`]).
-    pub fn new(ctx: &GpuContext, monoid: &Monoid) -> Result<Self> {
-        Self::with_policy(ctx, monoid, ReducePolicy::for_device(ctx))
-    }
-
-    /// Build the pipeline with a policy of the caller's.
-    pub fn with_policy(ctx: &GpuContext, monoid: &Monoid, policy: ReducePolicy) -> Result<Self> {
+    /// Build the pipeline for `config` (its policy is checked here).
+    pub fn new(ctx: &GpuContext, config: &ReduceConfig) -> Result<Self> {
+        let policy = config.policy.unwrap_or_default();
+        let monoid = &config.monoid;
         policy.check()?;
         let sg = ctx.caps.subgroups.supported;
         Ok(Self {
@@ -273,7 +284,7 @@ impl BoundReduce {
 
 /// Reduce a slice on the GPU (one-call convenience).
 pub fn reduce_slice<T: Element>(ctx: &GpuContext, data: &[T], op: Op) -> Result<T> {
-    let r = Reduce::new(ctx, &Monoid::builtin(T::SCALAR, op))?;
+    let r = Reduce::new(ctx, &ReduceConfig::new(Monoid::builtin(T::SCALAR, op)))?;
     let src = ctx.storage_from("reduce input", data)?;
     let bound = r.bind(ctx, &src, data.len() as u64)?;
     ctx.submit(|enc| bound.record(enc));

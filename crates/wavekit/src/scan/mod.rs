@@ -35,7 +35,7 @@ pub struct ScanConfig {
     pub inclusive: bool,
     /// Scan one buffer in place (two passes over the input instead of one).
     pub in_place: bool,
-    /// Tiles and look-back; `None`: [`ScanPolicy::for_device`].
+    /// Tiles and look-back; `None`: [`ScanPolicy::default`], measured on the H200.
     pub policy: Option<ScanPolicy>,
 }
 
@@ -82,12 +82,6 @@ impl Default for ScanPolicy {
 }
 
 impl ScanPolicy {
-    /// The policy for `ctx`'s device: the defaults (measured on the H200), which every WebGPU
-    /// device can run.
-    pub fn for_device(_ctx: &GpuContext) -> Self {
-        Self::default()
-    }
-
     /// Fails on a shape the kernels are not written for.
     pub fn check(&self) -> Result<()> {
         self.blocked.check("scan")?;
@@ -158,7 +152,7 @@ fn segmented_pieces(scalar: Scalar, op: Op, inclusive: bool, subgroups: bool) ->
          \x20   let v = bitcast<u32>(seg_op(bitcast<{d}>(a.y), bitcast<{d}>(b.y)));\n\
          \x20   return vec2<u32>(a.x | b.x, select(v, b.y, b.x != 0u));\n}}\n",
         pair.wgsl(subgroups),
-        ident = builtin_identity(scalar, op),
+        ident = Monoid::builtin(scalar, op).identity_wgsl(),
     );
     let store = if inclusive {
         "dst[i] = bitcast<D>(v.y);".to_string()
@@ -175,17 +169,6 @@ fn segmented_pieces(scalar: Scalar, op: Op, inclusive: bool, subgroups: bool) ->
          fn store(i: u32, v: T) {{\n    {store}\n}}\n"
     );
     (monoid, io)
-}
-
-fn builtin_identity(scalar: Scalar, op: Op) -> String {
-    // The identity text of the built-in monoid, reused for the segmented inner operation.
-    let w = Monoid::builtin(scalar, op).wgsl(false);
-    let start = w
-        .find("fn identity() -> T {\n    return ")
-        .expect("identity")
-        + 32;
-    let end = start + w[start..].find(';').expect("semicolon");
-    w[start..end].to_string()
 }
 
 /// Quads of four elements loaded and stored one element at a time (any element type, in place).
@@ -333,7 +316,7 @@ impl Scan {
     /// Build the pipelines for `config`.
     pub fn new(ctx: &GpuContext, config: &ScanConfig) -> Result<Self> {
         let sg = ctx.caps.subgroups.supported;
-        let policy = config.policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
+        let policy = config.policy.unwrap_or_default();
         policy.check()?;
         let passes: &[u32] = if config.in_place { &[1, 2] } else { &[0] };
         let composed = passes
@@ -355,7 +338,7 @@ impl Scan {
     }
 
     /// A segmented scan of `scalar` values under `op`, restarting at every element whose head
-    /// flag (a separate `u32` buffer) is non-zero; `policy: None`: [`ScanPolicy::for_device`].
+    /// flag (a separate `u32` buffer) is non-zero; `policy: None`: [`ScanPolicy::default`].
     pub fn segmented(
         ctx: &GpuContext,
         scalar: Scalar,
@@ -364,7 +347,7 @@ impl Scan {
         policy: Option<ScanPolicy>,
     ) -> Result<Self> {
         let sg = ctx.caps.subgroups.supported;
-        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
+        let policy = policy.unwrap_or_default();
         policy.check()?;
         Ok(Self {
             io: Io::Segmented(scalar, op),

@@ -1,87 +1,15 @@
-//! A CPU port of the cross-subgroup arithmetic of the scan and select kernels, written to
-//! read like the WGSL (`workgroup/scan.wgsl`, `scan/scan.wgsl`'s `scan_tile`, `select.wgsl`'s
-//! ranking and staging, `device/lookback.wgsl`'s `walk`), for any subgroup width. The tests run it at
-//! widths 1, 2, 4 … 128 over many random trials against the serial reference, so an index
-//! error that only shows at a width no test machine has is still caught.
+//! A CPU port of the scan and select kernels' own arithmetic (`scan/scan.wgsl`'s `scan_tile`
+//! and direct layout, `select.wgsl`'s ranking and staging), for any subgroup width, built on the
+//! foundation's ports of the layers beneath ([`crate::sim`]: ballots, the carry across
+//! subgroups, the look-back). The tests run it at widths 1, 2, 4 … 128 over many random trials
+//! against the serial reference, so an index error that only shows at a width no test machine
+//! has is still caught.
 
 // Lane loops index several per-lane arrays, as the shader does.
 #![allow(clippy::needless_range_loop)]
 
-/// A monoid on the host, as the WGSL sees it.
-pub trait SimMonoid: Copy + PartialEq + std::fmt::Debug {
-    /// Identity.
-    fn identity() -> Self;
-    /// Associative combine (in this order).
-    fn combine(a: Self, b: Self) -> Self;
-}
-
-impl SimMonoid for u32 {
-    fn identity() -> Self {
-        0
-    }
-    fn combine(a: Self, b: Self) -> Self {
-        a.wrapping_add(b)
-    }
-}
-
-/// x ↦ a·x + b (mod 2^32): associative, not commutative.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Affine(pub u32, pub u32);
-
-impl SimMonoid for Affine {
-    fn identity() -> Self {
-        Affine(1, 0)
-    }
-    fn combine(f: Self, g: Self) -> Self {
-        Affine(
-            g.0.wrapping_mul(f.0),
-            g.0.wrapping_mul(f.1).wrapping_add(g.1),
-        )
-    }
-}
-
-/// Subgroup exclusive scan over `xs` (one value per lane), as `sg_exclusive_scan`.
-fn sg_exclusive<T: SimMonoid>(xs: &[T]) -> Vec<T> {
-    let mut acc = T::identity();
-    xs.iter()
-        .map(|&x| {
-            let before = acc;
-            acc = T::combine(acc, x);
-            before
-        })
-        .collect()
-}
-
-/// `wg_exclusive_of_subgroups`: subgroup totals in, each subgroup's exclusive prefix and the
-/// workgroup total out — the first subgroup scans the totals in chunks of its own width.
-pub fn wg_exclusive_of_subgroups<T: SimMonoid>(totals: &[T], width: usize) -> (Vec<T>, T) {
-    let count = totals.len();
-    let mut sh = totals.to_vec();
-    let mut carry = T::identity();
-    let mut c = 0;
-    while c < count {
-        // One pass of subgroup 0: lanes c .. c + width.
-        let lanes: Vec<T> = (0..width)
-            .map(|lane| {
-                if c + lane < count {
-                    sh[c + lane]
-                } else {
-                    T::identity()
-                }
-            })
-            .collect();
-        let excl = sg_exclusive(&lanes);
-        let incl_last = T::combine(*excl.last().expect("width >= 1"), lanes[width - 1]);
-        for lane in 0..width {
-            if c + lane < count {
-                sh[c + lane] = T::combine(carry, excl[lane]);
-            }
-        }
-        carry = T::combine(carry, incl_last);
-        c += width;
-    }
-    (sh, carry)
-}
+use crate::sim::subgroup::{SimMonoid, ballot, ballot_count, ballot_count_below, exclusive};
+use crate::sim::workgroup::wg_exclusive_of_subgroups;
 
 /// `scan_tile` + the tile's final combine: the scan of one tile with `prefix` before it, for
 /// `wg` invocations of `per_lane` consecutive elements in subgroups of `width`.
@@ -112,7 +40,7 @@ pub fn scan_tile<T: SimMonoid>(
     let mut lanes_before = vec![T::identity(); wg];
     for s in 0..subgroups {
         let lanes = &runs[s * width..(s + 1) * width];
-        let excl = sg_exclusive(lanes);
+        let excl = exclusive(lanes);
         sg_totals.push(T::combine(excl[width - 1], lanes[width - 1]));
         lanes_before[s * width..(s + 1) * width].copy_from_slice(&excl);
     }
@@ -125,34 +53,6 @@ pub fn scan_tile<T: SimMonoid>(
         })
         .collect();
     (out, total)
-}
-
-/// `lanes_below` of `shared/ballot.wgsl`: the lanes strictly below `lane` as four words.
-pub fn lanes_below(lane: u32) -> [u32; 4] {
-    std::array::from_fn(|w| {
-        let lo = 32 * w as u32;
-        if lane <= lo {
-            0
-        } else if lane >= lo + 32 {
-            u32::MAX
-        } else {
-            (1u32 << ((lane - lo) & 31)) - 1
-        }
-    })
-}
-
-/// `subgroupBallot` over `width` lanes: bit `lane` set where `set(lane)` holds, in four words.
-fn sg_ballot(width: usize, set: impl Fn(usize) -> bool) -> [u32; 4] {
-    let mut ballot = [0u32; 4];
-    for lane in (0..width).filter(|&lane| set(lane)) {
-        ballot[lane / 32] |= 1 << (lane % 32);
-    }
-    ballot
-}
-
-/// `ballot_count` of `shared/ballot.wgsl` over `b & mask`.
-fn ballot_count(b: [u32; 4], mask: [u32; 4]) -> u32 {
-    (0..4).map(|w| (b[w] & mask[w]).count_ones()).sum()
 }
 
 /// The ranks `select/select.wgsl` gives survivors after the look-back (ADR-033, ADR-035), as
@@ -169,12 +69,11 @@ pub fn select_slots(keep: &[bool], wg: usize, per_lane: usize, width: usize) -> 
     for sg in 0..subgroups {
         let mut carry = 0u32;
         for v in 0..per_lane {
-            let ballot = sg_ballot(width, |lane| keep[element(sg, lane, v)]);
+            let b = ballot(width, |lane| keep[element(sg, lane, v)]);
             for lane in 0..width {
-                slots[element(sg, lane, v)] =
-                    carry + ballot_count(ballot, lanes_below(lane as u32));
+                slots[element(sg, lane, v)] = carry + ballot_count_below(b, lane as u32);
             }
-            carry += ballot_count(ballot, [u32::MAX; 4]);
+            carry += ballot_count(b);
         }
         totals.push(carry);
     }
@@ -247,10 +146,10 @@ pub fn staged_stores(
         let mut staged = vec![None; region];
         let mut rank = k0;
         for v in steps {
-            let ballot = sg_ballot(width, |lane| keep[v * width + lane]);
+            let b = ballot(width, |lane| keep[v * width + lane]);
             for lane in 0..width {
                 let e = v * width + lane;
-                let kept_rank = rank + ballot_count(ballot, lanes_below(lane as u32));
+                let kept_rank = rank + ballot_count_below(b, lane as u32);
                 // What is not staged goes to the invocation's trash word, outside the region.
                 let at = if e >= avail {
                     continue;
@@ -265,7 +164,7 @@ pub fn staged_stores(
                 assert!(staged[at].is_none(), "two elements staged at {at}");
                 staged[at] = Some(e);
             }
-            rank += ballot_count(ballot, [u32::MAX; 4]);
+            rank += ballot_count(b);
         }
         let k1 = rank;
         if partition {
@@ -289,110 +188,6 @@ pub fn staged_stores(
         k0 = k1;
     }
     stores
-}
-
-/// What a look-back lane sees of a predecessor.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Seen<T> {
-    /// Nothing published.
-    Nothing,
-    /// Only the aggregate.
-    Aggregate(T),
-    /// The inclusive prefix.
-    Inclusive(T),
-}
-
-/// What a walk over a fixed snapshot of descriptors found.
-#[derive(Debug)]
-pub struct Walk<T> {
-    /// The prefix gathered.
-    pub prefix: T,
-    /// `false`: it would wait on, then fall back to, tile `look - 1`.
-    pub done: bool,
-    /// Where it stopped.
-    pub look: usize,
-}
-
-/// `walk` of `device/lookback.wgsl` over a fixed snapshot of descriptors, for subgroups of
-/// `width` lanes reading `chunks` chunks per window, the first window `first_window` wide.
-pub fn walk<T: SimMonoid>(
-    seen: &[Seen<T>],
-    tile: usize,
-    width: usize,
-    chunks: usize,
-    first_window: usize,
-) -> Walk<T> {
-    let mut look = tile;
-    let mut prefix = T::identity();
-    let window = width * chunks;
-    let mut w = first_window.min(window);
-    while look > 0 {
-        // Lane j of chunk c reads tile look - (c + 1) * width + j; past the first w tiles back,
-        // a boundary; before tile 0, an empty inclusive prefix.
-        let lanes: Vec<Vec<(u32, T)>> = (0..chunks)
-            .map(|c| {
-                (0..width)
-                    .map(|lane| {
-                        let back = (c + 1) * width - lane;
-                        if back > w {
-                            (0, T::identity())
-                        } else if back <= look {
-                            match seen[look - back] {
-                                Seen::Nothing => (0, T::identity()),
-                                Seen::Aggregate(v) => (1, v),
-                                Seen::Inclusive(v) => (2, v),
-                            }
-                        } else {
-                            (2, T::identity())
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut taken = 0;
-        let mut got_all = T::identity();
-        let mut anchored = false;
-        for chunk in &lanes {
-            let decider = chunk.iter().rposition(|&(k, _)| k != 1);
-            let got = chunk
-                .iter()
-                .enumerate()
-                .filter(|&(lane, &(kind, _))| match decider {
-                    None => true,
-                    Some(d) => lane > d || (lane == d && kind == 2),
-                })
-                .fold(T::identity(), |a, (_, &(_, v))| T::combine(a, v));
-            got_all = T::combine(got, got_all);
-            if let Some(d) = decider {
-                anchored = chunk[d].0 == 2;
-                taken += if anchored { width - d } else { width - 1 - d };
-                break;
-            }
-            taken += width;
-        }
-        if anchored {
-            return Walk {
-                prefix: T::combine(got_all, prefix),
-                done: true,
-                look,
-            };
-        }
-        if taken == 0 {
-            return Walk {
-                prefix,
-                done: false,
-                look,
-            };
-        }
-        prefix = T::combine(got_all, prefix);
-        look -= taken;
-        w = (2 * w).min(window);
-    }
-    Walk {
-        prefix,
-        done: true,
-        look,
-    }
 }
 
 /// The direct layout of `scan/scan.wgsl`: subgroup s takes the `width * quads` quads at
@@ -431,7 +226,7 @@ pub fn scan_tile_direct<T: SimMonoid>(
                     run
                 })
                 .collect();
-            let excl = sg_exclusive(&totals);
+            let excl = exclusive(&totals);
             for lane in 0..width {
                 offs[k * width + lane] = T::combine(carry, excl[lane]);
             }
@@ -462,7 +257,8 @@ mod tests {
     use crate::monoid::Op;
     use crate::scan::reference;
 
-    const WIDTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+    use crate::sim::WIDTHS;
+    use crate::sim::subgroup::Affine;
 
     #[test]
     fn tile_scans_match_the_serial_reference_at_every_width() {
@@ -592,65 +388,6 @@ mod tests {
                                 .all(|&(d, _)| d >= *start && d - start < width as u32)
                         );
                     }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn lanes_below_is_every_lane_under_it() {
-        for lane in 0..=128u32 {
-            let m = lanes_below(lane);
-            for l in 0..128u32 {
-                let set = m[l as usize / 32] >> (l % 32) & 1 == 1;
-                assert_eq!(set, l < lane, "lane {lane}, bit {l}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_look_back_window_combines_predecessors_in_order() {
-        let mut rng = fastrand::Rng::with_seed(23);
-        for &width in &WIDTHS {
-            for _ in 0..200 {
-                let tiles = 1 + rng.usize(..300);
-                let aggs: Vec<Affine> = (0..tiles)
-                    .map(|_| Affine(rng.u32(..) | 1, rng.u32(..)))
-                    .collect();
-                let mut incl = Vec::with_capacity(tiles);
-                let mut acc = Affine::identity();
-                for &a in &aggs {
-                    acc = Affine::combine(acc, a);
-                    incl.push(acc);
-                }
-                let tile = rng.usize(..tiles);
-                // Random publication state; a tile with nothing blocks the walk there.
-                let seen: Vec<Seen<Affine>> = (0..tiles)
-                    .map(|t| match rng.u32(..10) {
-                        0 => Seen::Nothing,
-                        1..=6 => Seen::Aggregate(aggs[t]),
-                        _ => Seen::Inclusive(incl[t]),
-                    })
-                    .collect();
-                let chunks = 1 + rng.usize(..4);
-                let first_window = 1 + rng.usize(..width * chunks);
-                let Walk { prefix, done, look } = walk(&seen, tile, width, chunks, first_window);
-                let want_from = |from: usize| {
-                    aggs[from..tile]
-                        .iter()
-                        .fold(Affine::identity(), |a, &b| Affine::combine(a, b))
-                };
-                if done {
-                    let want = if tile == 0 {
-                        Affine::identity()
-                    } else {
-                        incl[tile - 1]
-                    };
-                    assert_eq!(prefix, want, "width {width} tile {tile}");
-                } else {
-                    // It stopped at an unpublished tile look - 1 with the tiles after it taken.
-                    assert_eq!(seen[look - 1], Seen::Nothing, "width {width} tile {tile}");
-                    assert_eq!(prefix, want_from(look), "width {width} tile {tile}");
                 }
             }
         }

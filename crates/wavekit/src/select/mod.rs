@@ -63,12 +63,33 @@ impl Default for SelectPolicy {
     }
 }
 
-impl SelectPolicy {
-    /// The policy for `ctx`'s device: the defaults (measured on the H200).
-    pub fn for_device(_ctx: &GpuContext) -> Self {
-        Self::default()
-    }
+/// Which select.
+#[derive(Clone, Debug)]
+pub struct SelectConfig {
+    /// The element type.
+    pub scalar: Scalar,
+    /// What is kept.
+    pub keep: Keep,
+    /// Also write the rejected elements after the kept ones (both sides in order: ADR-0037).
+    pub partition: bool,
+    /// The tiling; `None`: [`SelectPolicy::default`], measured on the H200.
+    pub policy: Option<SelectPolicy>,
+}
 
+impl SelectConfig {
+    /// Elements of `scalar` kept by `keep` (with the rejected after them if `partition`), the
+    /// default policy.
+    pub fn new(scalar: Scalar, keep: Keep, partition: bool) -> Self {
+        Self {
+            scalar,
+            keep,
+            partition,
+            policy: None,
+        }
+    }
+}
+
+impl SelectPolicy {
     /// The tile of select (`false`) or partition (`true`).
     pub fn shape(&self, partition: bool) -> TileShape {
         TileShape {
@@ -245,11 +266,10 @@ pub fn composed_count(
 /// A select or partition, built once.
 ///
 /// ```
-/// use wavekit::{GpuContext, monoid::Scalar, select::{Keep, Select}};
+/// use wavekit::{GpuContext, monoid::Scalar, select::{Keep, Select, SelectConfig}};
 /// let ctx = GpuContext::new(&Default::default())?;
-/// let odd = Select::new(&ctx, Scalar::U32,
-///     &Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }".into()),
-///     false)?;
+/// let keep = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }".into());
+/// let odd = Select::new(&ctx, &SelectConfig::new(Scalar::U32, keep, false))?;
 /// let input = ctx.storage_from("in", &[3u32, 8, 5, 6, 7])?;
 /// let output = ctx.storage_uninit("out", 5 * 4)?;
 /// let bound = odd.bind(&ctx, &input, None, &output, 5)?;
@@ -272,21 +292,10 @@ pub struct Select {
 }
 
 impl Select {
-    /// Build the pipelines: elements of `scalar` type kept by `keep`; `partition` also
-    /// writes the rejected elements after the kept ones. The device's policy
-    /// ([`SelectPolicy::for_device`]).
-    pub fn new(ctx: &GpuContext, scalar: Scalar, keep: &Keep, partition: bool) -> Result<Self> {
-        Self::with_policy(ctx, scalar, keep, partition, SelectPolicy::for_device(ctx))
-    }
-
-    /// As [`Select::new`], with a policy of the caller's.
-    pub fn with_policy(
-        ctx: &GpuContext,
-        scalar: Scalar,
-        keep: &Keep,
-        partition: bool,
-        policy: SelectPolicy,
-    ) -> Result<Self> {
+    /// Build the pipelines for `config` (its policy is checked here).
+    pub fn new(ctx: &GpuContext, config: &SelectConfig) -> Result<Self> {
+        let policy = config.policy.unwrap_or_default();
+        let (scalar, keep, partition) = (config.scalar, &config.keep, config.partition);
         policy.check()?;
         let sg = ctx.caps.subgroups.supported;
         let mut composed = vec![composed(scalar, keep, partition, &policy, sg)?];
@@ -584,7 +593,7 @@ fn run_slice<T: Element>(
             data.len()
         )));
     }
-    let s = Select::new(ctx, T::SCALAR, &Keep::Flags, partition)?;
+    let s = Select::new(ctx, &SelectConfig::new(T::SCALAR, Keep::Flags, partition))?;
     let src = ctx.storage_from("select input", data)?;
     let f = ctx.storage_from("select flags", flags)?;
     let dst = ctx.storage_uninit("select output", std::mem::size_of_val(data) as u64)?;

@@ -88,7 +88,8 @@ pub struct SortConfig {
     pub descending: bool,
     /// The key bits that count, `begin..end` (`None`: all). Fewer bits, fewer passes.
     pub bits: Option<(u32, u32)>,
-    /// How the sort is built; `None`: [`SortPolicy::for_device`].
+    /// How the sort is built; `None`: [`SortPolicy::default`], measured on the H200 (the
+    /// tile is fitted to the adapter's workgroup memory when the sort is built).
     pub policy: Option<SortPolicy>,
 }
 
@@ -174,12 +175,6 @@ impl Default for SortPolicy {
 }
 
 impl SortPolicy {
-    /// The policy for `ctx`'s device: the defaults (measured on the H200); the shape adapts
-    /// them to the adapter's workgroup memory when the sort is built.
-    pub fn for_device(_ctx: &GpuContext) -> Self {
-        Self::default()
-    }
-
     /// The single-pass (Onesweep) policy, in tiles of [`SORT_SINGLE_PASS_ITEMS`] keys an
     /// invocation (ADR-038).
     pub fn single_pass() -> Self {
@@ -217,7 +212,7 @@ impl SortPolicy {
 
 /// How the sort kernels are built for an adapter: workgroup size, narrowest subgroup, keys
 /// per invocation, and the block sizes (the kernels and the bound scratch must agree).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Shape {
     pub workgroup: u32,
     pub min_width: u32,

@@ -25,11 +25,9 @@ pub mod sim;
 pub mod single_pass;
 pub mod three_kernel;
 
-use std::sync::Mutex;
-
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, Range};
+use crate::kernel::{Kernel, KernelCache, Range};
 use crate::monoid::{Monoid, Op, Scalar};
 use crate::prelude::subgroup_api;
 use crate::scan::{Scan, ScanConfig};
@@ -157,7 +155,7 @@ pub struct RadixSort {
     /// Every pipeline built so far, by kernel, shape and key windows: the common ones when the
     /// sort is built, the rest (two windows, the few-blocks scatter, doubled blocks) when a
     /// bind first needs them.
-    kernels: Mutex<Vec<(KernelKey, Kernel)>>,
+    kernels: KernelCache<KernelKey>,
     /// Three-kernel mode: the exclusive scan of the blocks' digit sums.
     scan: Option<Scan>,
 }
@@ -166,7 +164,7 @@ impl RadixSort {
     /// Build the pipelines for `config` (its bit range and policy are checked here).
     pub fn new(ctx: &GpuContext, config: &SortConfig) -> Result<Self> {
         config.bit_range()?;
-        let policy = config.policy.unwrap_or_else(|| SortPolicy::for_device(ctx));
+        let policy = config.policy.unwrap_or_default();
         policy.check()?;
         let shape = Shape::of(ctx, config, &policy);
         let scanning = shape.scanning();
@@ -190,27 +188,26 @@ impl RadixSort {
         // The pipelines every bind within one binding needs, compiled together on threads of
         // their own (drivers compile in parallel: a cold start in a third of the time), and the
         // scan of the blocks' sums beside them.
-        let composed = wanted
-            .iter()
-            .map(|&(n, shape, windows)| composed(n, config, &policy, sg, shape, windows))
-            .collect::<Result<Vec<_>>>()?;
-        let (kernels, scan) = std::thread::scope(|s| {
+        let kernels = KernelCache::new();
+        let (built, scan) = std::thread::scope(|s| {
             let scan = (!policy.single_pass).then(|| {
                 s.spawn(|| {
                     let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
                     Scan::new(ctx, &ScanConfig::new(u32_add, false))
                 })
             });
-            let kernels = Kernel::build_parallel(ctx, &composed);
+            let built = kernels.prebuild(ctx, &wanted, |&(n, shape, windows)| {
+                composed(n, config, &policy, sg, shape, windows)
+            });
             let scan = scan.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (kernels, scan)
+            (built, scan)
         });
-        let built = wanted.into_iter().zip(kernels?).collect();
+        built?;
         Ok(Self {
             config: config.clone(),
             policy,
             shape,
-            kernels: Mutex::new(built),
+            kernels,
             scan: scan.transpose()?,
         })
     }
@@ -223,18 +220,11 @@ impl RadixSort {
         shape: Shape,
         windows: u32,
     ) -> Result<Kernel> {
-        let key = (name, shape, windows);
-        let mut built = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, k)) = built.iter().find(|(k, _)| *k == key) {
-            return Ok(k.clone());
-        }
         let sg = ctx.caps.subgroups.supported;
-        let k = Kernel::new(
-            ctx,
-            &composed(name, &self.config, &self.policy, sg, shape, windows)?,
-        )?;
-        built.push((key, k.clone()));
-        Ok(k)
+        self.kernels
+            .get(ctx, &(name, shape, windows), |&(n, shape, windows)| {
+                composed(n, &self.config, &self.policy, sg, shape, windows)
+            })
     }
 
     /// Keys per tile (tile boundaries are worth testing).

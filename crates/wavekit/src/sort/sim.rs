@@ -1,5 +1,5 @@
 //! A CPU port of the sort scatter's ranking (`sort/scatter.wgsl`), written to read like the
-//! WGSL for any subgroup width: ballots as 128-bit masks, the lowest lane of a digit adding to
+//! WGSL for any subgroup width: ballots as four words (the foundation's `sim::subgroup`), the lowest lane of a digit adding to
 //! its subgroup's 16-bit counter, the scan across subgroups digit by digit, the digit starts by
 //! the workgroup scan. The tests run it at widths 1, 2, 4 … 128 against a stable counting sort.
 //!
@@ -10,13 +10,19 @@
 // Lane loops index several per-lane arrays, as the shader does.
 #![allow(clippy::needless_range_loop)]
 
-use crate::scan::sim::wg_exclusive_of_subgroups;
+use crate::sim::subgroup::{
+    Ballot, ballot_count, ballot_count_below, ballot_first, ballot_of, lanes_below,
+};
+use crate::sim::workgroup::wg_exclusive_of_subgroups;
 
-/// A subgroup ballot of `bits` (one per lane) as a 128-bit mask.
-fn ballot(bits: &[bool]) -> u128 {
-    bits.iter()
-        .enumerate()
-        .fold(0, |m, (lane, &b)| if b { m | 1 << lane } else { m })
+/// `a & b`, word by word.
+fn and(a: Ballot, b: Ballot) -> Ballot {
+    std::array::from_fn(|w| a[w] & b[w])
+}
+
+/// `~a`, word by word.
+fn not(a: Ballot) -> Ballot {
+    a.map(|w| !w)
 }
 
 /// Where each of the first `valid` keys of a tile (digits in tile order) lands in the tile
@@ -33,41 +39,48 @@ pub fn tile_positions(
     // counters[s][d]: keys of digit d in subgroup s so far (16-bit halves in the shader).
     let mut counters = vec![[0u32; 256]; subgroups];
     let mut ranks = vec![0usize; digits.len()];
-    let all = ballot(&vec![true; width]);
+    let all = lanes_below(width as u32);
     for s in 0..subgroups {
         for k in 0..items {
             let index = |lane: usize| (s * items + k) * width + lane;
             let valid_bits: Vec<bool> = (0..width).map(|lane| index(lane) < valid).collect();
             let d: Vec<u32> = (0..width).map(|lane| digits[index(lane)]).collect();
             // The 8 bit ballots every lane takes part in.
-            let bit_ballots: Vec<u128> = (0..8)
-                .map(|b| ballot(&d.iter().map(|x| (x >> b) & 1 == 1).collect::<Vec<_>>()))
+            let bit_ballots: Vec<Ballot> = (0..8)
+                .map(|b| ballot_of(&d.iter().map(|x| (x >> b) & 1 == 1).collect::<Vec<_>>()))
                 .collect();
             let mut old = vec![0u32; width];
-            let mut same = vec![0u128; width];
+            let mut same = vec![[0u32; 4]; width];
             for lane in 0..width {
-                let mut m = ballot(&valid_bits) & all;
+                let mut m = and(ballot_of(&valid_bits), all);
                 for (b, &ones) in bit_ballots.iter().enumerate() {
-                    m &= if (d[lane] >> b) & 1 == 1 { ones } else { !ones };
+                    m = and(
+                        m,
+                        if (d[lane] >> b) & 1 == 1 {
+                            ones
+                        } else {
+                            not(ones)
+                        },
+                    );
                 }
                 same[lane] = m;
             }
             // The leaders add (they hold distinct digits); then every lane reads its leader's
             // old value (the shuffle).
             for lane in 0..width {
-                let leader = same[lane].trailing_zeros() as usize;
-                if valid_bits[lane] && lane == leader {
+                let leader = ballot_first(same[lane]);
+                if valid_bits[lane] && lane as i32 == leader {
                     let c = &mut counters[s][d[lane] as usize];
                     old[lane] = *c;
-                    *c += same[lane].count_ones();
+                    *c += ballot_count(same[lane]);
                     assert!(*c < 1 << 16, "a 16-bit counter overflowed");
                 }
             }
             for lane in 0..width {
                 if valid_bits[lane] {
-                    let leader = same[lane].trailing_zeros() as usize;
-                    let below = same[lane] & ((1u128 << lane) - 1);
-                    ranks[index(lane)] = (old[leader] + below.count_ones()) as usize;
+                    let leader = ballot_first(same[lane]) as usize;
+                    let below = ballot_count_below(same[lane], lane as u32);
+                    ranks[index(lane)] = (old[leader] + below) as usize;
                 }
             }
         }

@@ -78,7 +78,7 @@ pub fn compact_kernel(ctx: &GpuContext, workgroup: u32) -> wavekit::kernel::Kern
 pub fn compact_builder(workgroup: u32) -> wavekit::prelude::KernelBuilder {
     const SOURCES: &[wavekit::prelude::WgslSource] = &[wavekit::wgsl_source!(
         "example/compact_flags",
-        "../kernels/compact_flags.wgsl"
+        "../../../wavekit-gpu/tests/kernels/compact_flags.wgsl"
     )];
     wavekit::prelude::KernelBuilder::new("example/compact_flags", SOURCES).workgroup_size(workgroup)
 }

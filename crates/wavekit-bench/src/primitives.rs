@@ -1,0 +1,317 @@
+//! `wavekit bench primitives`: reduce, scan, select, partition, sort and histogram on u32, each
+//! beside the copy kernel measured on the same number of bytes in the same run, under the
+//! measurement protocol ([`crate::protocol`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{Case, ClockReader, ClockWindow, Protocol, measure};
+use wavekit::context::GpuContext;
+use wavekit::error::{Error, Result};
+use wavekit::histogram::{Histogram, HistogramConfig};
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::reduce::{Reduce, ReduceConfig, ReducePolicy};
+use wavekit::scan::{Scan, ScanConfig, ScanPolicy};
+use wavekit::select::{Keep, Select, SelectConfig, SelectPolicy};
+use wavekit::sort::{KeyType, RadixSort, SortConfig, SortPolicy, Values};
+use wavekit::tiling::LookbackStats;
+
+/// The primitives benchmarked, by the names the CUB peer prints too.
+pub const PRIMITIVES: &[&str] = &[
+    "reduce",
+    "scan_inclusive",
+    "scan_exclusive",
+    "select",
+    "partition",
+];
+
+/// The sort and histogram benchmarks (run with `--only`): u32 keys; keys with u32 values; 256
+/// and 4096 even bins over the whole u32 range.
+pub const SORT_PRIMITIVES: &[&str] = &["sort_keys", "sort_pairs", "histogram256", "histogram4096"];
+
+/// The predicate of the select and partition benchmarks (about half the inputs are odd).
+pub const ODD: &str = "fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }";
+
+/// One measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PrimitiveResult {
+    /// Primitive name (see [`PRIMITIVES`]).
+    pub primitive: String,
+    /// Elements (u32).
+    pub n: u64,
+    /// Median GPU time (all rounds).
+    pub median_ns: f64,
+    /// 10th percentile.
+    pub p10_ns: f64,
+    /// 90th percentile.
+    pub p90_ns: f64,
+    /// Elements per second at the median.
+    #[serde(default)]
+    pub elements_per_s: f64,
+    /// Bytes the primitive must move at least (read + write), per second, in GB/s.
+    #[serde(default)]
+    pub gbps: f64,
+    /// The copy kernel's GB/s on 4n bytes in the same run.
+    #[serde(default)]
+    pub copy_gbps: f64,
+    /// `gbps / copy_gbps`.
+    #[serde(default)]
+    pub copy_fraction: f64,
+    /// Each round's median (the protocol interleaves the cases round by round).
+    #[serde(default)]
+    pub round_medians_ns: Vec<f64>,
+    /// (largest − smallest round median) / median.
+    #[serde(default)]
+    pub spread: f64,
+    /// The GPU's clock during the timed runs, where it could be read.
+    #[serde(default)]
+    pub clock: Option<ClockWindow>,
+    /// Timed below 90 % of the maximum clock: suspect.
+    #[serde(default)]
+    pub clock_low: bool,
+    /// What the look-back did in the last run (single-pass primitives).
+    #[serde(default)]
+    pub lookback: Option<LookbackStats>,
+}
+
+/// The policies the benchmark builds the primitives with (the CLI fills them from its tuning
+/// knobs; default: each primitive's).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Policies {
+    /// The scans'.
+    pub scan: ScanPolicy,
+    /// Reduce's.
+    pub reduce: ReducePolicy,
+    /// Select's and partition's.
+    pub select: SelectPolicy,
+    /// The sorts'.
+    pub sort: SortPolicy,
+}
+
+/// The inputs both wavekit and the CUB peer use: a hash of the index.
+pub fn input(n: usize) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| {
+            let mut x = i.wrapping_mul(2_654_435_761) ^ 0x9e37_79b9;
+            x ^= x >> 16;
+            x = x.wrapping_mul(0x7feb_352d);
+            x ^= x >> 15;
+            x = x.wrapping_mul(0x846c_a68b);
+            x ^ (x >> 16)
+        })
+        .collect()
+}
+
+/// Minimum bytes moved: reads plus writes.
+fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
+    match primitive {
+        "reduce" => 4 * n,
+        "select" => 4 * n + 4 * kept,
+        "histogram256" | "histogram4096" => 4 * n,
+        "sort_pairs" => 16 * n,
+        _ => 8 * n,
+    }
+}
+
+/// What one size needs: its input and output buffers and every chosen primitive bound to them.
+struct Size {
+    lg: u32,
+    n: u64,
+    kept: u64,
+    src: wgpu::Buffer,
+    copy: wavekit::copy::BoundCopy,
+    bound: Vec<(String, Bound)>,
+    /// Sorts work in place: their keys (and values), restored from `src` before every run.
+    keys: wgpu::Buffer,
+    values: wgpu::Buffer,
+}
+
+enum Bound {
+    Reduce(wavekit::reduce::BoundReduce),
+    Scan(wavekit::scan::BoundScan),
+    Select(wavekit::select::BoundSelect),
+    Sort(Box<wavekit::sort::BoundSort>),
+    Histogram(wavekit::histogram::BoundHistogram),
+}
+
+/// Run the chosen primitives at each `2^log2` size under `protocol` (each size's copy kernel
+/// is a case too, interleaved with the rest). `progress` gets a line per case and round.
+pub fn run(
+    ctx: &GpuContext,
+    log2_sizes: &[u32],
+    which: &[String],
+    policies: &Policies,
+    protocol: &Protocol,
+    clock: &dyn ClockReader,
+    progress: &mut dyn FnMut(String),
+) -> Result<Vec<PrimitiveResult>> {
+    for w in which {
+        if !PRIMITIVES.contains(&w.as_str()) && !SORT_PRIMITIVES.contains(&w.as_str()) {
+            return Err(Error::InvalidArgument(format!(
+                "unknown primitive '{w}'; choose from {}, {}",
+                PRIMITIVES.join(", "),
+                SORT_PRIMITIVES.join(", ")
+            )));
+        }
+    }
+    if let Some(lg) = log2_sizes.iter().find(|&&lg| lg > 31) {
+        return Err(Error::InvalidArgument(format!(
+            "2^{lg} elements: at most 2^31"
+        )));
+    }
+    let add = Monoid::builtin(Scalar::U32, Op::Add);
+    let wants = |name: &str| which.iter().any(|w| w == name);
+    let reduce = Reduce::new(
+        ctx,
+        &ReduceConfig {
+            monoid: add.clone(),
+            policy: Some(policies.reduce),
+        },
+    )?;
+    let scan = |inclusive| {
+        let config = ScanConfig {
+            policy: Some(policies.scan),
+            ..ScanConfig::new(add.clone(), inclusive)
+        };
+        Scan::new(ctx, &config)
+    };
+    let (incl, excl) = (scan(true)?, scan(false)?);
+    let odd = Keep::Predicate(ODD.into());
+    let select = Select::new(
+        ctx,
+        &SelectConfig {
+            scalar: Scalar::U32,
+            keep: odd.clone(),
+            partition: false,
+            policy: Some(policies.select),
+        },
+    )?;
+    let partition = Select::new(
+        ctx,
+        &SelectConfig {
+            scalar: Scalar::U32,
+            keep: odd.clone(),
+            partition: true,
+            policy: Some(policies.select),
+        },
+    )?;
+    let keys = SortConfig {
+        policy: Some(policies.sort),
+        ..SortConfig::keys(KeyType::U32)
+    };
+    let sort_keys = RadixSort::new(ctx, &keys)?;
+    let sort_pairs = RadixSort::new(
+        ctx,
+        &SortConfig {
+            values: Values::U32,
+            ..keys
+        },
+    )?;
+    let hist256 = Histogram::new(ctx, &HistogramConfig::new(256, 0u32, u32::MAX))?;
+    let hist4096 = Histogram::new(ctx, &HistogramConfig::new(4096, 0u32, u32::MAX))?;
+    let copy_kernel = wavekit::copy::CopyKernel::new(ctx)?;
+
+    // Every size's buffers and bound primitives first: the cases are interleaved.
+    let mut sizes = Vec::new();
+    for &lg in log2_sizes {
+        let n = 1u64 << lg;
+        progress(format!("preparing 2^{lg} …"));
+        let data = input(n as usize);
+        let kept = data.iter().filter(|x| *x & 1 == 1).count() as u64;
+        let src = ctx.storage_from("bench input", &data)?;
+        drop(data);
+        let dst = ctx.storage_uninit("bench output", 4 * n)?;
+        let sorts = wants("sort_keys") || wants("sort_pairs");
+        let keys = ctx.storage_uninit("bench keys", if sorts { 4 * n } else { 4 })?;
+        let values =
+            ctx.storage_uninit("bench values", if wants("sort_pairs") { 4 * n } else { 4 })?;
+        let mut bound = Vec::new();
+        for name in which {
+            let b = match name.as_str() {
+                "reduce" => Bound::Reduce(reduce.bind(ctx, &src, n)?),
+                "scan_inclusive" => Bound::Scan(incl.bind(ctx, &src, Some(&dst), n)?),
+                "scan_exclusive" => Bound::Scan(excl.bind(ctx, &src, Some(&dst), n)?),
+                "select" => Bound::Select(select.bind(ctx, &src, None, &dst, n)?),
+                "partition" => Bound::Select(partition.bind(ctx, &src, None, &dst, n)?),
+                "sort_keys" => Bound::Sort(Box::new(sort_keys.bind(ctx, &keys, None, n)?)),
+                "sort_pairs" => {
+                    Bound::Sort(Box::new(sort_pairs.bind(ctx, &keys, Some(&values), n)?))
+                }
+                "histogram256" => Bound::Histogram(hist256.bind(ctx, &src, n)?),
+                _ => Bound::Histogram(hist4096.bind(ctx, &src, n)?),
+            };
+            bound.push((name.clone(), b));
+        }
+        let copy = copy_kernel.bind(ctx, &src, &dst, 4 * n)?;
+        sizes.push(Size {
+            lg,
+            n,
+            kept,
+            src,
+            copy,
+            bound,
+            keys,
+            values,
+        });
+    }
+    let mut cases = Vec::new();
+    for s in &sizes {
+        let lg = s.lg;
+        cases.push(Case::new(format!("copy 2^{lg}"), |e| s.copy.record(e)));
+        for (name, b) in &s.bound {
+            let case_name = format!("{name} 2^{lg}");
+            let case = match b {
+                Bound::Reduce(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Scan(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Select(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Histogram(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Sort(b) => {
+                    // Sorted in place: the input is restored before every run, untimed.
+                    let pairs = name == "sort_pairs";
+                    Case::new(case_name, |e| b.record(e)).with_setup(move |e| {
+                        e.copy_buffer_to_buffer(&s.src, 0, &s.keys, 0, Some(4 * s.n));
+                        if pairs {
+                            e.copy_buffer_to_buffer(&s.src, 0, &s.values, 0, Some(4 * s.n));
+                        }
+                    })
+                }
+            };
+            cases.push(case);
+        }
+    }
+    let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
+    drop(cases);
+    let mut out = Vec::new();
+    let mut m = measured.into_iter();
+    for s in &sizes {
+        let copy = m.next().expect("a copy case per size");
+        let copy_gbps = 2.0 * 4.0 * s.n as f64 / copy.timing.median_ns;
+        for (name, b) in &s.bound {
+            let r = m.next().expect("a case per primitive");
+            let lookback = match b {
+                Bound::Scan(b) => Some(b.lookback_stats(ctx)?),
+                Bound::Select(b) => Some(b.lookback_stats(ctx)?),
+                Bound::Sort(b) => b.lookback_stats(ctx)?,
+                _ => None,
+            };
+            let t = &r.timing;
+            let gbps = bytes_moved(name, s.n, s.kept) as f64 / t.median_ns;
+            out.push(PrimitiveResult {
+                primitive: name.clone(),
+                n: s.n,
+                median_ns: t.median_ns,
+                p10_ns: t.p10_ns,
+                p90_ns: t.p90_ns,
+                elements_per_s: s.n as f64 / t.median_ns * 1e9,
+                gbps,
+                copy_gbps,
+                copy_fraction: gbps / copy_gbps,
+                round_medians_ns: r.round_medians_ns.clone(),
+                spread: r.spread,
+                clock: r.clock,
+                clock_low: r.clock_low || copy.clock_low,
+                lookback,
+            });
+        }
+    }
+    Ok(out)
+}

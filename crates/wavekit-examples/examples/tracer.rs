@@ -1,0 +1,11 @@
+//! `cargo run -p wavekit-examples --example tracer`: see `wavekit_examples::tracer`.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    println!(
+        "{}: {}",
+        ctx.summary.label(),
+        wavekit_examples::tracer::run(&ctx)?
+    );
+    Ok(())
+}

@@ -1,0 +1,11 @@
+//! `cargo run -p wavekit-examples --example wavelet`: see `wavekit_examples::wavelet`.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    println!(
+        "{}: {}",
+        ctx.summary.label(),
+        wavekit_examples::wavelet::run(&ctx, 1)?
+    );
+    Ok(())
+}

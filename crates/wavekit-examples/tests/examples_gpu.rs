@@ -1,0 +1,32 @@
+//! Every example on the test device (lavapipe at each width, without subgroups, the H200).
+
+use wavekit_harness::gpu;
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn primitives_match_the_cpu() {
+    for seed in [1, 2] {
+        let line = wavekit_examples::primitives::run(gpu(), seed).unwrap();
+        assert!(line.contains("match the CPU"), "{line}");
+    }
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn the_wavelet_round_trip_is_exact() {
+    wavekit_examples::wavelet::run(gpu(), 3).unwrap();
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn the_panel_matches_the_reference() {
+    let (image, _) = wavekit_examples::compositor::run(gpu(), 0.25).unwrap();
+    assert_eq!(image.dimensions(), wavekit_ui::demo::SIZE);
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn rays_agree_with_brute_force() {
+    let line = wavekit_examples::tracer::run(gpu()).unwrap();
+    assert!(line.contains("every kernel"), "{line}");
+}

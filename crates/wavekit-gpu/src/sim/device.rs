@@ -1,0 +1,163 @@
+//! `shaders/device/` on the CPU: the decoupled look-back (`device/lookback.wgsl`'s `walk`) over a
+//! fixed snapshot of the tile descriptors.
+
+use super::subgroup::SimMonoid;
+
+/// What a look-back lane sees of a predecessor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Seen<T> {
+    /// Nothing published.
+    Nothing,
+    /// Only the aggregate.
+    Aggregate(T),
+    /// The inclusive prefix.
+    Inclusive(T),
+}
+
+/// What a walk over a fixed snapshot of descriptors found.
+#[derive(Debug)]
+pub struct Walk<T> {
+    /// The prefix gathered.
+    pub prefix: T,
+    /// `false`: it would wait on, then fall back to, tile `look - 1`.
+    pub done: bool,
+    /// Where it stopped.
+    pub look: usize,
+}
+
+/// `walk` of `device/lookback.wgsl` over a fixed snapshot of descriptors, for subgroups of
+/// `width` lanes reading `chunks` chunks per window, the first window `first_window` wide.
+pub fn walk<T: SimMonoid>(
+    seen: &[Seen<T>],
+    tile: usize,
+    width: usize,
+    chunks: usize,
+    first_window: usize,
+) -> Walk<T> {
+    let mut look = tile;
+    let mut prefix = T::identity();
+    let window = width * chunks;
+    let mut w = first_window.min(window);
+    while look > 0 {
+        // Lane j of chunk c reads tile look - (c + 1) * width + j; past the first w tiles back,
+        // a boundary; before tile 0, an empty inclusive prefix.
+        let lanes: Vec<Vec<(u32, T)>> = (0..chunks)
+            .map(|c| {
+                (0..width)
+                    .map(|lane| {
+                        let back = (c + 1) * width - lane;
+                        if back > w {
+                            (0, T::identity())
+                        } else if back <= look {
+                            match seen[look - back] {
+                                Seen::Nothing => (0, T::identity()),
+                                Seen::Aggregate(v) => (1, v),
+                                Seen::Inclusive(v) => (2, v),
+                            }
+                        } else {
+                            (2, T::identity())
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut taken = 0;
+        let mut got_all = T::identity();
+        let mut anchored = false;
+        for chunk in &lanes {
+            let decider = chunk.iter().rposition(|&(k, _)| k != 1);
+            let got = chunk
+                .iter()
+                .enumerate()
+                .filter(|&(lane, &(kind, _))| match decider {
+                    None => true,
+                    Some(d) => lane > d || (lane == d && kind == 2),
+                })
+                .fold(T::identity(), |a, (_, &(_, v))| T::combine(a, v));
+            got_all = T::combine(got, got_all);
+            if let Some(d) = decider {
+                anchored = chunk[d].0 == 2;
+                taken += if anchored { width - d } else { width - 1 - d };
+                break;
+            }
+            taken += width;
+        }
+        if anchored {
+            return Walk {
+                prefix: T::combine(got_all, prefix),
+                done: true,
+                look,
+            };
+        }
+        if taken == 0 {
+            return Walk {
+                prefix,
+                done: false,
+                look,
+            };
+        }
+        prefix = T::combine(got_all, prefix);
+        look -= taken;
+        w = (2 * w).min(window);
+    }
+    Walk {
+        prefix,
+        done: true,
+        look,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::WIDTHS;
+    use crate::sim::subgroup::Affine;
+
+    #[test]
+    fn the_look_back_window_combines_predecessors_in_order() {
+        let mut rng = fastrand::Rng::with_seed(23);
+        for &width in &WIDTHS {
+            for _ in 0..200 {
+                let tiles = 1 + rng.usize(..300);
+                let aggs: Vec<Affine> = (0..tiles)
+                    .map(|_| Affine(rng.u32(..) | 1, rng.u32(..)))
+                    .collect();
+                let mut incl = Vec::with_capacity(tiles);
+                let mut acc = Affine::identity();
+                for &a in &aggs {
+                    acc = Affine::combine(acc, a);
+                    incl.push(acc);
+                }
+                let tile = rng.usize(..tiles);
+                // Random publication state; a tile with nothing blocks the walk there.
+                let seen: Vec<Seen<Affine>> = (0..tiles)
+                    .map(|t| match rng.u32(..10) {
+                        0 => Seen::Nothing,
+                        1..=6 => Seen::Aggregate(aggs[t]),
+                        _ => Seen::Inclusive(incl[t]),
+                    })
+                    .collect();
+                let chunks = 1 + rng.usize(..4);
+                let first_window = 1 + rng.usize(..width * chunks);
+                let Walk { prefix, done, look } = walk(&seen, tile, width, chunks, first_window);
+                let want_from = |from: usize| {
+                    aggs[from..tile]
+                        .iter()
+                        .fold(Affine::identity(), |a, &b| Affine::combine(a, b))
+                };
+                if done {
+                    let want = if tile == 0 {
+                        Affine::identity()
+                    } else {
+                        incl[tile - 1]
+                    };
+                    assert_eq!(prefix, want, "width {width} tile {tile}");
+                } else {
+                    // It stopped at an unpublished tile look - 1 with the tiles after it taken.
+                    assert_eq!(seen[look - 1], Seen::Nothing, "width {width} tile {tile}");
+                    assert_eq!(prefix, want_from(look), "width {width} tile {tile}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,638 @@
+//! The GPU pipeline: the kernels built once ([`UiRenderer`]), a frame's buffers and bind groups
+//! ([`Frame`], reused from frame to frame and grown when a scene needs more), and the recording
+//! of a frame into the caller's encoder.
+//!
+//! ```text
+//! upload: one scene buffer (glyph atlas | image atlas | items | clips | gradients), parameters
+//! bbox      one invocation an item        -> boxes, bin rects
+//! bin_count a workgroup a chunk of items  -> counts, bin-major
+//! scan      exclusive (wavekit::scan)     -> offsets: each bin's list and each chunk's place
+//! bin_emit  (chunk, bin) workgroups       -> list: each bin's items in draw order
+//! fine      one workgroup a 16 x 16 tile  -> the caller's texture or buffer
+//! ```
+
+use wavekit::GpuContext;
+use wavekit::kernel::Kernel;
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::prelude::{KernelBuilder, WgslSource};
+use wavekit::scan::{BoundScan, Scan, ScanConfig};
+
+use crate::atlas::{GLYPH_ATLAS_WIDTH, IMAGE_ATLAS_WIDTH};
+use crate::error::{Result, UiError};
+use crate::records::{self, BIN, CHUNK, TILE};
+use crate::scene::Scene;
+
+/// The compositor's WGSL files.
+pub static SOURCES: &[WgslSource] = &[
+    wavekit::wgsl_source!("ui/records", "records.wgsl"),
+    wavekit::wgsl_source!("ui/shade", "shade.wgsl"),
+    wavekit::wgsl_source!("ui/bbox", "bbox.wgsl"),
+    wavekit::wgsl_source!("ui/bin_count", "bin_count.wgsl"),
+    wavekit::wgsl_source!("ui/bin_emit", "bin_emit.wgsl"),
+    wavekit::wgsl_source!("ui/fine", "fine.wgsl"),
+];
+
+/// How the fine kernel packs a chunk's surviving candidates into workgroup memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compaction {
+    /// Ordered compaction (`wg_compact`): a survivor's slot is the number of survivors before
+    /// it. The default, and the only one that keeps draw order.
+    #[default]
+    Ordered,
+    /// One invocation walks the flags serially (measurement only: what ordered compaction
+    /// replaces).
+    Serial,
+    /// An atomic counter hands out slots (measurement only: draw order is lost).
+    Atomic,
+}
+
+impl Compaction {
+    /// Every variant.
+    pub const ALL: [Compaction; 3] = [Compaction::Ordered, Compaction::Serial, Compaction::Atomic];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compaction::Ordered => "ordered",
+            Compaction::Serial => "serial",
+            Compaction::Atomic => "atomic",
+        }
+    }
+
+    fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+/// The renderer's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderConfig {
+    /// How a chunk's survivors are packed (measurement variants aside, leave it ordered).
+    pub compaction: Compaction,
+    /// Skip what lies under an opaque item that covers a whole tile.
+    pub cull: bool,
+    /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
+    pub stats: bool,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        Self {
+            compaction: Compaction::Ordered,
+            cull: true,
+            stats: false,
+        }
+    }
+}
+
+/// Where the fine kernel writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A storage buffer of one u32 a pixel (RGBA8, R in the low byte), row-major.
+    Buffer,
+    /// A storage texture, `Rgba8Unorm`.
+    Texture,
+}
+
+fn output_wgsl(kind: TargetKind) -> &'static str {
+    match kind {
+        TargetKind::Buffer => {
+            "@group(0) @binding(9) var<storage, read_write> out_pixels: array<u32>;\n\
+             fn store_pixel(x: u32, y: u32, q: vec4<u32>) {\n\
+             \x20   out_pixels[y * params.width + x] = q.x | (q.y << 8u) | (q.z << 16u) | (q.w << 24u);\n\
+             }\n"
+        }
+        TargetKind::Texture => {
+            "@group(0) @binding(9) var out_texture: texture_storage_2d<rgba8unorm, write>;\n\
+             fn store_pixel(x: u32, y: u32, q: vec4<u32>) {\n\
+             \x20   textureStore(out_texture, vec2<u32>(x, y), vec4<f32>(q) / 255.0);\n\
+             }\n"
+        }
+    }
+}
+
+/// The builder of one of the compositor's kernels (`ui/bbox`, `ui/bin_count`, `ui/bin_emit`,
+/// `ui/fine`): the crate's tests check every one with naga, with subgroups and without.
+pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> KernelBuilder {
+    let mut b = KernelBuilder::new(entry, SOURCES)
+        .workgroup_size(if entry == "ui/fine" {
+            TILE * TILE
+        } else {
+            CHUNK
+        })
+        .generated("ui/layout", records::layout_wgsl());
+    if entry == "ui/fine" {
+        b = b
+            .constant("COMPACT", config.compaction.code())
+            .constant("STATS", config.stats)
+            .generated("ui/output", output_wgsl(target));
+    }
+    b
+}
+
+/// The frame parameters (the kernels' uniform `Params`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    width: u32,
+    height: u32,
+    tiles_x: u32,
+    tiles_y: u32,
+    bins_x: u32,
+    bins_y: u32,
+    n_items: u32,
+    chunks: u32,
+    clip_base: u32,
+    gradient_base: u32,
+    glyph_base: u32,
+    image_base: u32,
+    capacity: u32,
+    cull: u32,
+    glyph_row_words: u32,
+    image_row: u32,
+    item_base: u32,
+    _pad: [u32; 3],
+    background: [f32; 4],
+}
+
+/// The compositor's pipelines, built once for a device and configuration.
+#[derive(Debug)]
+pub struct UiRenderer {
+    config: RenderConfig,
+    bbox: Kernel,
+    count: Kernel,
+    emit: Kernel,
+    fine_buffer: Kernel,
+    fine_texture: Kernel,
+    scan: Scan,
+}
+
+/// A growable storage buffer.
+#[derive(Debug)]
+struct Grow {
+    label: &'static str,
+    buf: wgpu::Buffer,
+    words: u64,
+}
+
+impl Grow {
+    fn new(ctx: &GpuContext, label: &'static str, words: u64) -> Result<Grow> {
+        let words = words.max(4);
+        Ok(Grow {
+            label,
+            buf: ctx.storage_uninit(label, words * 4)?,
+            words,
+        })
+    }
+
+    /// Make room for `words`; true when the buffer was replaced.
+    fn fit(&mut self, ctx: &GpuContext, words: u64) -> Result<bool> {
+        if words <= self.words {
+            return Ok(false);
+        }
+        let grown = (words + words / 2).max(4);
+        ctx.check_binding(self.label, grown * 4)
+            .or_else(|_| ctx.check_binding(self.label, words * 4))?;
+        let grown = if ctx.check_binding(self.label, grown * 4).is_ok() {
+            grown
+        } else {
+            words
+        };
+        self.buf = ctx.storage_uninit(self.label, grown * 4)?;
+        self.words = grown;
+        Ok(true)
+    }
+}
+
+/// A frame's buffers and bind groups: made by [`UiRenderer::frame`], filled by
+/// [`UiRenderer::upload`] (every frame), recorded by [`UiRenderer::record`].
+#[derive(Debug)]
+pub struct Frame {
+    params: wgpu::Buffer,
+    scene: Grow,
+    boxes: Grow,
+    bin_rects: Grow,
+    counts: Grow,
+    offsets: Grow,
+    list: Grow,
+    status: wgpu::Buffer,
+    tile_stats: Grow,
+    p: Params,
+    atlas_version: Option<u64>,
+    atlas_words: u64,
+    binds: Option<Binds>,
+    scan: Option<BoundScan>,
+    cells: u64,
+    output: Option<(Target, wgpu::BindGroup)>,
+}
+
+/// The caller's target, held by the frame (so that it can be bound again when the frame's
+/// buffers grow).
+#[derive(Clone, Debug)]
+enum Target {
+    Buffer(wgpu::Buffer),
+    Texture(wgpu::TextureView),
+}
+
+impl Target {
+    fn kind(&self) -> TargetKind {
+        match self {
+            Target::Buffer(_) => TargetKind::Buffer,
+            Target::Texture(_) => TargetKind::Texture,
+        }
+    }
+
+    fn resource(&self) -> wgpu::BindingResource<'_> {
+        match self {
+            Target::Buffer(b) => b.as_entire_binding(),
+            Target::Texture(v) => wgpu::BindingResource::TextureView(v),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Binds {
+    bbox: wgpu::BindGroup,
+    count: wgpu::BindGroup,
+    emit: wgpu::BindGroup,
+}
+
+/// What a frame drew, read back: each tile's composited candidates (with
+/// [`RenderConfig::stats`]).
+#[derive(Clone, Debug)]
+pub struct FrameStats {
+    /// Tiles across.
+    pub tiles_x: u32,
+    /// Candidates composited per tile, row by row.
+    pub per_tile: Vec<u32>,
+}
+
+impl UiRenderer {
+    /// Build the kernels for `ctx`.
+    pub fn new(ctx: &GpuContext, config: RenderConfig) -> Result<UiRenderer> {
+        let k = |entry: &str, t| builder(entry, &config, t).build(ctx);
+        Ok(UiRenderer {
+            config,
+            bbox: k("ui/bbox", TargetKind::Buffer)?,
+            count: k("ui/bin_count", TargetKind::Buffer)?,
+            emit: k("ui/bin_emit", TargetKind::Buffer)?,
+            fine_buffer: k("ui/fine", TargetKind::Buffer)?,
+            fine_texture: k("ui/fine", TargetKind::Texture)?,
+            scan: Scan::new(
+                ctx,
+                &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+            )?,
+        })
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &RenderConfig {
+        &self.config
+    }
+
+    /// An empty frame; [`UiRenderer::upload`] fills it.
+    pub fn frame(&self, ctx: &GpuContext) -> Result<Frame> {
+        let params = ctx.uniform_from("ui params", &[Params::default()])?;
+        Ok(Frame {
+            params,
+            scene: Grow::new(ctx, "ui scene", 1024)?,
+            boxes: Grow::new(ctx, "ui boxes", 1024)?,
+            bin_rects: Grow::new(ctx, "ui bin rects", 256)?,
+            counts: Grow::new(ctx, "ui counts", 256)?,
+            offsets: Grow::new(ctx, "ui offsets", 256)?,
+            list: Grow::new(ctx, "ui lists", 1024)?,
+            status: ctx.storage_from("ui status", &[0u32; 4])?,
+            tile_stats: Grow::new(ctx, "ui tile stats", 64)?,
+            p: Params::default(),
+            atlas_version: None,
+            atlas_words: 0,
+            binds: None,
+            scan: None,
+            cells: 0,
+            output: None,
+        })
+    }
+
+    /// Upload `scene` into `frame` (growing its buffers where the scene needs more) and bind
+    /// what changed. The scene must be complete ([`Scene::check`]).
+    pub fn upload(&self, ctx: &GpuContext, frame: &mut Frame, scene: &Scene) -> Result<()> {
+        scene.check()?;
+        let n_items = scene.len() as u64;
+        let chunks = n_items.div_ceil(u64::from(CHUNK));
+        if chunks > 65535 {
+            return Err(UiError::Invalid(format!(
+                "{n_items} items: a frame takes at most {} items",
+                65535 * CHUNK
+            )));
+        }
+        let (w, h) = (scene.width, scene.height);
+        let (bins_x, bins_y) = (w.div_ceil(BIN), h.div_ceil(BIN));
+        let bins = u64::from(bins_x * bins_y);
+        let capacity = scene.pair_bound.max(1);
+        if capacity > u64::from(u32::MAX / 2) {
+            return Err(UiError::Invalid(format!(
+                "the items touch about {capacity} bins in all: too many for one frame; \
+                 split the scene"
+            )));
+        }
+        // The scene buffer: atlases first (they change rarely), then items, clips, gradients.
+        let glyph_words = u64::from(scene.glyphs.height() * GLYPH_ATLAS_WIDTH / 4);
+        let image_words = scene.images.texels.len() as u64;
+        let atlas_words = glyph_words + image_words;
+        let item_base = atlas_words;
+        let clip_base = item_base + scene.items.len() as u64;
+        let gradient_base = clip_base + scene.clips.len() as u64;
+        let total = gradient_base + scene.gradients.len() as u64;
+        let mut rebind = frame.binds.is_none();
+        let mut atlases =
+            frame.atlas_version != Some(scene.atlas_version) || frame.atlas_words != atlas_words;
+        if frame.scene.fit(ctx, total)? {
+            rebind = true;
+            atlases = true;
+        }
+        rebind |= frame.boxes.fit(ctx, n_items * 4)?;
+        rebind |= frame.bin_rects.fit(ctx, n_items)?;
+        let cells = bins * chunks + 1;
+        let counts_grew = frame.counts.fit(ctx, cells)?;
+        let offsets_grew = frame.offsets.fit(ctx, cells)?;
+        rebind |= counts_grew | offsets_grew;
+        rebind |= frame.list.fit(ctx, capacity)?;
+        let tiles = u64::from(w.div_ceil(TILE) * h.div_ceil(TILE));
+        rebind |= frame.tile_stats.fit(ctx, tiles)?;
+
+        let q = &ctx.queue;
+        let put = |buf: &wgpu::Buffer, word: u64, data: &[u32]| {
+            if !data.is_empty() {
+                q.write_buffer(buf, word * 4, bytemuck::cast_slice(data));
+            }
+        };
+        if atlases {
+            put(&frame.scene.buf, 0, &scene.glyphs.words());
+            put(&frame.scene.buf, glyph_words, &scene.images.texels);
+            frame.atlas_version = Some(scene.atlas_version);
+            frame.atlas_words = atlas_words;
+        }
+        put(&frame.scene.buf, item_base, &scene.items);
+        put(&frame.scene.buf, clip_base, &scene.clips);
+        put(&frame.scene.buf, gradient_base, &scene.gradients);
+        // The last count is never written: its exclusive prefix is the lists' total.
+        put(&frame.counts.buf, cells - 1, &[0]);
+        put(&frame.offsets.buf, 0, &[0, 0]);
+        put(&frame.status, 0, &[0, 0, 0, 0]);
+        let bg = records::premul(scene.background, 1.0);
+        frame.p = Params {
+            width: w,
+            height: h,
+            tiles_x: w.div_ceil(TILE),
+            tiles_y: h.div_ceil(TILE),
+            bins_x,
+            bins_y,
+            n_items: n_items as u32,
+            chunks: chunks as u32,
+            clip_base: clip_base as u32,
+            gradient_base: gradient_base as u32,
+            glyph_base: 0,
+            image_base: glyph_words as u32,
+            capacity: capacity as u32,
+            cull: u32::from(self.config.cull),
+            glyph_row_words: GLYPH_ATLAS_WIDTH / 4,
+            image_row: IMAGE_ATLAS_WIDTH,
+            item_base: item_base as u32,
+            _pad: [0; 3],
+            background: bg,
+        };
+        put(&frame.params, 0, bytemuck::cast_slice(&[frame.p]));
+        if rebind {
+            self.bind(ctx, frame)?;
+        }
+        // The scan is bound for a length: bind it again when that or its buffers change.
+        if rebind || frame.cells != cells {
+            frame.scan =
+                Some(
+                    self.scan
+                        .bind(ctx, &frame.counts.buf, Some(&frame.offsets.buf), cells)?,
+                );
+            frame.cells = cells;
+        }
+        Ok(())
+    }
+
+    fn bind(&self, ctx: &GpuContext, f: &mut Frame) -> Result<()> {
+        let all: Vec<(u32, &wgpu::Buffer)> = vec![
+            (0, &f.params),
+            (1, &f.scene.buf),
+            (2, &f.boxes.buf),
+            (3, &f.bin_rects.buf),
+            (5, &f.counts.buf),
+            (6, &f.offsets.buf),
+            (7, &f.list.buf),
+            (8, &f.status),
+            (10, &f.tile_stats.buf),
+        ];
+        f.binds = Some(Binds {
+            bbox: self.bbox.bind(ctx, &all)?,
+            count: self.count.bind(ctx, &all)?,
+            emit: self.emit.bind(ctx, &all)?,
+        });
+        if let Some((target, _)) = f.output.take() {
+            self.bind_output(ctx, f, target)?;
+        }
+        Ok(())
+    }
+
+    fn bind_output(&self, ctx: &GpuContext, f: &mut Frame, target: Target) -> Result<()> {
+        let k = match target.kind() {
+            TargetKind::Buffer => &self.fine_buffer,
+            TargetKind::Texture => &self.fine_texture,
+        };
+        let entries = [
+            (0, f.params.as_entire_binding()),
+            (1, f.scene.buf.as_entire_binding()),
+            (2, f.boxes.buf.as_entire_binding()),
+            (6, f.offsets.buf.as_entire_binding()),
+            (7, f.list.buf.as_entire_binding()),
+            (9, target.resource()),
+            (10, f.tile_stats.buf.as_entire_binding()),
+        ];
+        let bind = k.bind_resources(ctx, &entries)?;
+        f.output = Some((target, bind));
+        Ok(())
+    }
+
+    /// Draw into `buffer`: one u32 a pixel (RGBA8, R in the low byte), row-major, at least
+    /// `width × height` words. Call after [`UiRenderer::upload`].
+    pub fn target_buffer(
+        &self,
+        ctx: &GpuContext,
+        frame: &mut Frame,
+        buffer: &wgpu::Buffer,
+    ) -> Result<()> {
+        let need = u64::from(frame.p.width) * u64::from(frame.p.height) * 4;
+        if buffer.size() < need {
+            return Err(UiError::Invalid(format!(
+                "an output buffer of {} bytes for {} x {} pixels: it needs {need}",
+                buffer.size(),
+                frame.p.width,
+                frame.p.height
+            )));
+        }
+        self.bind_output(ctx, frame, Target::Buffer(buffer.clone()))
+    }
+
+    /// Draw into a texture: `Rgba8Unorm` with `STORAGE_BINDING`, at least the scene's size.
+    pub fn target_texture(
+        &self,
+        ctx: &GpuContext,
+        frame: &mut Frame,
+        texture: &wgpu::Texture,
+    ) -> Result<()> {
+        if texture.format() != wgpu::TextureFormat::Rgba8Unorm
+            || !texture
+                .usage()
+                .contains(wgpu::TextureUsages::STORAGE_BINDING)
+        {
+            return Err(UiError::Invalid(format!(
+                "the target texture is {:?} with {:?}: give an Rgba8Unorm texture with \
+                 STORAGE_BINDING (blit it to a window's surface)",
+                texture.format(),
+                texture.usage()
+            )));
+        }
+        if texture.width() < frame.p.width || texture.height() < frame.p.height {
+            return Err(UiError::Invalid(format!(
+                "a target texture of {} x {} for a {} x {} scene",
+                texture.width(),
+                texture.height(),
+                frame.p.width,
+                frame.p.height
+            )));
+        }
+        let view = texture.create_view(&Default::default());
+        self.bind_output(ctx, frame, Target::Texture(view))
+    }
+
+    /// Record the frame into `enc`: bounding boxes, binning, and the fine pass into the target.
+    pub fn record(&self, frame: &Frame, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        self.record_stages(frame, enc, true, true)
+    }
+
+    /// Record the binning stages (bounding boxes to bin lists), the fine pass, or both: the
+    /// benchmark times the binning on its own with this.
+    pub fn record_stages(
+        &self,
+        frame: &Frame,
+        enc: &mut wgpu::CommandEncoder,
+        binning: bool,
+        fine_pass: bool,
+    ) -> Result<()> {
+        let (Some(b), Some((target, fine))) = (&frame.binds, &frame.output) else {
+            return Err(UiError::Invalid(
+                "record before upload and a target: call upload, then target_buffer or \
+                 target_texture"
+                    .into(),
+            ));
+        };
+        let p = &frame.p;
+        let bins = p.bins_x * p.bins_y;
+        if binning && p.n_items > 0 {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wavekit.ui.bin"),
+                timestamp_writes: None,
+            });
+            self.bbox.dispatch(&mut pass, &b.bbox, p.chunks);
+            self.count.dispatch(&mut pass, &b.count, p.chunks);
+            drop(pass);
+            if let Some(s) = &frame.scan {
+                s.record(enc);
+            }
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wavekit.ui.emit"),
+                timestamp_writes: None,
+            });
+            self.emit.dispatch_grid(&mut pass, &b.emit, p.chunks, bins);
+        }
+        if !fine_pass {
+            return Ok(());
+        }
+        let fine_k = match target.kind() {
+            TargetKind::Texture => &self.fine_texture,
+            TargetKind::Buffer => &self.fine_buffer,
+        };
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wavekit.ui.fine"),
+            timestamp_writes: None,
+        });
+        fine_k.dispatch_grid(&mut pass, fine, p.tiles_x, p.tiles_y);
+        Ok(())
+    }
+
+    /// After a frame completed: an error if a bin list outgrew its room (never expected: the
+    /// scene's bound is conservative).
+    pub fn check_frame(&self, ctx: &GpuContext, frame: &Frame) -> Result<()> {
+        let s: Vec<u32> = ctx.read_back("ui status", &frame.status, 1)?;
+        if s[0] != 0 {
+            return Err(UiError::Overflow {
+                needed: s[0],
+                capacity: frame.p.capacity,
+            });
+        }
+        Ok(())
+    }
+
+    /// Each tile's composited candidates in the last frame (with [`RenderConfig::stats`]).
+    pub fn tile_stats(&self, ctx: &GpuContext, frame: &Frame) -> Result<FrameStats> {
+        let n = (frame.p.tiles_x * frame.p.tiles_y) as usize;
+        Ok(FrameStats {
+            tiles_x: frame.p.tiles_x,
+            per_tile: ctx.read_back("ui tile stats", &frame.tile_stats.buf, n)?,
+        })
+    }
+
+    /// The bin lists of the last frame, read back: each bin's items (for tests).
+    pub fn bin_lists(&self, ctx: &GpuContext, frame: &Frame) -> Result<Vec<Vec<u32>>> {
+        let p = &frame.p;
+        let bins = (p.bins_x * p.bins_y) as usize;
+        if p.n_items == 0 {
+            return Ok(vec![Vec::new(); bins]);
+        }
+        let cells = bins * p.chunks as usize + 1;
+        let offsets: Vec<u32> = ctx.read_back("ui offsets", &frame.offsets.buf, cells)?;
+        let total = offsets[cells - 1] as usize;
+        let list: Vec<u32> = ctx.read_back("ui lists", &frame.list.buf, total)?;
+        Ok((0..bins)
+            .map(|b| {
+                let s = offsets[b * p.chunks as usize] as usize;
+                let e = offsets[(b + 1) * p.chunks as usize] as usize;
+                list[s..e].to_vec()
+            })
+            .collect())
+    }
+
+    /// Render a scene into an image (a convenience: a frame, an output buffer, a read-back).
+    pub fn render_to_image(&self, ctx: &GpuContext, scene: &Scene) -> Result<image::RgbaImage> {
+        let mut frame = self.frame(ctx)?;
+        self.render_frame_to_image(ctx, &mut frame, scene)
+    }
+
+    /// [`UiRenderer::render_to_image`] in a frame of the caller's (kept for its statistics).
+    pub fn render_frame_to_image(
+        &self,
+        ctx: &GpuContext,
+        frame: &mut Frame,
+        scene: &Scene,
+    ) -> Result<image::RgbaImage> {
+        self.upload(ctx, frame, scene)?;
+        let n = scene.width as usize * scene.height as usize;
+        let out = ctx.storage_poisoned("ui pixels", n)?;
+        self.target_buffer(ctx, frame, &out)?;
+        let mut result = Ok(());
+        ctx.submit(|enc| result = self.record(frame, enc));
+        result?;
+        let px: Vec<u32> = ctx.read_back("ui pixels", &out, n)?;
+        self.check_frame(ctx, frame)?;
+        let bytes: Vec<u8> = px.iter().flat_map(|p| p.to_le_bytes()).collect();
+        image::RgbaImage::from_raw(scene.width, scene.height, bytes)
+            .ok_or_else(|| UiError::Invalid("pixel count".into()))
+    }
+}
