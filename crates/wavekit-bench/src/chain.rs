@@ -3,7 +3,7 @@
 //! (`bench/chain.wgsl`), so that wgpu separates them with a barrier. The step from one count to
 //! the next is the price of one more dependent dispatch of that many workgroups: the floor
 //! under any algorithm made of passes, such as the wavelet transform's dispatch a level
-//! (ADR-041). Measurement only.
+//! (ADR-0041). Measurement only.
 
 use serde::Serialize;
 

@@ -50,7 +50,7 @@ pub struct DwtBench {
     /// The samples one workgroup transforms (width, height).
     pub tile: (u32, u32),
     /// Levels whose region (all planes) has at most this many samples use tiles of this many
-    /// rows an invocation instead (ADR-032): (rows, samples).
+    /// rows an invocation instead (ADR-0032): (rows, samples).
     pub small_levels: Option<(u32, u64)>,
     /// Median GPU time (all rounds).
     pub median_ns: f64,

@@ -3,7 +3,7 @@
 //! resident at once. Each workgroup counts itself in and out of a global counter and raises a
 //! peak (`bench/occupancy.wgsl`); with work long enough that the first wave is all launched
 //! before any of it ends, the peak is what the device holds. Vulkan reports no such number,
-//! and the sort's and the wavelet's speeds turn on it (ADR-040). Measurement only.
+//! and the sort's and the wavelet's speeds turn on it (ADR-0040). Measurement only.
 
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
 //! A micro-benchmark of the look-back's basic step (`wavekit bench probe`): how long one
 //! window read takes when every lane of a subgroup makes 1, 2, 4 or 8 loads, atomic or plain,
 //! of lines every workgroup reads or of its own, with the GPU idle or streaming memory in the
-//! same workgroups. Measurement only: it decides between look-back designs (ADR-021).
+//! same workgroups. Measurement only: it decides between look-back designs (ADR-0021).
 
 use serde::Serialize;
 

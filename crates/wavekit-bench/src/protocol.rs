@@ -29,7 +29,7 @@ pub struct Protocol {
     /// The case's own sustained load right before each timing.
     pub warm_up: Duration,
     /// Bracket runs with empty marker passes even where the device can write timestamps between
-    /// passes (ADR-041: they add about 1.8 µs a run on the H200).
+    /// passes (ADR-0041: they add about 1.8 µs a run on the H200).
     pub marker_passes: bool,
 }
 

@@ -459,20 +459,12 @@ fn result(scene: &str, items: usize, variant: &str, t: &Timing) -> BenchResult {
 
 /// A 4K-style target: an `Rgba8Unorm` storage texture, as a window's frame would be.
 fn target(ctx: &GpuContext, w: u32, h: u32) -> wgpu::Texture {
-    ctx.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("wavekit.ui.bench target"),
-        size: wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    })
+    wavekit_ui::gpu::storage_target(
+        ctx,
+        "wavekit.ui.bench target",
+        (w, h),
+        wgpu::TextureUsages::COPY_SRC,
+    )
 }
 
 /// Run every case: scenes written to a temporary folder and loaded back (the peer's input).

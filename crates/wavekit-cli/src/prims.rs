@@ -288,7 +288,8 @@ pub fn sort(
             return Err(CliError::File {
                 path: input.display().to_string(),
                 message: format!(
-                    "dtype {} is not supported for sort keys: use uint32, int32, float32 or                      uint64",
+                    "dtype {} is not supported for sort keys: use uint32, int32, float32 or \
+                     uint64",
                     t.name()
                 ),
             });

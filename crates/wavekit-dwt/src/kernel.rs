@@ -30,7 +30,7 @@ pub static SOURCES: &[WgslSource] = &[wavekit::wgsl_source!("dwt/tile", "tile.wg
 
 /// How a level's kernel cuts the plane: a workgroup of `columns × segments` invocations, each
 /// holding one column of `rows` samples plus an apron in registers. The tile it transforms is
-/// `columns − 2·apron` wide and `rows · segments` high (ADR-019).
+/// `columns − 2·apron` wide and `rows · segments` high (ADR-0019).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct TileShape {
     /// Columns per workgroup, the apron on both sides included (even).
@@ -127,7 +127,7 @@ pub struct Tuning {
 }
 
 /// Regions (samples of all planes) up to which [`Dwt::new`]'s plans use tiles of half the rows
-/// (ADR-032): a 4K plane (3840 × 2160) and smaller. [`Dwt::with_small_levels`] sets another.
+/// (ADR-0032): a 4K plane (3840 × 2160) and smaller. [`Dwt::with_small_levels`] sets another.
 pub const SMALL_LEVEL_SAMPLES: u64 = 3840 * 2160;
 
 /// Samples of apron on each side of a tile: one per lifting step of a direction.

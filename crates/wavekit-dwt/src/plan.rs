@@ -44,7 +44,7 @@ enum Mode {
 /// the caller's buffers: [`Dwt::bind`] (in place) or [`Dwt::bind_separate`] (image and
 /// coefficients apart), then [`BoundDwt::record_forward`] and [`BoundDwt::record_inverse`].
 ///
-/// Each level is one dispatch (ADR-019): a workgroup per tile and plane transforms its tile in
+/// Each level is one dispatch (ADR-0019): a workgroup per tile and plane transforms its tile in
 /// both directions in workgroup memory and writes the three detail bands to their place in
 /// the coefficients and LL to scratch (or, at the last level, to its place); the next level
 /// reads it from there.
@@ -57,7 +57,7 @@ pub struct Dwt {
     planes: u32,
     shape: TileShape,
     /// Levels whose region (all planes) has at most this many samples use this shape instead:
-    /// more, shorter tiles, for levels too small to keep the GPU's memory busy (ADR-032).
+    /// more, shorter tiles, for levels too small to keep the GPU's memory busy (ADR-0032).
     small: Option<(TileShape, u64)>,
     /// The colour transform fused into the first level.
     color: Color,
@@ -100,7 +100,7 @@ impl Dwt {
             .find(|t| t.check(ctx, wavelet).is_ok())
             .unwrap_or(SHAPES.last().expect("shapes"));
         let plan = Self::with_shape(ctx, wavelet, width, height, levels, planes, shape)?;
-        // Small levels: the same tile with half the rows per invocation (ADR-032).
+        // Small levels: the same tile with half the rows per invocation (ADR-0032).
         let half = TileShape {
             rows: shape.rows / 2,
             ..shape
@@ -113,7 +113,7 @@ impl Dwt {
 
     /// The same plan with the levels whose region (all planes together) has at most
     /// `up_to_samples` samples transformed in tiles of `shape`: for tests and tuning; any
-    /// shapes give the same coefficients. [`Dwt::new`] does this by itself (ADR-032).
+    /// shapes give the same coefficients. [`Dwt::new`] does this by itself (ADR-0032).
     pub fn with_small_levels(
         mut self,
         ctx: &GpuContext,
@@ -126,7 +126,7 @@ impl Dwt {
     }
 
     /// The shape of the levels whose region (all planes) has at most the given number of
-    /// samples, if they have one of their own (ADR-032).
+    /// samples, if they have one of their own (ADR-0032).
     pub fn small_levels(&self) -> Option<(TileShape, u64)> {
         self.small
     }

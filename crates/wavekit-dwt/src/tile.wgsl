@@ -84,7 +84,7 @@ const TILE_H: u32 = ROWS * SEGMENTS;
 // The held rows lifted horizontally, H_LO..H_HI: every one for 5/3's inverse (its rows are
 // lifted before its columns, apron included), otherwise only the segment's ROWS (the apron
 // rows only feed the vertical steps). Only they go through workgroup memory, which costs
-// workgroups in flight (ADR-024).
+// workgroups in flight (ADR-0024).
 const H_ALL_ROWS: bool = INVERSE && WAVELET == 0u;
 const H_LO: u32 = select(APRON, 0u, H_ALL_ROWS);
 const H_HI: u32 = select(APRON + ROWS, REGS, H_ALL_ROWS);
@@ -551,7 +551,7 @@ fn inverse_plane(g: Geo, plane: u32) {
         }
     } else {
         // 9/7 is linear: the columns first (in registers, every held column), then only the
-        // segment's rows, as in the forward (ADR-019: the same result up to f32 rounding,
+        // segment's rows, as in the forward (ADR-0019: the same result up to f32 rounding,
         // with half the horizontal work and workgroup memory traffic).
         if (split_y) {
             scale_rows(true, false, true);

@@ -3,7 +3,7 @@
 //! several planes in one dispatch, the fused colour transforms.
 //!
 //! Named `dwt.rs`, not `*_gpu.rs`: the level kernel uses no subgroup operation (workgroup memory
-//! and registers only, ADR-019), so its code is the same at every subgroup width and without
+//! and registers only, ADR-0019), so its code is the same at every subgroup width and without
 //! subgroups (its unit test validates every variant without the subgroup capability, so that
 //! stays true), and CI runs it once, at the first lavapipe width (ADR-0066).
 
@@ -460,7 +460,7 @@ fn eight_bit_images_of_several_tiles_with_the_default_plan() {
     }
 }
 
-/// Plans whose small levels use another tile shape (as `Dwt::new` makes them, ADR-032): the
+/// Plans whose small levels use another tile shape (as `Dwt::new` makes them, ADR-0032): the
 /// first levels in one shape, the rest in another, at every switch point, both wavelets,
 /// several planes, through separate buffers with poisoned outputs.
 #[test]

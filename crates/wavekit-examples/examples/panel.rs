@@ -109,20 +109,12 @@ impl State {
             .map_err(|e| e.to_string())?;
         ui.upload(&ctx, &mut frame, &scene)
             .map_err(|e| e.to_string())?;
-        let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("panel"),
-            size: wgpu::Extent3d {
-                width: SIZE.0,
-                height: SIZE.1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
+        let target = wavekit_ui::gpu::storage_target(
+            &ctx,
+            "panel target",
+            SIZE,
+            wgpu::TextureUsages::TEXTURE_BINDING,
+        );
         ui.target_texture(&ctx, &mut frame, &target)
             .map_err(|e| e.to_string())?;
         let source = BLIT.replace("DECODE", if format.is_srgb() { "true" } else { "false" });

@@ -24,7 +24,7 @@ pub struct ContextOptions {
     /// (tests lower it to exercise the multi-chunk paths on small inputs).
     pub max_binding_bytes: Option<u64>,
     /// Keep wgpu's injected bounds checks in shader modules. Off by default: every wavekit
-    /// kernel bounds its own accesses and is validated by naga (ADR-006).
+    /// kernel bounds its own accesses and is validated by naga (ADR-0006).
     pub checked_shaders: bool,
     /// Zero workgroup memory at the start of every workgroup, as WebGPU requires (default on;
     /// off gained at most 0.8 % on the H200 and needs every kernel to write what it reads).

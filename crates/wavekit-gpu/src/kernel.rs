@@ -66,25 +66,18 @@ impl Kernel {
     /// A bind group from `(binding, buffer, offset, size)`: a part of a buffer (`None`: to the
     /// end), for inputs larger than one binding.
     pub fn bind_ranges(&self, ctx: &GpuContext, entries: &[Range<'_>]) -> Result<wgpu::BindGroup> {
-        let entries: Vec<wgpu::BindGroupEntry> = entries
+        let resources: Vec<(u32, wgpu::BindingResource)> = entries
             .iter()
-            .filter(|(b, ..)| self.bindings.contains(b))
-            .map(|&(b, buf, offset, size)| wgpu::BindGroupEntry {
-                binding: b,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            .map(|&(b, buf, offset, size)| {
+                let binding = wgpu::BufferBinding {
                     buffer: buf,
                     offset,
                     size: size.and_then(wgpu::BufferSize::new),
-                }),
+                };
+                (b, wgpu::BindingResource::Buffer(binding))
             })
             .collect();
-        ctx.scoped(&format!("binding {}", self.label), || {
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(&self.label),
-                layout: &self.pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            })
-        })
+        self.bind_resources(ctx, &resources)
     }
 
     /// A bind group from any resources (a storage texture's view, say): entries the kernel

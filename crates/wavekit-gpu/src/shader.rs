@@ -5,7 +5,7 @@
 //! prepended as WGSL `const` declarations so that each number has one source of truth;
 //! `#unroll NAME COUNT` … `#end` repeats a block with `{NAME}` replaced by 0u, 1u, ….
 //! Every composed shader is validated by naga before the driver sees it, and errors are
-//! reported against the original file and line (see ADR-002 in ARCHITECTURE.md).
+//! reported against the original file and line (see ADR-0002 in ARCHITECTURE.md).
 
 use std::collections::HashSet;
 
@@ -294,7 +294,7 @@ fn include(
 
 /// Expand `#unroll NAME COUNT` … `#end` blocks (nested too): the body is repeated COUNT times
 /// (a number or a prepended constant) with `{NAME}` replaced by `0u`, `1u`, …, so that array
-/// indices are constants and the driver keeps the arrays in registers (ADR-009).
+/// indices are constants and the driver keeps the arrays in registers (ADR-0009).
 fn unroll(
     file: &str,
     lines: &[(u32, String)],
@@ -407,6 +407,120 @@ pub fn validate(
             )
         })?;
     Ok((module, info))
+}
+
+/// One member of a uniform as naga lays it out (WGSL's uniform layout rules).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniformMember {
+    /// The member's name (empty where the uniform is not a struct).
+    pub name: String,
+    /// Byte offset.
+    pub offset: u32,
+    /// Byte size.
+    pub size: u32,
+}
+
+/// The uniform at `@group(group) @binding(binding)` of a composed kernel as naga lays it out:
+/// its byte size and its members (one unnamed member where it is not a struct).
+pub fn uniform_layout(
+    composed: &Composed,
+    group: u32,
+    binding: u32,
+) -> Result<(u32, Vec<UniformMember>)> {
+    let (module, _) = validate(composed, true).or_else(|_| validate(composed, false))?;
+    let var = module
+        .global_variables
+        .iter()
+        .map(|(_, v)| v)
+        .find(|v| {
+            v.space == naga::AddressSpace::Uniform
+                && v.binding
+                    .as_ref()
+                    .is_some_and(|b| b.group == group && b.binding == binding)
+        })
+        .ok_or_else(|| Error::Shader {
+            shader: composed.name.clone(),
+            message: format!("no uniform at @group({group}) @binding({binding})"),
+        })?;
+    let ty = &module.types[var.ty];
+    let size = ty.inner.size(module.to_ctx());
+    let members = match &ty.inner {
+        naga::TypeInner::Struct { members, .. } => members
+            .iter()
+            .map(|m| UniformMember {
+                name: m.name.clone().unwrap_or_default(),
+                offset: m.offset,
+                size: module.types[m.ty].inner.size(module.to_ctx()),
+            })
+            .collect(),
+        _ => vec![UniformMember {
+            name: String::new(),
+            offset: 0,
+            size,
+        }],
+    };
+    Ok((size, members))
+}
+
+/// Fails unless the uniform at `@group(group) @binding(binding)` of `composed` has exactly the
+/// layout of a Rust struct of `size` bytes whose fields are `fields` (name, offset, size: what
+/// [`crate::uniform_fields!`] lists), so that a uniform written by hand on both sides cannot
+/// drift apart. The error names the first member that differs.
+pub fn check_uniform(
+    composed: &Composed,
+    group: u32,
+    binding: u32,
+    size: usize,
+    fields: &[(&str, usize, usize)],
+) -> Result<()> {
+    let (wgsl_size, members) = uniform_layout(composed, group, binding)?;
+    let fail = |what: String| {
+        Err(Error::Shader {
+            shader: composed.name.clone(),
+            message: format!(
+                "the uniform at @group({group}) @binding({binding}) and its Rust struct differ: \
+                 {what}; make the two declarations agree"
+            ),
+        })
+    };
+    if wgsl_size as usize != size {
+        return fail(format!("{wgsl_size} bytes in WGSL, {size} in Rust"));
+    }
+    if members.len() != fields.len() {
+        return fail(format!(
+            "{} members in WGSL, {} fields in Rust",
+            members.len(),
+            fields.len()
+        ));
+    }
+    for (m, &(name, offset, bytes)) in members.iter().zip(fields) {
+        if m.name != name || m.offset as usize != offset || m.size as usize != bytes {
+            return fail(format!(
+                "WGSL `{}` at byte {} ({} bytes), Rust `{name}` at byte {offset} ({bytes} bytes)",
+                m.name, m.offset, m.size
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `(name, offset, size)` of each named field of a `#[repr(C)]` struct, for
+/// [`shader::check_uniform`](crate::shader::check_uniform):
+/// `uniform_fields!(Params, width, height, background)`.
+#[macro_export]
+macro_rules! uniform_fields {
+    ($ty:ty, $($field:ident),+ $(,)?) => {
+        [$((
+            stringify!($field),
+            ::std::mem::offset_of!($ty, $field),
+            $crate::shader::field_size(|v: &$ty| &v.$field),
+        )),+]
+    };
+}
+
+/// The size of the field `f` picks (for [`crate::uniform_fields!`]).
+pub fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    std::mem::size_of::<F>()
 }
 
 /// `msg` with every `wgsl:LINE:COL` (a place in the composed text) replaced by the original
@@ -603,6 +717,42 @@ mod tests {
                 p.path()
             );
         }
+    }
+
+    #[test]
+    fn a_uniform_and_its_rust_struct_must_agree_member_by_member() {
+        #[repr(C)]
+        struct P {
+            n: u32,
+            pad: u32,
+            scale: [f32; 2],
+            colour: [f32; 4],
+        }
+        let wgsl = |body: &str| {
+            let text = format!(
+                "struct P {{ {body} }}\n@group(0) @binding(0) var<uniform> params: P;\n\
+                 @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+                 @compute @workgroup_size(1)\nfn main() {{ out[0] = params.n; }}\n"
+            );
+            compose("t/u", &[], &[], &[("t/u", &text)]).unwrap()
+        };
+        let fields = crate::uniform_fields!(P, n, pad, scale, colour);
+        let size = std::mem::size_of::<P>();
+        let good = wgsl("n: u32, pad: u32, scale: vec2<f32>, colour: vec4<f32>,");
+        check_uniform(&good, 0, 0, size, &fields).unwrap();
+        let (bytes, members) = uniform_layout(&good, 0, 0).unwrap();
+        assert_eq!((bytes, members.len(), members[3].offset), (32, 4, 16));
+        // A renamed padding field, a missing one (vec4 then aligns to 16 anyway, but the
+        // offsets move), a wrong type, and a binding with no uniform all fail.
+        for body in [
+            "n: u32, pad1: u32, scale: vec2<f32>, colour: vec4<f32>,",
+            "n: u32, scale: vec2<f32>, colour: vec4<f32>,",
+            "n: u32, pad: u32, scale: vec2<f32>, colour: vec3<f32>, x: f32,",
+        ] {
+            let e = check_uniform(&wgsl(body), 0, 0, size, &fields).unwrap_err();
+            assert!(e.to_string().contains("differ"), "{body}: {e}");
+        }
+        assert!(check_uniform(&good, 0, 1, size, &fields).is_err());
     }
 
     #[test]

@@ -52,8 +52,8 @@ impl TileShape {
     }
 }
 
-/// How a single-pass kernel's decoupled look-back waits and reads (ADR-010, ADR-015,
-/// ADR-021), and what it counts.
+/// How a single-pass kernel's decoupled look-back waits and reads (ADR-0010, ADR-0015,
+/// ADR-0021), and what it counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LookbackPolicy {
     /// Reads of a silent predecessor before the workgroup reduces its tile itself.

@@ -3,7 +3,7 @@
 //! Each measured run is bracketed by two timestamps, so any recorded work (one pass or many,
 //! copies included) is timed: written between passes where the device can
 //! (`TIMESTAMP_QUERY_INSIDE_ENCODERS`), otherwise by two empty compute passes, which needs only
-//! `TIMESTAMP_QUERY` (ADR-003, ADR-041). Without timestamps the timer falls back to wall-clock
+//! `TIMESTAMP_QUERY` (ADR-0003, ADR-0041). Without timestamps the timer falls back to wall-clock
 //! time around submit-and-wait, and says so in [`Timing::method`].
 
 use std::time::Instant;
@@ -105,7 +105,7 @@ impl GpuTimer {
 
     /// The same timer bracketing runs with two empty marker passes, as on devices that cannot
     /// write timestamps between passes (to compare the two; they add about 1.8 µs a run on the
-    /// H200, ADR-041).
+    /// H200, ADR-0041).
     pub fn with_marker_passes(mut self) -> Self {
         self.markers = true;
         self

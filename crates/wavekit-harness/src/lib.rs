@@ -139,7 +139,7 @@ pub fn context_options(src: &dyn Source) -> Result<ContextOptions, KnobError> {
     Ok(o)
 }
 
-/// Whether `WAVEKIT_TIMER=markers` asks the timer for marker passes (ADR-041).
+/// Whether `WAVEKIT_TIMER=markers` asks the timer for marker passes (ADR-0041).
 pub fn timer_markers(src: &dyn Source) -> Result<bool, KnobError> {
     match src.get("WAVEKIT_TIMER").as_deref() {
         None | Some("timestamps") => Ok(false),

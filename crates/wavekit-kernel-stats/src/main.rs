@@ -5,7 +5,7 @@
 //! compute pipeline with `VK_KHR_pipeline_executable_properties`' statistics captured, and
 //! prints the driver's statistics for it: on NVIDIA the registers per invocation and the
 //! spills, which decide how many workgroups an SM holds at once (occupancy was a reading
-//! until now: ADR-024, ADR-025). A developer tool, not part of the library.
+//! until now: ADR-0024, ADR-0025). A developer tool, not part of the library.
 //!
 //! Usage: `kernel-stats [--device NAME | --translate-only] [--consts NAME,...] FILE.wgsl|DIR ...`
 //! — one line per kernel, `file  executable  subgroup=N  workgroup=X  Statistic=value ...`;

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! Mesh (OBJ, PLY, procedural) ──► Bvh::build_cpu (binned SAH) ──► Bvh::upload ─┐
-//!                              └► lbvh::build_gpu (Morton codes, wavekit's radix sort,  ├► GpuBvh
+//!                              └► lbvh::Lbvh::bind (Morton codes, wavekit's radix sort, ├► GpuBvh
 //!                                 Karras hierarchy, atomic refit) ─────────────────────┘
 //! rays (8 f32 each) + GpuBvh ──► Tracer::bind ──► BoundTrace::record(encoder) ──► hits
 //! ```

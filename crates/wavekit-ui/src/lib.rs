@@ -69,7 +69,7 @@ pub use text::Font;
 
 #[cfg(test)]
 mod tests {
-    use super::gpu::{SOURCES, TargetKind, builder};
+    use super::gpu::{Params, SOURCES, TargetKind, builder, params_fields};
     use super::*;
 
     /// Every kernel and variant validates with naga, with subgroups and without, and every
@@ -88,7 +88,17 @@ mod tests {
                     for entry in ["ui/bbox", "ui/bin_count", "ui/bin_emit", "ui/fine"] {
                         let b = builder(entry, &config, target);
                         b.check().unwrap_or_else(|e| panic!("{entry}: {e}"));
-                        variants.push((b.compose(true).unwrap(), true));
+                        let composed = b.compose(true).unwrap();
+                        // `Params` is declared twice, in records.wgsl and gpu/mod.rs.
+                        wavekit::shader::check_uniform(
+                            &composed,
+                            0,
+                            0,
+                            std::mem::size_of::<Params>(),
+                            &params_fields(),
+                        )
+                        .unwrap_or_else(|e| panic!("{entry}: {e}"));
+                        variants.push((composed, true));
                     }
                 }
             }

@@ -584,20 +584,7 @@ fn the_texture_target_matches_the_buffer_target() {
     let scene = random_scene(11, 70, 45, 120);
     let want = ui.render_to_image(ctx, &scene).unwrap();
     let (w, h) = (scene.width(), scene.height());
-    let tex = ctx.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("ui test target"),
-        size: wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let tex = gpu::storage_target(ctx, "ui test target", (w, h), wgpu::TextureUsages::COPY_SRC);
     let mut frame = ui.frame(ctx).unwrap();
     ui.upload(ctx, &mut frame, &scene).unwrap();
     ui.target_texture(ctx, &mut frame, &tex).unwrap();

@@ -39,7 +39,7 @@ pub mod sort;
 
 pub use wavekit_gpu::{
     buffers, context, error, kernel, monoid, prelude, shader, sim, tiling, timer, tuning,
-    wgsl_source,
+    uniform_fields, wgsl_source,
 };
 
 pub use wavekit_gpu::{

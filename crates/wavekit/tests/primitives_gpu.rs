@@ -383,7 +383,7 @@ fn select_and_partition_keep_order() {
 
 /// Every way select and partition store a tile: through workgroup memory in their default
 /// batches (13 and 16 elements per lane), in batches of 1 and of 4, and straight from
-/// registers (ADR-034).
+/// registers (ADR-0034).
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn select_and_partition_in_every_store_mode() {

@@ -218,7 +218,7 @@ fn sorts_across_blocks_of_tiles() {
         };
         let sorter = RadixSort::new(ctx, &config).unwrap();
         let tile = sorter.tile_keys() as usize;
-        // Routes (ADR-027, ADR-031): one block, no blocks kernel; one block of twice the
+        // Routes (ADR-0027, ADR-0031): one block, no blocks kernel; one block of twice the
         // tiles; a few blocks; a few blocks of twice the tiles (more than `inline` of the
         // usual); the scan of the blocks' sums (more than `inline` even of twice the tiles).
         for n in [

@@ -1,6 +1,6 @@
 //! The scatter's two ways of storing the sorted tile, for keys and for pairs alike: unrolled
 //! (pairs by default: the values staged in the keys' workgroup memory after the keys have
-//! left, ADR-024) and in a loop (keys by default: values, if any, in memory of their own).
+//! left, ADR-0024) and in a loop (keys by default: values, if any, in memory of their own).
 //! Both sort modes: the three kernels and the single pass.
 
 mod common;

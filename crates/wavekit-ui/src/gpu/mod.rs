@@ -134,7 +134,7 @@ pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> Kernel
 /// The frame parameters (the kernels' uniform `Params`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
+pub(crate) struct Params {
     width: u32,
     height: u32,
     tiles_x: u32,
@@ -152,8 +152,66 @@ struct Params {
     glyph_row_words: u32,
     image_row: u32,
     item_base: u32,
-    _pad: [u32; 3],
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
     background: [f32; 4],
+}
+
+/// `Params`' fields as `wavekit::shader::check_uniform` takes them (the kernels' validation
+/// test holds records.wgsl's declaration to this one).
+#[cfg(test)]
+pub(crate) fn params_fields() -> Vec<(&'static str, usize, usize)> {
+    wavekit::uniform_fields!(
+        Params,
+        width,
+        height,
+        tiles_x,
+        tiles_y,
+        bins_x,
+        bins_y,
+        n_items,
+        chunks,
+        clip_base,
+        gradient_base,
+        glyph_base,
+        image_base,
+        capacity,
+        cull,
+        glyph_row_words,
+        image_row,
+        item_base,
+        pad0,
+        pad1,
+        pad2,
+        background,
+    )
+    .to_vec()
+}
+
+/// An `Rgba8Unorm` storage texture of `width × height` for [`UiRenderer::target_texture`] (a
+/// window's surface is rarely a storage texture: render here, then copy or blit), with
+/// `usage` added to `STORAGE_BINDING` (`COPY_SRC` to read it back, `TEXTURE_BINDING` to blit).
+pub fn storage_target(
+    ctx: &GpuContext,
+    label: &str,
+    (width, height): (u32, u32),
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::STORAGE_BINDING | usage,
+        view_formats: &[],
+    })
 }
 
 /// The compositor's pipelines, built once for a device and configuration.
@@ -399,8 +457,8 @@ impl UiRenderer {
             glyph_row_words: GLYPH_ATLAS_WIDTH / 4,
             image_row: IMAGE_ATLAS_WIDTH,
             item_base: item_base as u32,
-            _pad: [0; 3],
             background: bg,
+            ..Params::default()
         };
         put(&frame.params, 0, bytemuck::cast_slice(&[frame.p]));
         if rebind {

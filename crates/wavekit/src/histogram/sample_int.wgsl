@@ -5,7 +5,7 @@
 // where e's fraction is further than that from a whole number, floor(e) is the bin. Only the
 // rest (a fraction of a percent of the samples at 4096 bins, less with fewer) is checked and
 // corrected against 64-bit products (off · bins < 2^44). With the fast path the 256-bin
-// histogram of 2^28 u32 went from 976 to 643 µs on the H200 (ADR-022).
+// histogram of 2^28 u32 went from 976 to 643 µs on the H200 (ADR-0022).
 // Needs D (u32 or i32), params, BELOW, ABOVE, FAST_MARGIN_PER_BIN; LESS(a, b) compares as D.
 
 // off · b as (low, high) words, for b < 2^13.

@@ -55,10 +55,10 @@ impl ScanConfig {
 /// [`crate::tuning`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ScanPolicy {
-    /// Tiles through workgroup memory (in place, elements of several words; ADR-010).
+    /// Tiles through workgroup memory (in place, elements of several words; ADR-0010).
     pub blocked: TileShape,
     /// Steps per tile of the direct layout (one-word elements out of place: 16-byte loads,
-    /// values in registers; ADR-014); its workgroup and step width are `blocked`'s.
+    /// values in registers; ADR-0014); its workgroup and step width are `blocked`'s.
     pub direct_steps: u32,
     /// Use the direct layout where it applies (false: always through workgroup memory).
     pub direct_layout: bool,

@@ -128,7 +128,7 @@ fn load_quad_checked(q: u32) -> array<T, 4> {
 // Issues the loads of the lane's quads into dvals.
 fn load_tile_direct(tile: u32, l: Lane) {
     // A whole tile (all but the last) loads its quads without a bound check each, in a copy
-    // of the loop of its own, which has no branch at all (ADR-036: the checks had cost
+    // of the loop of its own, which has no branch at all (ADR-0036: the checks had cost
     // registers). A chunk holds at most 2^31 elements, so (tile + 1) * TILE cannot wrap.
     if ((tile + 1u) * TILE <= params.n) {
 #unroll k QUADS

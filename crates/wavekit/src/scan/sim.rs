@@ -55,7 +55,7 @@ pub fn scan_tile<T: SimMonoid>(
     (out, total)
 }
 
-/// The ranks `select/select.wgsl` gives survivors after the look-back (ADR-033, ADR-035), as
+/// The ranks `select/select.wgsl` gives survivors after the look-back (ADR-0033, ADR-0035), as
 /// its direct stores compute them: for each element, the survivors before it in the tile.
 /// Subgroup `sg` holds the chunk of `per_lane * width` elements at `sg * per_lane * width`; in
 /// step v lane i holds element `v * width + i` of it; a ballot per step (four words, as the

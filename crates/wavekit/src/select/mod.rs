@@ -25,7 +25,7 @@ pub static SOURCES: &[WgslSource] = &[
 ];
 
 /// Elements per step of select and partition: a tile is WG × STEPS × 4 elements, a lane
-/// holds STEPS × 4 of them (one per subgroup-wide step, ADR-033), and the look-back's fallback
+/// holds STEPS × 4 of them (one per subgroup-wide step, ADR-0033), and the look-back's fallback
 /// and the partition's count read them as 16-byte quads.
 const SELECT_VEC: u32 = 4;
 

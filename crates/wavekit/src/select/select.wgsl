@@ -1,5 +1,5 @@
 // Device-wide select and partition, single pass. In step v lane i of subgroup s holds element
-// (s * PER_LANE + v) * size + i of the tile (ADR-033): one 4-byte load per step, coalesced
+// (s * PER_LANE + v) * size + i of the tile (ADR-0033): one 4-byte load per step, coalesced
 // across the subgroup; one ballot per step ranks the step's survivors, so a survivor's slot
 // among its subgroup chunk's is the survivors of the chunk's earlier steps plus those of the
 // lanes below it, and a step's survivors go out in one store to consecutive slots. The counts
@@ -7,10 +7,10 @@
 // fallback, across tiles; each survivor goes to the slot equal to the number of survivors
 // before it, so order is kept. With PARTITION, a rejected element goes to total + (rejected
 // before it), so both sides keep their order (the total comes from a count pass,
-// select/count.wgsl). The tile stays in registers through the look-back (ADR-024) with one
-// keep bit per element; the ballots rank it only after the look-back (ADR-035), as it is
+// select/count.wgsl). The tile stays in registers through the look-back (ADR-0024) with one
+// keep bit per element; the ballots rank it only after the look-back (ADR-0035), as it is
 // stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0, the
-// default, ADR-034) or straight from registers.
+// default, ADR-0034) or straight from registers.
 //
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
@@ -80,7 +80,7 @@ fn num_tiles() -> u32 {
 // The lane's values and whether each survives (bit v % 32 of keeps[v / 32]): private arrays
 // indexed only by constants (unrolled), so they stay in registers. The ranks are computed
 // after the look-back, when the tile is stored, so that only one bit per element is live
-// through it (ADR-035: a slot per element held select to 128 registers, two workgroups an
+// through it (ADR-0035: a slot per element held select to 128 registers, two workgroups an
 // SM). The look-back's fallback counts from loads of its own.
 var<private> vals: array<D, PER_LANE>;
 var<private> keeps: array<u32, KEEP_WORDS>;
@@ -105,7 +105,7 @@ fn element_lanes(tile: u32, l: Lane, v: u32) -> u32 {
 }
 
 // Fills vals and keeps: every load first (a predicate between them kept the next step's load
-// from starting: measured on the scan, ADR-021), then the predicates. Returns the subgroup's
+// from starting: measured on the scan, ADR-0021), then the predicates. Returns the subgroup's
 // survivors before it in the workgroup; sh_wg_total holds the tile's survivors afterwards.
 fn count_tile(tile: u32, l: Lane) -> u32 {
     if ((tile + 1u) * TILE <= params.n) {
@@ -162,7 +162,7 @@ fn tile_fallback(tile: u32, l: Lane) -> u32 {
 // them, likewise), and after a barrier writes each side out `size` words per store from a line
 // boundary, so every store but a side's first and last in the batch covers whole lines
 // (stores straight from registers write each step's run starting anywhere, which cost select
-// 435 µs of its 1008 at 2^28 on the H200: ADR-034). `kept_base` and `rejected_base` are where
+// 435 µs of its 1008 at 2^28 on the H200: ADR-0034). `kept_base` and `rejected_base` are where
 // this subgroup's kept rank 0 and rejected rank 0 go. Called by every invocation (barriers
 // inside).
 fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {

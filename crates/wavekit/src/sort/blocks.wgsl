@@ -1,5 +1,5 @@
 // Radix sort, between the count kernel and the scan of a pass: the tiles' digit counts are
-// tile-major (`table[tile * 256 + digit]`, each tile's row written and read whole, ADR-026);
+// tile-major (`table[tile * 256 + digit]`, each tile's row written and read whole, ADR-0026);
 // this kernel turns each block of BLOCK_TILES consecutive tiles' counts, in place, into the
 // keys of each digit in the block's tiles before (an exclusive scan down each digit's
 // column), and writes the block's total per digit digit-major (`block_sums[digit * blocks +

@@ -131,7 +131,7 @@ impl SortConfig {
 pub struct SortPolicy {
     /// Onesweep-style passes (one read of the keys per pass, a look-back across tiles) instead
     /// of three kernels (count, scan, scatter). On the H200 the three kernels are 1.6× faster
-    /// (ADR-038), so they are the default.
+    /// (ADR-0038), so they are the default.
     pub single_pass: bool,
     /// Invocations per workgroup to try first (32, 64, 128, 256 or 512); the shape halves it
     /// where the adapter's workgroup memory does not hold the tile.
@@ -176,7 +176,7 @@ impl Default for SortPolicy {
 
 impl SortPolicy {
     /// The single-pass (Onesweep) policy, in tiles of [`SORT_SINGLE_PASS_ITEMS`] keys an
-    /// invocation (ADR-038).
+    /// invocation (ADR-0038).
     pub fn single_pass() -> Self {
         Self {
             single_pass: true,
@@ -204,7 +204,7 @@ impl SortPolicy {
     }
 
     /// Whether the scatter's final stores are unrolled (with values, that also stages the
-    /// values in the keys' workgroup memory after the keys have left: ADR-024).
+    /// values in the keys' workgroup memory after the keys have left: ADR-0024).
     pub(crate) fn stores_unrolled(&self, values: bool) -> bool {
         self.stores_unrolled.unwrap_or(values)
     }
@@ -247,8 +247,8 @@ impl Shape {
             (vec![32, 16, 8], 1)
         };
         // Sorts with values take the keys' shape: their values are staged in the keys' memory
-        // (ADR-024), and 256 × 16 sorted 2^28 pairs 20 % faster than 512 × 8 on the H200
-        // (ADR-028).
+        // (ADR-0024), and 256 × 16 sorted 2^28 pairs 20 % faster than 512 × 8 on the H200
+        // (ADR-0028).
         let items_list = [policy.items, SORT_ITEMS, 8, 4, 2];
         let shape = |workgroup: u32, items| Shape {
             workgroup,
@@ -311,7 +311,7 @@ impl Shape {
 /// Tiles per block for a three-kernel sort of `tiles` tiles within one binding: twice `base`
 /// (at most 64) where that leaves out a dispatch a pass — one block instead of two (no blocks
 /// kernel), or at most `inline` blocks instead of more (no scan) — else `base`. Measured on the
-/// H200 (ADR-031): 2^18 keys 112 → 99 µs, 2^22 312 → 304 µs; where both sizes need the same
+/// H200 (ADR-0031): 2^18 keys 112 → 99 µs, 2^22 312 → 304 µs; where both sizes need the same
 /// dispatches the smaller blocks were as fast or faster (2^20: 125 against 134 µs, seventh
 /// session).
 pub fn block_tiles_for(tiles: u32, base: u32, inline: u32) -> u32 {

@@ -1,7 +1,7 @@
 // Radix sort, first kernel of a pass: each tile counts its keys per digit and writes the
 // counts as one row, tile-major (`counts[tile * 256 + digit]`: 1 KiB written whole; written
 // digit-major, each tile's 256 words landed in 256 different sectors and the kernel took half
-// again as long, ADR-026). sort/blocks.wgsl and a scan turn them into destinations.
+// again as long, ADR-0026). sort/blocks.wgsl and a scan turn them into destinations.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH. Imported by name: `subgroup/api`, `monoid` (u32 add),
 // `sort/keys` (load_key, digit_of, Params and its binding).

@@ -31,7 +31,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let first = group * params.tiles;
     let last = min(first + params.tiles, params.n);
     // LOADS keys an invocation in flight at once (all loads of a round before its atomics: one
-    // load a round, as first written, left the kernel waiting on memory, ADR-038).
+    // load a round, as first written, left the kernel waiting on memory, ADR-0038).
     for (var i0 = first; i0 < last; i0 += WG_SIZE * LOADS) {
         var keys: array<vec2<u32>, LOADS>;
 #unroll u 8

@@ -180,7 +180,7 @@ impl RadixSort {
                 ("sort/scatter", scanning, 1),
             ]
         };
-        // Small sorts' scatter, which sums the blocks' sums itself (ADR-027).
+        // Small sorts' scatter, which sums the blocks' sums itself (ADR-0027).
         if !policy.single_pass && shape.inline_blocks > 0 {
             wanted.push(("sort/scatter", shape, 1));
         }

@@ -71,7 +71,7 @@ const RADIX_BITS: u32 = 8u;
 const WORDS_PER_INVOCATION: u32 = max(128u / WG_SIZE, 1u);
 // With the stores unrolled, the values are staged after the keys have left, in the keys'
 // workgroup memory (each invocation keeps its keys' destinations in registers meanwhile):
-// a workgroup needs half the memory, so more fit on an SM (ADR-024). Otherwise they have
+// a workgroup needs half the memory, so more fit on an SM (ADR-0024). Otherwise they have
 // slots of their own.
 const SHARED_STAGING: u32 = select(0u, 1u, VALUES != 0u && STORES_UNROLLED);
 const VALUE_SLOTS: u32 = select(1u, TILE, VALUES != 0u && SHARED_STAGING == 0u);

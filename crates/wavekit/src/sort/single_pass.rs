@@ -1,7 +1,7 @@
 //! The single pass (Onesweep-style, [`super::SortPolicy::single_pass`]): the digit histograms
 //! of every pass in one read of the keys (`sort/histograms.wgsl`), then per pass one scatter
 //! that finds each tile's offsets by a look-back over its predecessors' published digit counts
-//! (ADR-037, ADR-038). Opt-in: on the H200 the three kernels are 1.6× faster.
+//! (ADR-0037, ADR-0038). Opt-in: on the H200 the three kernels are 1.6× faster.
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};

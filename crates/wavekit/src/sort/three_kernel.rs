@@ -1,8 +1,8 @@
-//! The three-kernel passes (the default, ADR-016 and ADR-026): per pass the count kernel writes
+//! The three-kernel passes (the default, ADR-0016 and ADR-0026): per pass the count kernel writes
 //! each tile's digit counts as one row of a tile-major table, the blocks kernel scans each
 //! block's rows down every digit's column and sums the block, the scan primitive turns the
 //! blocks' sums into each (digit, block)'s keys before it, and the scatter places each key.
-//! Small sorts leave dispatches out (ADR-027, ADR-031): up to `inline_blocks` blocks the
+//! Small sorts leave dispatches out (ADR-0027, ADR-0031): up to `inline_blocks` blocks the
 //! scatter sums the blocks' sums itself (no scan), and over one block it sums the tiles'
 //! counts itself (no blocks kernel).
 

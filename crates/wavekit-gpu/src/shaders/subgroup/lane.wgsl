@@ -1,5 +1,5 @@
 // Where an invocation sits. Kernels use 1-D workgroups, whose subgroups are laid out
-// linearly (local == sg * size + lane; checked by `wavekit selftest`, ADR-004).
+// linearly (local == sg * size + lane; checked by `wavekit selftest`, ADR-0004).
 struct Lane {
     local: u32,
     lane: u32,

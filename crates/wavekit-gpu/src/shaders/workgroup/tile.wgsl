@@ -5,7 +5,7 @@
 // (`coalesced`: step v covers WG_SIZE consecutive elements) through a padded workgroup array,
 // and in between invocation t holds the PER_LANE consecutive elements `blocked(t, j)`, so it
 // combines them serially and needs one subgroup operation per tile. Subgroups are laid out
-// linearly (ADR-004), so the invocations of a subgroup hold a contiguous chunk, in order.
+// linearly (ADR-0004), so the invocations of a subgroup hold a contiguous chunk, in order.
 //
 // Direct (reduce, the partition's count): subgroup s takes the chunk s * size * PER_LANE; in step
 // k lane i holds the VEC consecutive elements (k * size + i) * VEC + j of it (`element`).
