@@ -8,6 +8,7 @@
 //! crate's doctests, so that they stay true.
 
 pub mod compositor;
+mod error;
 pub mod primitives;
 pub mod tracer;
 pub mod wavelet;
@@ -17,34 +18,7 @@ pub mod wavelet;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// What can stop an example: the library it shows failed, or its result differs from the CPU.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The core.
-    #[error(transparent)]
-    Gpu(#[from] wavekit::Error),
-    /// The wavelet transform.
-    #[error(transparent)]
-    Dwt(#[from] wavekit_dwt::DwtError),
-    /// The compositor.
-    #[error(transparent)]
-    Ui(#[from] wavekit_ui::UiError),
-    /// The tracer.
-    #[error(transparent)]
-    Trace(#[from] wavekit_trace::TraceError),
-    /// The GPU's answer is not the CPU's.
-    #[error("{example}: the GPU's result differs from the CPU's: {what}")]
-    Mismatch {
-        /// Which example.
-        example: &'static str,
-        /// Where.
-        what: String,
-    },
-}
-
-/// `Result` with [`Error`].
-pub type Result<T> = std::result::Result<T, Error>;
+pub use error::{Error, Result};
 
 /// A `Mismatch` of `example` unless `ok`.
 fn check(ok: bool, example: &'static str, what: impl FnOnce() -> String) -> Result<()> {

@@ -32,6 +32,7 @@
 //! ```
 
 pub mod bvh;
+mod error;
 pub mod lbvh;
 pub mod mesh;
 pub mod rays;
@@ -40,29 +41,12 @@ pub mod sim;
 pub mod tracer;
 
 pub use bvh::{Bvh, BvhStats, GpuBvh};
+pub use error::{Result, TraceError};
 pub use mesh::Mesh;
 pub use reference::{Hit, MISS, Ray};
 pub use tracer::{BoundTrace, KernelKind, TraceConfig, Tracer, Utilisation};
 
 use wavekit::prelude::WgslSource;
-
-/// The crate's errors.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TraceError {
-    /// An error of the GPU layer.
-    #[error(transparent)]
-    Gpu(#[from] wavekit::Error),
-    /// A mesh that cannot be read or used (the message names the file and element).
-    #[error("{0}")]
-    Mesh(String),
-    /// A size, buffer or setting that cannot be traced.
-    #[error("{0}")]
-    InvalidArgument(String),
-}
-
-/// Result with [`TraceError`].
-pub type Result<T> = std::result::Result<T, TraceError>;
 
 /// The crate's WGSL files (on wavekit's kernel prelude).
 pub static SOURCES: &[WgslSource] = &[

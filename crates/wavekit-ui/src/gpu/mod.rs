@@ -121,7 +121,8 @@ pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> Kernel
         } else {
             CHUNK
         })
-        .generated("ui/layout", records::layout_wgsl());
+        .generated("ui/layout", records::layout_wgsl())
+        .generated("ui/params", params_wgsl());
     if entry == "ui/fine" {
         b = b
             .constant("COMPACT", config.compaction.code())
@@ -156,6 +157,44 @@ pub(crate) struct Params {
     pad1: u32,
     pad2: u32,
     background: [f32; 4],
+}
+
+/// `Params`' fields in order with their WGSL types: the kernels' `struct Params` is generated
+/// from this list (the piece `ui/params`), and the kernels' validation test holds the Rust
+/// struct's layout to the WGSL one, member by member.
+const PARAMS: [(&str, &str); 21] = [
+    ("width", "u32"),
+    ("height", "u32"),
+    ("tiles_x", "u32"),
+    ("tiles_y", "u32"),
+    ("bins_x", "u32"),
+    ("bins_y", "u32"),
+    ("n_items", "u32"),
+    ("chunks", "u32"),
+    ("clip_base", "u32"),
+    ("gradient_base", "u32"),
+    ("glyph_base", "u32"),
+    ("image_base", "u32"),
+    // Room in the bin lists.
+    ("capacity", "u32"),
+    // 1: opaque items hide what is beneath them.
+    ("cull", "u32"),
+    ("glyph_row_words", "u32"),
+    ("image_row", "u32"),
+    ("item_base", "u32"),
+    ("pad0", "u32"),
+    ("pad1", "u32"),
+    ("pad2", "u32"),
+    ("background", "vec4<f32>"),
+];
+
+/// The piece `ui/params`: `struct Params` in WGSL, from [`PARAMS`].
+fn params_wgsl() -> String {
+    let fields: String = PARAMS
+        .iter()
+        .map(|(name, ty)| format!("    {name}: {ty},\n"))
+        .collect();
+    format!("struct Params {{\n{fields}}}\n")
 }
 
 /// `Params`' fields as `wavekit::shader::check_uniform` takes them (the kernels' validation

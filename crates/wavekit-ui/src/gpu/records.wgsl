@@ -1,33 +1,10 @@
 // The draw list as the kernels read it: the frame's parameters, the scene buffer (items, clips,
 // gradients and both atlases, one after another) and accessors for its records. The layout
-// constants come from the generated piece `ui/layout` (crates/wavekit-ui/src/encode.rs).
+// constants come from the generated piece `ui/layout` (crates/wavekit-ui/src/records.rs), the
+// uniform `Params` from `ui/params` (gpu/mod.rs: one field list for both sides).
 #import ui/layout
+#import ui/params
 
-struct Params {
-    width: u32,
-    height: u32,
-    tiles_x: u32,
-    tiles_y: u32,
-    bins_x: u32,
-    bins_y: u32,
-    n_items: u32,
-    chunks: u32,
-    clip_base: u32,
-    gradient_base: u32,
-    glyph_base: u32,
-    image_base: u32,
-    // Room in the bin lists.
-    capacity: u32,
-    // 1: opaque items hide what is beneath them.
-    cull: u32,
-    glyph_row_words: u32,
-    image_row: u32,
-    item_base: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-    background: vec4<f32>,
-}
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> scene: array<u32>;
