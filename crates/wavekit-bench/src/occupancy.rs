@@ -41,6 +41,9 @@ pub struct OccupancyResult {
     pub peak: u32,
     /// The peak in invocations.
     pub peak_invocations: u64,
+    /// The SM clock while the case ran, where it can be read (occupancy does not depend on it;
+    /// it is reported as every benchmark's is).
+    pub clock: Option<crate::protocol::ClockWindow>,
 }
 
 /// The probe kernel's WGSL for `case`.
@@ -97,6 +100,7 @@ pub fn occupancy(
     ctx: &GpuContext,
     cases: &[OccupancyCase],
     config: &OccupancyConfig,
+    clock: &dyn crate::protocol::ClockReader,
     mut progress: impl FnMut(usize, usize, &OccupancyCase),
 ) -> Result<Vec<OccupancyResult>> {
     // Every case's kernel is built before any runs: building checks the device's workgroup
@@ -112,6 +116,7 @@ pub fn occupancy(
     let mut results = Vec::new();
     for (i, (&case, kernel)) in cases.iter().zip(&kernels).enumerate() {
         progress(i, cases.len(), &case);
+        let from = std::time::Instant::now();
         let mut peak = 0;
         for _ in 0..config.runs.max(1) {
             let state = ctx.storage_from("occupancy state", &[0u32; 4])?;
@@ -144,6 +149,7 @@ pub fn occupancy(
             workgroups,
             peak,
             peak_invocations: u64::from(peak) * u64::from(case.workgroup),
+            clock: clock.window(from, std::time::Instant::now()),
         });
     }
     Ok(results)

@@ -226,7 +226,8 @@ pub fn occupancy(
     config: &wavekit_bench::occupancy::OccupancyConfig,
     json: bool,
 ) -> Result<(), CliError> {
-    let results = wavekit_bench::occupancy::occupancy(ctx, cases, config, |i, n, c| {
+    let clock = clock_reader(ctx);
+    let results = wavekit_bench::occupancy::occupancy(ctx, cases, config, &*clock, |i, n, c| {
         eprintln!(
             "[{}/{n}] occupancy: workgroups of {}, {} bytes of workgroup memory, {} live values ...",
             i + 1,
@@ -240,18 +241,19 @@ pub fn occupancy(
     }
     println!("adapter: {}", ctx.summary.label());
     println!(
-        "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16}",
-        "workgroup", "shared bytes", "values", "dispatched", "resident", "invocations"
+        "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16} {:>9}",
+        "workgroup", "shared bytes", "values", "dispatched", "resident", "invocations", "clock MHz"
     );
     for r in &results {
         println!(
-            "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16}",
+            "{:>9} {:>12} {:>7} {:>10} {:>10} {:>16} {:>9}",
             r.case.workgroup,
             r.case.shared_bytes,
             r.case.streams,
             r.workgroups,
             r.peak,
-            r.peak_invocations
+            r.peak_invocations,
+            clock_text(r.clock, false)
         );
     }
     Ok(())

@@ -313,6 +313,7 @@ fn a_wgpu_validation_error_becomes_an_error_value() {
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn occupancy_probe_counts_resident_workgroups() {
     use wavekit_bench::occupancy::{OccupancyCase, OccupancyConfig, occupancy};
+    use wavekit_bench::protocol::NoClock;
     let ctx = gpu();
     let config = OccupancyConfig {
         workgroups: 24,
@@ -332,7 +333,10 @@ fn occupancy_probe_counts_resident_workgroups() {
         },
     ];
     let mut seen = Vec::new();
-    let results = occupancy(ctx, &cases, &config, |i, n, c| seen.push((i, n, *c))).unwrap();
+    let results = occupancy(ctx, &cases, &config, &NoClock, |i, n, c| {
+        seen.push((i, n, *c))
+    })
+    .unwrap();
     assert_eq!(seen.len(), 2, "{}", on(ctx));
     for (r, case) in results.iter().zip(cases) {
         assert_eq!(r.case, case);
@@ -359,7 +363,7 @@ fn occupancy_probe_counts_resident_workgroups() {
             shared_bytes: bad.1,
             streams: bad.2,
         };
-        match occupancy(ctx, &[case], &config, |_, _, _| {}) {
+        match occupancy(ctx, &[case], &config, &NoClock, |_, _, _| {}) {
             Err(Error::InvalidArgument(m)) => assert!(m.contains(what), "{m}"),
             other => panic!("{case:?}: expected an invalid-argument error, got {other:?}"),
         }
@@ -373,7 +377,7 @@ fn occupancy_probe_counts_resident_workgroups() {
     let good = cases[0];
     let mut ran = 0;
     assert!(matches!(
-        occupancy(ctx, &[good, over], &config, |_, _, _| ran += 1),
+        occupancy(ctx, &[good, over], &config, &NoClock, |_, _, _| ran += 1),
         Err(Error::WorkgroupMemoryTooLarge { .. })
     ));
     let wide = OccupancyCase {
@@ -382,7 +386,7 @@ fn occupancy_probe_counts_resident_workgroups() {
         streams: 1,
     };
     assert!(matches!(
-        occupancy(ctx, &[good, wide], &config, |_, _, _| ran += 1),
+        occupancy(ctx, &[good, wide], &config, &NoClock, |_, _, _| ran += 1),
         Err(Error::WorkgroupTooLarge { .. })
     ));
     assert_eq!(ran, 0, "no case runs when one is over the device's limits");
