@@ -50,10 +50,11 @@ ignored=$(grep -c 'ignored, GPU test: needs a Vulkan adapter' "$nogpu" || true)
 large=$(grep -c 'ignored, large GPU test' "$nogpu" || true)
 passed=$(grep -E '^test result:' "$nogpu" | awk '{s += $4} END {print s}')
 echo "== without a GPU: $passed passed, $ignored GPU tests and $large large GPU tests listed as ignored"
-grep -m 3 'ignored, GPU test' "$nogpu" | sed 's/^/   e.g. /'
+grep -m 3 'ignored, GPU test' "$nogpu" | sed 's/^/   e.g. /' || true
 rm -f "$nogpu"
-if [ "$ignored" -lt 60 ]; then
-    echo "== expected at least 60 GPU tests listed as ignored" >&2
+marked=$(grep -rh '#\[ignore = "GPU test' crates/*/tests/*.rs | wc -l)
+if [ "$ignored" -ne "$marked" ]; then
+    echo "== $marked tests are marked as GPU tests but $ignored were listed as ignored" >&2
     exit 1
 fi
 
@@ -74,8 +75,10 @@ for w in "${widths[@]}"; do
 done
 
 phase "lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the GPU tests on the emulated subgroup layer"
+# The self-test and the lane-0 pitfall check subgroup operations themselves: not here.
 WAVEKIT_NO_SUBGROUPS=1 WAVEKIT_ADAPTER=llvmpipe cargo test --workspace --quiet --test '*_gpu' \
-    "${gpu_tests[@]}"
+    "${gpu_tests[@]}" --skip selftest_passes_for_several_seeds \
+    --skip a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane
 
 hardware=$("$wavekit" probe --list --json | grep -c '"software": false' || true)
 if [ "$hardware" -gt 0 ]; then

@@ -1,6 +1,6 @@
 //! `wavekit bench dwt`: the transform at video sizes, timed on the GPU under wavekit's
 //! measurement protocol (each case warmed up by time, cases interleaved round by round, the
-//! spread and the GPU clock reported: `wavekit::bench::protocol`), beside the copy kernel on
+//! spread and the GPU clock reported: `crate::protocol`), beside the copy kernel on
 //! the same bytes in the same run. Three bindings: separate image and coefficient buffers
 //! (what the kernels do), in place (one more copy of the planes each way), and an 8-bit image
 //! with separate coefficients (`Dwt::bind_u8`: a codec's ends).

@@ -253,7 +253,7 @@ pub fn occupancy(
             r.workgroups,
             r.peak,
             r.peak_invocations,
-            clock_text(r.clock, false)
+            clock_text(r.clock, r.clock.is_some_and(|w| w.below_max()))
         );
     }
     Ok(())

@@ -37,7 +37,7 @@ impl WgslSource {
         }
     }
 
-    /// The file's path as errors print it (`crates/wavekit/src/shaders/shared/ballot.wgsl`),
+    /// The file's path as errors print it (`crates/wavekit-gpu/src/shaders/shared/ballot.wgsl`),
     /// or `NAME.wgsl` for an inline source.
     pub fn path(&self) -> String {
         if self.at.is_empty() {
@@ -66,7 +66,8 @@ impl WgslSource {
 }
 
 /// A [`WgslSource`] for a WGSL file beside the calling Rust file: `wgsl_source!("ui/fine",
-/// "fine.wgsl")` imports as `#import ui/fine` and reports errors as `…/src/fine.wgsl:LINE`.
+/// "fine.wgsl")` in `src/gpu/mod.rs` imports as `#import ui/fine` and reports errors as
+/// `…/src/gpu/fine.wgsl:LINE`.
 #[macro_export]
 macro_rules! wgsl_source {
     ($name:literal, $path:literal) => {

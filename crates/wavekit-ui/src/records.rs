@@ -83,7 +83,7 @@ pub mod word {
 /// The generated WGSL piece `ui/layout`: the constants above as WGSL.
 pub fn layout_wgsl() -> String {
     let mut s =
-        String::from("// Generated from crates/wavekit-ui/src/encode.rs: the record layout.\n");
+        String::from("// Generated from crates/wavekit-ui/src/records.rs: the record layout.\n");
     let mut c = |name: &str, v: u32| s.push_str(&format!("const {name}: u32 = {v}u;\n"));
     c("ITEM_WORDS", ITEM_WORDS as u32);
     c("CLIP_WORDS", CLIP_WORDS as u32);

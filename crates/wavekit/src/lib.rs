@@ -12,8 +12,8 @@
 //! - [`prelude`]: how another crate composes its own kernels on the subgroup and workgroup
 //!   pieces (`wg_compact`, ballots, the carry across subgroups);
 //! - the primitives: [`scan`], [`reduce`], [`select`], [`sort`], [`histogram`], [`copy`], each
-//!   built as `X::new(ctx, &XConfig { policy, .. })` with a typed policy (its tuning) that,
-//!   left `None`, is chosen for the device ([`tuning`]).
+//!   built as `X::new(ctx, &XConfig { policy, .. })` with a typed policy (its tuning);
+//!   `None`: the defaults, measured on the H200 ([`tuning`]).
 //!
 //! Tools are crates beside the library, not layers in it: `wavekit-selftest` (every subgroup
 //! operation family checked on the GPU against the host) and `wavekit-bench` (the one

@@ -7,24 +7,24 @@ use wavekit::copy::CopyKernel;
 use wavekit::{ContextOptions, Error, GpuContext, GpuTimer, POISON, TimingMethod};
 use wavekit_selftest::{self as selftest, reference};
 
-/// The context when it has subgroup operations; `None` (with a note) without them: the
-/// self-test and the lane-0 pitfall are about subgroups, and a device without them is refused
-/// by `a_subgroup_path_on_a_subgroupless_device_is_a_clear_error`.
-fn with_subgroups(test: &str) -> Option<&'static GpuContext> {
+/// The context, which must have subgroup operations: the self-test and the lane-0 pitfall are
+/// about subgroups (a device without them is refused by
+/// `a_subgroup_path_on_a_subgroupless_device_is_a_clear_error`), so the test command skips
+/// these two by name where it hides subgroups, and a run of them without subgroups fails.
+fn with_subgroups(test: &str) -> &'static GpuContext {
     let ctx = gpu();
-    if !ctx.caps.subgroups.supported {
-        eprintln!("{test}: skipped without subgroups (what it checks needs them)");
-        return None;
-    }
-    Some(ctx)
+    assert!(
+        ctx.caps.subgroups.supported,
+        "{test} checks subgroup operations and ran on a device without them: skip it there \
+         (--skip {test})"
+    );
+    ctx
 }
 
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn selftest_passes_for_several_seeds() {
-    let Some(ctx) = with_subgroups("selftest") else {
-        return;
-    };
+    let ctx = with_subgroups("selftest_passes_for_several_seeds");
     for seed in [1u64, 0x5eed, 0xdead_beef_cafe] {
         let report = selftest::run(ctx, seed).unwrap();
         for f in &report.families {
@@ -71,9 +71,7 @@ fn a_kernel_over_the_workgroup_memory_limit_is_an_error() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane() {
-    let Some(ctx) = with_subgroups("lane-0 pitfall") else {
-        return;
-    };
+    let ctx = with_subgroups("a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane");
     let width = ctx.caps.subgroups.max_size;
     assert!(width > 1, "the pitfall needs more than one lane");
     let input = reference::make_input(11, 4, 64);

@@ -1,6 +1,6 @@
 //! Shared set-up of the GPU tests: one context per test binary (made by the harness from the
-//! environment: `WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`, `WAVEKIT_REQUIRE_GPU`,
-//! `WAVEKIT_EXPECT_SUBGROUP`), named in the output.
+//! environment: `WAVEKIT_ADAPTER`, `WAVEKIT_NO_SUBGROUPS`, `WAVEKIT_EXPECT_SUBGROUP`), named in
+//! the output. The GPU tests are `#[ignore = "GPU test: …"]`: run them with `--include-ignored`.
 
 #![allow(dead_code)]
 
