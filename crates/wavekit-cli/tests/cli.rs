@@ -234,18 +234,22 @@ fn reduce_scan_and_select_on_npy_files() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn an_unsupported_sort_key_dtype_is_named_in_one_clean_line() {
-    let k = tmp("keys-f64.npy");
-    npyz::to_file_1d(&k, [2.5f64, 1.0]).unwrap();
-    let o = tmp("keys-f64-out.npy");
-    let out = wavekit(
-        &["sort", k.to_str().unwrap(), "-o", o.to_str().unwrap()],
-        &[],
-    );
-    assert_usage_error(&out, "use uint32, int32, float32 or uint64");
-    let stderr = text(&out.stderr);
-    // No line continuation lost in the message: no run of spaces inside it.
-    assert!(!stderr.trim_end().contains("  "), "{stderr:?}");
-    assert!(!o.exists(), "a failed sort left its output behind");
+    let o = tmp("keys-bad-out.npy");
+    let u8_keys = tmp("keys-u8.npy");
+    npyz::to_file_1d(&u8_keys, [3u8, 1, 2]).unwrap();
+    let f64_keys = tmp("keys-f64.npy");
+    npyz::to_file_1d(&f64_keys, [2.5f64, 1.0]).unwrap();
+    for (keys, needle) in [
+        (&u8_keys, "use uint32, int32, float32 or uint64"),
+        (&f64_keys, "is not supported"),
+    ] {
+        let out = wavekit(&["sort", keys.to_str().unwrap(), "-o", o.to_str().unwrap()], &[]);
+        assert_usage_error(&out, needle);
+        let stderr = text(&out.stderr);
+        // No line continuation lost in the message: no run of spaces inside it.
+        assert!(!stderr.trim_end().contains("  "), "{stderr:?}");
+        assert!(!o.exists(), "a failed sort left its output behind");
+    }
 }
 
 fn read_u32(path: &std::path::Path) -> Vec<u32> {
