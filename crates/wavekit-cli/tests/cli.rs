@@ -243,7 +243,10 @@ fn an_unsupported_sort_key_dtype_is_named_in_one_clean_line() {
         (&u8_keys, "use uint32, int32, float32 or uint64"),
         (&f64_keys, "is not supported"),
     ] {
-        let out = wavekit(&["sort", keys.to_str().unwrap(), "-o", o.to_str().unwrap()], &[]);
+        let out = wavekit(
+            &["sort", keys.to_str().unwrap(), "-o", o.to_str().unwrap()],
+            &[],
+        );
         assert_usage_error(&out, needle);
         let stderr = text(&out.stderr);
         // No line continuation lost in the message: no run of spaces inside it.
