@@ -5,8 +5,8 @@
 # (2) a probe module written into the foundation with every way of naming a primitive
 # (`crate::`, grouped, `super::`, the library's path, an absolute path) must fail to build, with
 # an error on each of its lines; the probe is removed afterwards whatever happens.
-# Run after a build: it compiles the foundation once with the probe, which fails by design, and
-# rebuilds nothing.
+# Run after `cargo build --workspace --all-targets`: it compiles the foundation once with the
+# probe, which fails by design, and rebuilds nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deps=$(cargo tree -p wavekit-gpu -e normal,build,dev --prefix none --format '{p}' | awk '{print $1}' |
@@ -51,7 +51,10 @@ use wavekit::reduce::Reduce; // probe 4
 use ::wavekit::histogram; // probe 5
 PROBE
 echo "mod layer_probe;" >>"$lib"
-if out=$(cargo build -p wavekit-gpu --lib --quiet --message-format short 2>&1); then
+# The same selection as the test command's build (the whole workspace, every target), so
+# that every dependency is already built with the same features and nothing is rebuilt: the
+# foundation fails, and nothing that depends on it is attempted.
+if out=$(cargo build --workspace --all-targets --quiet --message-format short 2>&1); then
     echo "check-layers: a foundation file importing primitives built; the layers are not enforced" >&2
     exit 1
 fi

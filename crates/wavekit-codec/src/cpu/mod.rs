@@ -1,0 +1,269 @@
+//! The codec on the CPU: the reference a GPU encoder and decoder will be held to, byte for
+//! byte, and what `--cpu` runs. Each stage is a file: [`color`] (BT.709 YCbCr, 4:2:0), the 9/7
+//! wavelet (`wavekit_dwt::sim`, the CPU port of the GPU's kernel, so both sides compute the
+//! same coefficients), [`block`] (quantization and the bit-plane coding of one block), and
+//! [`rate`] (the planes of every block for the byte budget).
+
+pub mod block;
+pub mod color;
+pub mod rate;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use wavekit_dwt::{SHAPES, Wavelet};
+
+use crate::error::{CodecError, Result};
+use crate::format::{Band, Chroma, Header, Layout, OFFSET_BYTES, Orientation};
+
+/// What to encode: the chroma sampling, wavelet levels and the frame's byte budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EncodeConfig {
+    /// Chroma sampling.
+    pub chroma: Chroma,
+    /// Wavelet levels (5 by default; fewer where a plane is too small).
+    pub levels: u8,
+    /// The coded frame's size at most, in bytes; the rate control fills it as far as the
+    /// blocks' bit-planes allow.
+    pub budget: usize,
+}
+
+/// The base quantizer step: fine enough that the bit-planes the rate control drops, not the
+/// step, set the quality at any budget worth using.
+pub const BASE_STEP: f32 = 0.25;
+
+/// What an encode did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodeStats {
+    /// Bytes of the coded frame.
+    pub bytes: usize,
+    /// Header and offset table.
+    pub overhead: usize,
+    /// Blocks, and blocks with no plane sent.
+    pub blocks: usize,
+    /// Blocks with no plane sent.
+    pub empty_blocks: usize,
+    /// Every plane of every block fitted: the frame is as good as the quantizer allows, and
+    /// smaller than the budget.
+    pub all_planes: bool,
+}
+
+/// What a decode found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DecodeReport {
+    /// Blocks whose offset or payload was out of the frame or malformed: their samples were
+    /// set to 0 (the band's mean for LL is 0 too: a damaged block shows as a flat patch).
+    pub damaged: Vec<usize>,
+    /// Blocks in the frame.
+    pub blocks: usize,
+}
+
+/// Band gains by (levels, level, orientation).
+type Gains = Mutex<HashMap<(u8, u8, u8), f64>>;
+
+/// The energy of the synthesis of a unit sample in each band (how much an error there costs
+/// in the image), by (levels, level, orientation); computed once with the f64 reference.
+fn gain(levels: u8, band: &Band) -> f64 {
+    static GAINS: OnceLock<Gains> = OnceLock::new();
+    let key = (levels, band.level, band.orientation as u8);
+    let map = GAINS.get_or_init(Default::default);
+    if let Some(&g) = map.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return g;
+    }
+    // An impulse in the middle of the band of a plane large enough for the basis function.
+    let side = 16usize << levels;
+    let mut plane = vec![0f64; side * side];
+    let s = side >> band.level;
+    let (x0, y0) = match band.orientation {
+        Orientation::Ll => (0, 0),
+        Orientation::Hl => (s, 0),
+        Orientation::Lh => (0, s),
+        Orientation::Hh => (s, s),
+    };
+    plane[(y0 + s / 2) * side + x0 + s / 2] = 1.0;
+    wavekit_dwt::reference::inverse_2d_97(&mut plane, side, side, u32::from(levels));
+    let g = plane.iter().map(|v| v * v).sum::<f64>();
+    map.lock().unwrap_or_else(|e| e.into_inner()).insert(key, g);
+    g
+}
+
+/// A band's quantizer step.
+fn step_of(header: &Header, band: &Band) -> f32 {
+    (f64::from(header.step) / gain(header.levels, band).sqrt()) as f32
+}
+
+fn block_samples(plane: &[f32], pitch: usize, b: &crate::format::Block) -> Vec<f32> {
+    let mut v = Vec::with_capacity(b.len());
+    for y in b.y..b.y + b.height {
+        v.extend_from_slice(&plane[y * pitch + b.x..y * pitch + b.x + b.width]);
+    }
+    v
+}
+
+/// Encode an 8-bit RGB frame (`rgb`: 3 bytes a pixel, rows top to bottom).
+pub fn encode(
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    config: &EncodeConfig,
+) -> Result<(Vec<u8>, EncodeStats)> {
+    let (w, h) = (width as usize, height as usize);
+    if rgb.len() != 3 * w * h {
+        return Err(CodecError::InvalidArgument(format!(
+            "{} bytes of RGB for a {width} x {height} frame: expected {}",
+            rgb.len(),
+            3 * w * h
+        )));
+    }
+    let mut header = Header {
+        width,
+        height,
+        chroma: config.chroma,
+        levels: 0,
+        step: BASE_STEP,
+    };
+    header.check()?;
+    header.levels = config.levels.min(header.max_levels());
+    let layout = Layout::of(&header);
+    let overhead = layout.overhead();
+    if config.budget < overhead + 2 * layout.blocks.len() {
+        return Err(CodecError::InvalidArgument(format!(
+            "a budget of {} bytes is too small for a {width} x {height} frame: its header and \
+             block table take {overhead} bytes and every block at least 2 more; give at least {}",
+            config.budget,
+            overhead + 2 * layout.blocks.len()
+        )));
+    }
+    let mut planes = color::to_ycbcr(rgb, w, h, config.chroma);
+    for (p, &(pw, ph)) in planes.iter_mut().zip(header.planes().iter()) {
+        wavekit_dwt::sim::forward_2d(
+            Wavelet::Irreversible97,
+            SHAPES[0],
+            p,
+            pw,
+            ph,
+            u32::from(header.levels),
+        );
+    }
+    let dims = header.planes();
+    let mut quantized = Vec::with_capacity(layout.blocks.len());
+    let mut costs = Vec::with_capacity(layout.blocks.len());
+    for b in &layout.blocks {
+        let band = &layout.bands[b.band];
+        let step = step_of(&header, band);
+        let samples = block_samples(&planes[band.plane], dims[band.plane].0, b);
+        let q = block::quantize(&samples, step);
+        let g = gain(header.levels, band);
+        let d: Vec<f64> = block::distortions(&samples, &q, step)
+            .into_iter()
+            .map(|d| d * g)
+            .collect();
+        costs.push((block::rates(&q), d));
+        quantized.push(q);
+    }
+    let choices: Vec<rate::Choices> = costs
+        .iter()
+        .map(|(r, d)| rate::Choices {
+            rates: r,
+            distortions: d,
+        })
+        .collect();
+    let planes_sent = rate::choose(&choices, config.budget - overhead)
+        .expect("the budget holds every block's header (checked above)");
+    let mut out = Vec::with_capacity(config.budget);
+    out.extend_from_slice(&header.to_bytes());
+    out.resize(overhead, 0);
+    for (i, (q, &n)) in quantized.iter().zip(&planes_sent).enumerate() {
+        let offset = out.len() as u32;
+        out[crate::format::HEADER_BYTES + i * OFFSET_BYTES..][..OFFSET_BYTES]
+            .copy_from_slice(&offset.to_le_bytes());
+        block::encode(q, n as u8, &mut out);
+    }
+    debug_assert!(out.len() <= config.budget);
+    let stats = EncodeStats {
+        bytes: out.len(),
+        overhead,
+        blocks: layout.blocks.len(),
+        empty_blocks: planes_sent.iter().filter(|&&n| n == 0).count(),
+        all_planes: planes_sent
+            .iter()
+            .zip(&quantized)
+            .all(|(&n, q)| n == usize::from(q.planes)),
+    };
+    Ok((out, stats))
+}
+
+/// Decode a frame: its header, and 8-bit RGB. Any byte string is safe: a header that is not a
+/// frame's is an error; a block whose offset or payload is out of the frame or malformed is
+/// decoded as zeros and reported, and damages only its own area.
+pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
+    let header = Header::parse(bytes)?;
+    let layout = Layout::of(&header);
+    if bytes.len() < layout.overhead() {
+        return Err(CodecError::Bitstream(format!(
+            "{} bytes: its header and block table alone take {}",
+            bytes.len(),
+            layout.overhead()
+        )));
+    }
+    let dims = header.planes();
+    let mut planes: [Vec<f32>; 3] = dims.map(|(w, h)| vec![0f32; w * h]);
+    let mut report = DecodeReport {
+        blocks: layout.blocks.len(),
+        ..Default::default()
+    };
+    let mut samples = Vec::new();
+    for (i, b) in layout.blocks.iter().enumerate() {
+        let band = &layout.bands[b.band];
+        let at = crate::format::HEADER_BYTES + i * OFFSET_BYTES;
+        let offset =
+            u32::from_le_bytes(bytes[at..at + OFFSET_BYTES].try_into().expect("4")) as usize;
+        samples.resize(b.len(), 0.0);
+        let ok = offset >= layout.overhead()
+            && offset < bytes.len()
+            && block::decode(
+                &bytes[offset..],
+                b.len(),
+                step_of(&header, band),
+                &mut samples,
+            )
+            .is_ok();
+        if !ok {
+            samples.fill(0.0);
+            report.damaged.push(i);
+        }
+        let pitch = dims[band.plane].0;
+        for (r, row) in samples.chunks(b.width).enumerate() {
+            let start = (b.y + r) * pitch + b.x;
+            planes[band.plane][start..start + b.width].copy_from_slice(row);
+        }
+    }
+    for (p, &(pw, ph)) in planes.iter_mut().zip(dims.iter()) {
+        wavekit_dwt::sim::inverse_2d(
+            Wavelet::Irreversible97,
+            SHAPES[0],
+            p,
+            pw,
+            ph,
+            u32::from(header.levels),
+        );
+    }
+    let rgb = color::to_rgb(
+        &planes,
+        header.width as usize,
+        header.height as usize,
+        header.chroma,
+    );
+    Ok((header, rgb, report))
+}
+
+/// Peak signal-to-noise ratio of `b` against `a` (8-bit samples), dB; infinite when equal.
+pub fn psnr(a: &[u8], b: &[u8]) -> f64 {
+    let mse = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
+        .sum::<f64>()
+        / a.len().max(1) as f64;
+    10.0 * (255.0 * 255.0 / mse).log10()
+}

@@ -1,0 +1,362 @@
+//! The bitstream's layout (`docs/codec-bitstream.md`, version 1): the header, the planes and
+//! their wavelet bands, the code blocks of each band in a fixed order, and the block offset
+//! table. Both the encoder and the decoder derive the whole layout from the header alone.
+
+use crate::error::{CodecError, Result};
+
+/// The four bytes every frame starts with.
+pub const MAGIC: [u8; 4] = *b"WKV\0";
+/// The bitstream version this crate writes and reads.
+pub const VERSION: u8 = 1;
+/// Header bytes.
+pub const HEADER_BYTES: usize = 24;
+/// Bytes of one entry of the block offset table.
+pub const OFFSET_BYTES: usize = 4;
+/// A code block's side (edge blocks of a band are smaller).
+pub const BLOCK: usize = 32;
+/// Largest frame side.
+pub const MAX_SIDE: u32 = 16384;
+/// Most magnitude bit-planes a block can have.
+pub const MAX_PLANES: u8 = 24;
+
+/// How the chroma planes are sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chroma {
+    /// Cb and Cr at half the width and half the height.
+    Yuv420,
+    /// Cb and Cr at full size.
+    Yuv444,
+}
+
+/// What a frame holds: its size, chroma sampling, wavelet levels and quantizer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Header {
+    /// Width of the luma plane in pixels.
+    pub width: u32,
+    /// Height of the luma plane in pixels.
+    pub height: u32,
+    /// Chroma sampling.
+    pub chroma: Chroma,
+    /// Wavelet levels (9/7).
+    pub levels: u8,
+    /// The base quantizer step (each band's step is this over the square root of its
+    /// synthesis gain).
+    pub step: f32,
+}
+
+impl Header {
+    /// Fails on a size, level count or step the codec does not take.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(CodecError::InvalidArgument(m));
+        if self.width == 0 || self.height == 0 || self.width > MAX_SIDE || self.height > MAX_SIDE {
+            return bad(format!(
+                "frame {} x {}: each side must be 1 to {MAX_SIDE} pixels",
+                self.width, self.height
+            ));
+        }
+        if self.chroma == Chroma::Yuv420
+            && (!self.width.is_multiple_of(2) || !self.height.is_multiple_of(2))
+        {
+            return bad(format!(
+                "frame {} x {}: 4:2:0 needs even sides; crop or pad the frame, or use 4:4:4",
+                self.width, self.height
+            ));
+        }
+        let max = self.max_levels();
+        if self.levels > max {
+            return bad(format!(
+                "{} wavelet levels on a {} x {} frame: at most {max}",
+                self.levels, self.width, self.height
+            ));
+        }
+        if !(self.step.is_finite() && self.step > 0.0) {
+            return bad(format!("quantizer step {}: must be positive", self.step));
+        }
+        Ok(())
+    }
+
+    /// The most levels every plane of this frame can take.
+    pub fn max_levels(&self) -> u8 {
+        self.planes()
+            .iter()
+            .map(|&(w, h)| wavekit_dwt::max_levels(w, h) as u8)
+            .min()
+            .unwrap_or(0)
+            .min(8)
+    }
+
+    /// Each plane's size: Y, Cb, Cr.
+    pub fn planes(&self) -> [(usize, usize); 3] {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let c = match self.chroma {
+            Chroma::Yuv420 => (w.div_ceil(2), h.div_ceil(2)),
+            Chroma::Yuv444 => (w, h),
+        };
+        [(w, h), c, c]
+    }
+
+    /// The header's bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_BYTES] {
+        let mut b = [0u8; HEADER_BYTES];
+        b[..4].copy_from_slice(&MAGIC);
+        b[4] = VERSION;
+        b[5] = match self.chroma {
+            Chroma::Yuv420 => 0,
+            Chroma::Yuv444 => 1,
+        };
+        b[6] = self.levels;
+        b[8..12].copy_from_slice(&self.width.to_le_bytes());
+        b[12..16].copy_from_slice(&self.height.to_le_bytes());
+        b[16..20].copy_from_slice(&self.step.to_le_bytes());
+        b
+    }
+
+    /// Parse and check a header; `bytes` is the whole frame.
+    pub fn parse(bytes: &[u8]) -> Result<Header> {
+        let bad = |m: String| Err(CodecError::Bitstream(m));
+        if bytes.len() < HEADER_BYTES {
+            return bad(format!(
+                "{} bytes, shorter than the {HEADER_BYTES}-byte header",
+                bytes.len()
+            ));
+        }
+        if bytes[..4] != MAGIC {
+            return bad("it does not start with the wavekit frame magic".into());
+        }
+        if bytes[4] != VERSION {
+            return bad(format!(
+                "bitstream version {}; this decoder reads version {VERSION}",
+                bytes[4]
+            ));
+        }
+        let chroma = match bytes[5] {
+            0 => Chroma::Yuv420,
+            1 => Chroma::Yuv444,
+            c => return bad(format!("unknown chroma sampling {c}")),
+        };
+        let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+        let h = Header {
+            width: word(8),
+            height: word(12),
+            chroma,
+            levels: bytes[6],
+            step: f32::from_bits(word(16)),
+        };
+        h.check()
+            .map_err(|e| CodecError::Bitstream(e.to_string()))?;
+        Ok(h)
+    }
+}
+
+/// A wavelet band's orientation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Orientation {
+    /// The last level's low-pass band.
+    Ll,
+    /// High-pass across, low-pass down.
+    Hl,
+    /// Low-pass across, high-pass down.
+    Lh,
+    /// High-pass both ways.
+    Hh,
+}
+
+/// A band of one plane in the Mallat layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// Plane: 0 Y, 1 Cb, 2 Cr.
+    pub plane: usize,
+    /// Level, 1 (finest) to the frame's levels (LL has the coarsest).
+    pub level: u8,
+    /// Orientation.
+    pub orientation: Orientation,
+    /// First column and row of the band in the plane.
+    pub x: usize,
+    /// First row.
+    pub y: usize,
+    /// Width in samples.
+    pub width: usize,
+    /// Height in samples.
+    pub height: usize,
+}
+
+/// A code block: a rectangle of one band, coded on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// Index of its band in [`Layout::bands`].
+    pub band: usize,
+    /// First column in the plane.
+    pub x: usize,
+    /// First row in the plane.
+    pub y: usize,
+    /// Width in samples (at most [`BLOCK`]).
+    pub width: usize,
+    /// Height in samples.
+    pub height: usize,
+}
+
+impl Block {
+    /// Samples in the block.
+    pub fn len(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// Whether the block has no samples (never, for blocks of a layout).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of one bit-plane (one bit a sample, rows one after another).
+    pub fn plane_bytes(&self) -> usize {
+        self.len().div_ceil(8)
+    }
+}
+
+/// Every band and block of a frame, in bitstream order: plane by plane, each plane's LL
+/// first, then from the coarsest level to the finest HL, LH, HH; each band's blocks row by row.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The bands.
+    pub bands: Vec<Band>,
+    /// The blocks.
+    pub blocks: Vec<Block>,
+}
+
+impl Layout {
+    /// The layout of a frame with `header`.
+    pub fn of(header: &Header) -> Layout {
+        let mut bands = Vec::new();
+        let levels = u32::from(header.levels);
+        for (plane, &(w, h)) in header.planes().iter().enumerate() {
+            let regions = wavekit_dwt::reference::regions(w, h, levels);
+            let (lw, lh) = match regions.last() {
+                Some(&(rw, rh)) => (rw.div_ceil(2), rh.div_ceil(2)),
+                None => (w, h),
+            };
+            bands.push(Band {
+                plane,
+                level: header.levels,
+                orientation: Orientation::Ll,
+                x: 0,
+                y: 0,
+                width: lw,
+                height: lh,
+            });
+            for (i, &(rw, rh)) in regions.iter().enumerate().rev() {
+                let (cw, ch) = (rw.div_ceil(2), rh.div_ceil(2));
+                let level = i as u8 + 1;
+                for (orientation, x, y, bw, bh) in [
+                    (Orientation::Hl, cw, 0, rw - cw, ch),
+                    (Orientation::Lh, 0, ch, cw, rh - ch),
+                    (Orientation::Hh, cw, ch, rw - cw, rh - ch),
+                ] {
+                    bands.push(Band {
+                        plane,
+                        level,
+                        orientation,
+                        x,
+                        y,
+                        width: bw,
+                        height: bh,
+                    });
+                }
+            }
+        }
+        let mut blocks = Vec::new();
+        for (i, b) in bands.iter().enumerate() {
+            for by in (0..b.height).step_by(BLOCK) {
+                for bx in (0..b.width).step_by(BLOCK) {
+                    blocks.push(Block {
+                        band: i,
+                        x: b.x + bx,
+                        y: b.y + by,
+                        width: BLOCK.min(b.width - bx),
+                        height: BLOCK.min(b.height - by),
+                    });
+                }
+            }
+        }
+        Layout { bands, blocks }
+    }
+
+    /// Bytes before the first block's payload: the header and the offset table.
+    pub fn overhead(&self) -> usize {
+        HEADER_BYTES + OFFSET_BYTES * self.blocks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(width: u32, height: u32, chroma: Chroma, levels: u8) -> Header {
+        Header {
+            width,
+            height,
+            chroma,
+            levels,
+            step: 1.5,
+        }
+    }
+
+    #[test]
+    fn the_blocks_cover_every_sample_of_every_plane_once() {
+        for (w, h, chroma, levels) in [
+            (1, 1, Chroma::Yuv444, 0),
+            (4, 4, Chroma::Yuv420, 1),
+            (33, 7, Chroma::Yuv444, 2),
+            (64, 64, Chroma::Yuv420, 5),
+            (130, 66, Chroma::Yuv420, 5),
+            (97, 211, Chroma::Yuv444, 5),
+        ] {
+            let hd = header(w, h, chroma, levels);
+            hd.check().unwrap();
+            let layout = Layout::of(&hd);
+            for (plane, &(pw, ph)) in hd.planes().iter().enumerate() {
+                let mut seen = vec![0u8; pw * ph];
+                for b in layout
+                    .blocks
+                    .iter()
+                    .filter(|b| layout.bands[b.band].plane == plane)
+                {
+                    assert!(b.width <= BLOCK && b.height <= BLOCK && !b.is_empty());
+                    for y in b.y..b.y + b.height {
+                        for x in b.x..b.x + b.width {
+                            seen[y * pw + x] += 1;
+                        }
+                    }
+                }
+                assert!(seen.iter().all(|&n| n == 1), "{w}x{h} {chroma:?} {levels}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_header_round_trips_and_bad_ones_are_refused() {
+        let h = header(1920, 1080, Chroma::Yuv420, 5);
+        assert_eq!(Header::parse(&h.to_bytes()).unwrap(), h);
+        let mut b = h.to_bytes();
+        b[4] = 2;
+        assert!(
+            Header::parse(&b)
+                .unwrap_err()
+                .to_string()
+                .contains("version 2")
+        );
+        assert!(Header::parse(&b[..10]).is_err());
+        assert!(Header::parse(b"JUNKJUNKJUNKJUNKJUNKJUNK").is_err());
+        let mut b = h.to_bytes();
+        b[8..12].copy_from_slice(&0u32.to_le_bytes());
+        assert!(Header::parse(&b).is_err());
+        assert!(header(1921, 1080, Chroma::Yuv420, 5).check().is_err());
+        assert!(header(16, 16, Chroma::Yuv444, 9).check().is_err());
+        assert!(
+            Header {
+                step: f32::NAN,
+                ..h
+            }
+            .check()
+            .is_err()
+        );
+    }
+}
