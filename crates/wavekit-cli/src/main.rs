@@ -1,6 +1,7 @@
 //! The `wavekit` command line.
 
 mod bench;
+mod codec;
 mod demo;
 mod dwt;
 mod error;
@@ -127,6 +128,36 @@ enum Command {
     /// The 2D wavelet transform of JPEG 2000 (5/3 or 9/7): forward, inverse, round trip.
     #[command(subcommand)]
     Dwt(DwtCommand),
+    /// Encode a PNG frame into the codec's bitstream at a byte budget (the CPU reference
+    /// coder; docs/codec-bitstream.md); prints its size and PSNR.
+    Encode {
+        /// The frame: a PNG (8-bit RGB; alpha is dropped).
+        input: std::path::PathBuf,
+        /// The coded frame.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// The frame's size at most, in bytes.
+        #[arg(long, conflicts_with = "bpp")]
+        bytes: Option<usize>,
+        /// The frame's size at most, in bits a pixel.
+        #[arg(long)]
+        bpp: Option<f64>,
+        /// Chroma sampling.
+        #[arg(long, value_enum, default_value = "420")]
+        chroma: codec::ChromaArg,
+        /// Wavelet levels (fewer where the frame is too small).
+        #[arg(long, default_value_t = 5)]
+        levels: u8,
+    },
+    /// Decode a coded frame to a PNG (the CPU reference decoder); damaged blocks are decoded
+    /// as flat and reported.
+    Decode {
+        /// The coded frame.
+        input: std::path::PathBuf,
+        /// The PNG to write.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+    },
     /// Everything on this machine, end to end: probe, selftest, and the primitives checked
     /// against the CPU.
     Demo,
@@ -461,6 +492,15 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             levels,
             color,
         }) => dwt::roundtrip(&*context(cli.adapter)?, &input, (wavelet, levels, color)),
+        Command::Encode {
+            input,
+            output,
+            bytes,
+            bpp,
+            chroma,
+            levels,
+        } => codec::encode_png(&input, &output, bytes, bpp, chroma, levels),
+        Command::Decode { input, output } => codec::decode_png(&input, &output),
         Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
         Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),

@@ -255,6 +255,116 @@ fn an_unsupported_sort_key_dtype_is_named_in_one_clean_line() {
     }
 }
 
+#[test]
+fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
+    let png = tmp("frame.png");
+    let img = image::RgbImage::from_fn(96, 64, |x, y| {
+        image::Rgb([(x * 2) as u8, (y * 3) as u8, ((x ^ y) * 4) as u8])
+    });
+    img.save(&png).unwrap();
+    let wkv = tmp("frame.wkv");
+    let out = wavekit(
+        &[
+            "encode",
+            png.to_str().unwrap(),
+            "-o",
+            wkv.to_str().unwrap(),
+            "--bytes",
+            "1500",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("PSNR-Y") && stdout.contains("PSNR-RGB"),
+        "{stdout}"
+    );
+    let len = std::fs::metadata(&wkv).unwrap().len();
+    assert!(len <= 1500 && len * 100 >= 1500 * 97, "{len}");
+    let back = tmp("frame-back.png");
+    let out = wavekit(
+        &[
+            "decode",
+            wkv.to_str().unwrap(),
+            "-o",
+            back.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(image::open(&back).unwrap().to_rgb8().dimensions(), (96, 64));
+    // Bad input: no budget, a budget below the header, the input as the output, not a frame,
+    // an odd size at 4:2:0; each exit 2, the input untouched, no output left.
+    let before = std::fs::read(&png).unwrap();
+    let x = tmp("never.wkv");
+    for (args, needle) in [
+        (
+            vec!["encode", png.to_str().unwrap(), "-o", x.to_str().unwrap()],
+            "--bytes N or --bpp X",
+        ),
+        (
+            vec![
+                "encode",
+                png.to_str().unwrap(),
+                "-o",
+                x.to_str().unwrap(),
+                "--bytes",
+                "9",
+            ],
+            "too small",
+        ),
+        (
+            vec![
+                "encode",
+                png.to_str().unwrap(),
+                "-o",
+                png.to_str().unwrap(),
+                "--bpp",
+                "1",
+            ],
+            "is the input file",
+        ),
+        (
+            vec!["decode", png.to_str().unwrap(), "-o", x.to_str().unwrap()],
+            "not a decodable wavekit frame",
+        ),
+    ] {
+        let out = wavekit(&args, &[]);
+        assert_usage_error(&out, needle);
+        assert!(!x.exists(), "{args:?} left {}", x.display());
+    }
+    assert_eq!(std::fs::read(&png).unwrap(), before);
+    let odd = tmp("odd.png");
+    image::RgbImage::new(15, 8).save(&odd).unwrap();
+    let out = wavekit(
+        &[
+            "encode",
+            odd.to_str().unwrap(),
+            "-o",
+            x.to_str().unwrap(),
+            "--bpp",
+            "2",
+        ],
+        &[],
+    );
+    assert_usage_error(&out, "4:2:0 needs even sides");
+    let out = wavekit(
+        &[
+            "encode",
+            odd.to_str().unwrap(),
+            "-o",
+            x.to_str().unwrap(),
+            "--bytes",
+            "400",
+            "--chroma",
+            "444",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 fn read_u32(path: &std::path::Path) -> Vec<u32> {
     npyz::NpyFile::new(std::fs::File::open(path).unwrap())
         .unwrap()

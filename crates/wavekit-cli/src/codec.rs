@@ -1,0 +1,190 @@
+//! `wavekit encode` and `wavekit decode`: PNG frames to and from the codec's bitstream
+//! (`docs/codec-bitstream.md`). This step runs the CPU reference coder (`wavekit_codec::cpu`);
+//! the GPU coder is not built yet.
+
+use std::path::{Path, PathBuf};
+
+use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
+use wavekit_codec::{Chroma, CodecError};
+
+use crate::error::CliError;
+
+/// Chroma sampling on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ChromaArg {
+    /// Cb and Cr at half width and height (the sides must be even).
+    #[value(name = "420")]
+    Yuv420,
+    /// Cb and Cr at full size.
+    #[value(name = "444")]
+    Yuv444,
+}
+
+impl From<ChromaArg> for Chroma {
+    fn from(c: ChromaArg) -> Self {
+        match c {
+            ChromaArg::Yuv420 => Chroma::Yuv420,
+            ChromaArg::Yuv444 => Chroma::Yuv444,
+        }
+    }
+}
+
+impl From<CodecError> for CliError {
+    fn from(e: CodecError) -> Self {
+        match e {
+            CodecError::Gpu(e) => CliError::Wavekit(e),
+            e => CliError::Usage(e.to_string()),
+        }
+    }
+}
+
+fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::File {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Refuse an output that is the input, or a folder that does not exist, before any work.
+fn check_output(input: &Path, output: &Path) -> Result<(), CliError> {
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(file_err(
+            output,
+            "is the input file; give another output path (the input is never overwritten)",
+        ));
+    }
+    let dir = output.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(d) = dir {
+        if !d.is_dir() {
+            return Err(file_err(output, format!("no such folder {}", d.display())));
+        }
+    }
+    Ok(())
+}
+
+/// Write `bytes` to `path` through a temporary file beside it, renamed into place when whole.
+fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp: PathBuf = path.with_file_name(format!(".{name}.wavekit-{}.tmp", std::process::id()));
+    let result =
+        write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(|e| file_err(path, e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// PSNR of the luma (BT.709 Y) of `b` against `a`, dB.
+fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
+    let y = |rgb: &[u8]| -> Vec<u8> {
+        color::to_ycbcr(rgb, w, h, Chroma::Yuv444)[0]
+            .iter()
+            .map(|v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
+            .collect()
+    };
+    psnr(&y(a), &y(b))
+}
+
+/// `wavekit encode`.
+pub fn encode_png(
+    input: &Path,
+    output: &Path,
+    bytes: Option<usize>,
+    bpp: Option<f64>,
+    chroma: ChromaArg,
+    levels: u8,
+) -> Result<(), CliError> {
+    check_output(input, output)?;
+    let img =
+        image::open(input).map_err(|e| file_err(input, format!("cannot read the image: {e}")))?;
+    if img.color() != image::ColorType::Rgb8 {
+        eprintln!(
+            "note: {} is {:?}; coded as 8-bit RGB (alpha dropped, deeper samples rounded)",
+            input.display(),
+            img.color()
+        );
+    }
+    let rgb = img.to_rgb8();
+    let (w, h) = rgb.dimensions();
+    let budget = match (bytes, bpp) {
+        (Some(b), None) => b,
+        (None, Some(x)) if x.is_finite() && x > 0.0 => {
+            (x * f64::from(w) * f64::from(h) / 8.0) as usize
+        }
+        (None, Some(x)) => {
+            return Err(CliError::Usage(format!(
+                "--bpp {x}: give a positive number of bits a pixel"
+            )));
+        }
+        _ => {
+            return Err(CliError::Usage(
+                "give the frame's size: --bytes N or --bpp X".into(),
+            ));
+        }
+    };
+    let config = EncodeConfig {
+        chroma: chroma.into(),
+        levels,
+        budget,
+    };
+    let (frame, stats) = encode(rgb.as_raw(), w, h, &config)?;
+    write_atomic(output, |tmp| {
+        std::fs::write(tmp, &frame).map_err(|e| file_err(output, e))
+    })?;
+    let (_, back, _) = decode(&frame)?;
+    let bits = 8.0 * frame.len() as f64 / (f64::from(w) * f64::from(h));
+    println!(
+        "{}: {w} x {h}, {} bytes ({bits:.3} bpp, {:.1} % of the budget{}), PSNR-Y {:.2} dB, \
+         PSNR-RGB {:.2} dB",
+        output.display(),
+        frame.len(),
+        100.0 * frame.len() as f64 / budget as f64,
+        if stats.all_planes {
+            "; every bit-plane fitted"
+        } else {
+            ""
+        },
+        psnr_y(rgb.as_raw(), &back, w as usize, h as usize),
+        psnr(rgb.as_raw(), &back)
+    );
+    Ok(())
+}
+
+/// `wavekit decode`.
+pub fn decode_png(input: &Path, output: &Path) -> Result<(), CliError> {
+    check_output(input, output)?;
+    let bytes = std::fs::read(input).map_err(|e| file_err(input, e))?;
+    let (header, rgb, report) = decode(&bytes).map_err(|e| file_err(input, e))?;
+    let img = image::RgbImage::from_raw(header.width, header.height, rgb)
+        .expect("the decoder returns a whole frame");
+    write_atomic(output, |tmp| {
+        img.save_with_format(tmp, image::ImageFormat::Png)
+            .map_err(|e| file_err(output, format!("cannot write the PNG: {e}")))
+    })?;
+    if !report.damaged.is_empty() {
+        eprintln!(
+            "warning: {} of {} blocks were damaged and decoded as flat (first: block {})",
+            report.damaged.len(),
+            report.blocks,
+            report.damaged[0]
+        );
+    }
+    println!(
+        "{}: {} x {} from {} bytes",
+        output.display(),
+        header.width,
+        header.height,
+        bytes.len()
+    );
+    Ok(())
+}
