@@ -1,17 +1,26 @@
 //! One code block's coding on the CPU: magnitudes sent bit-plane by bit-plane from the most
-//! significant, a block's lowest planes droppable by the rate control, then one sign bit for
-//! each sample whose sent magnitude is not zero. A payload is
+//! significant, each plane a significance pass and a refinement pass, so that a block's lowest
+//! planes can be dropped by the rate control. A payload is
 //!
 //! ```text
 //! byte 0      P: the block's magnitude bit-planes (0: every sample is 0)
 //! byte 1      n: the planes sent, the top ones (0 ..= P)
-//! n planes    ⌈samples / 8⌉ bytes each, plane P − 1 first; sample i is bit 7 − i % 8 of byte i / 8
-//! signs       ⌈nonzero / 8⌉ bytes: the samples whose sent magnitude is not 0, in order; 1: negative
+//! bits        for each of the n planes, most significant bit first:
+//!               4 bits   k, the plane's Golomb–Rice parameter
+//!               the significance pass over the samples not yet significant, in sample order:
+//!                 for each sample that becomes significant in this plane, the run of zeros
+//!                 before it (Golomb–Rice, k) and its sign (1: negative); then the run to the
+//!                 end of the list, unless the list ended on a significant sample
+//!               the refinement pass: the plane's bit of each sample significant before it
+//!             padded with zeros to a whole byte
 //! ```
 //!
-//! A sample's magnitude is `m = ⌊|c| / Δ⌋` (a dead zone of one step around 0); with `s = P − n`
-//! planes dropped, the sent value is `t = m >> s` and the decoder puts the sample at
-//! `(t + ½) · 2^s · Δ` (0 where `t = 0`): the middle of the interval it knows.
+//! Golomb–Rice with parameter k: `v >> k` ones, a zero, then the low k bits of v. A sample's
+//! magnitude is `m = ⌊|c| / Δ⌋` (a dead zone of one step around 0); with `s = P − n` planes
+//! dropped, the sent value is `t = m >> s` and the decoder puts the sample at `(t + ½) · 2^s ·
+//! Δ` (0 where `t = 0`): the middle of the interval it knows. The planes are embedded: the
+//! payload for n planes is the first bits of the one for n + 1, so one pass gives every n's
+//! size. ADR-0068 measured this against raw bit-planes.
 
 use crate::format::MAX_PLANES;
 
@@ -63,13 +72,6 @@ pub fn reconstruct(t: u32, dropped: u8, step: f32) -> f32 {
     }
 }
 
-/// Bytes of a payload sending the top `n` planes of `q`.
-pub fn payload_bytes(q: &Quantized, n: u8) -> usize {
-    let s = q.planes - n;
-    let nonzero = q.magnitude.iter().filter(|&&m| m >> s != 0).count();
-    2 + usize::from(n) * q.magnitude.len().div_ceil(8) + nonzero.div_ceil(8)
-}
-
 /// Squared error of the block's samples when the top `n` planes are sent, for every `n` from 0
 /// to `q.planes` (in the wavelet domain, unweighted).
 pub fn distortions(samples: &[f32], q: &Quantized, step: f32) -> Vec<f64> {
@@ -88,48 +90,164 @@ pub fn distortions(samples: &[f32], q: &Quantized, step: f32) -> Vec<f64> {
         .collect()
 }
 
-/// Bytes of a payload for every `n` from 0 to `q.planes`.
-pub fn rates(q: &Quantized) -> Vec<usize> {
-    (0..=q.planes).map(|n| payload_bytes(q, n)).collect()
+/// Bits, most significant first.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    bits: usize,
 }
 
-fn put_bit(bytes: &mut [u8], i: usize, bit: bool) {
-    if bit {
-        bytes[i / 8] |= 0x80 >> (i % 8);
+impl BitWriter {
+    fn put(&mut self, bit: bool) {
+        if self.bits.is_multiple_of(8) {
+            self.bytes.push(0);
+        }
+        if bit {
+            let last = self.bytes.len() - 1;
+            self.bytes[last] |= 0x80 >> (self.bits % 8);
+        }
+        self.bits += 1;
+    }
+
+    fn put_bits(&mut self, v: u32, n: u32) {
+        for b in (0..n).rev() {
+            self.put(v >> b & 1 == 1);
+        }
+    }
+
+    /// Golomb–Rice: `v >> k` in unary (ones, then a zero), then the low `k` bits.
+    fn put_rice(&mut self, v: u32, k: u32) {
+        for _ in 0..v >> k {
+            self.put(true);
+        }
+        self.put(false);
+        self.put_bits(v & ((1 << k) - 1), k);
     }
 }
 
-fn get_bit(bytes: &[u8], i: usize) -> bool {
-    bytes[i / 8] & (0x80 >> (i % 8)) != 0
+/// Bits of `v` in Golomb–Rice with parameter `k`.
+fn rice_bits(v: u32, k: u32) -> usize {
+    (v >> k) as usize + 1 + k as usize
+}
+
+/// Reads bits, most significant first; past the end is an error.
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    bit: usize,
+}
+
+impl BitReader<'_> {
+    fn get(&mut self) -> Result<bool, Damage> {
+        let byte = *self.bytes.get(self.bit / 8).ok_or(Damage::Truncated)?;
+        let b = byte & (0x80 >> (self.bit % 8)) != 0;
+        self.bit += 1;
+        Ok(b)
+    }
+
+    fn get_bits(&mut self, n: u32) -> Result<u32, Damage> {
+        let mut v = 0;
+        for _ in 0..n {
+            v = v << 1 | u32::from(self.get()?);
+        }
+        Ok(v)
+    }
+
+    /// A Golomb–Rice value that may not exceed `max` (a run past the block is damage).
+    fn get_rice(&mut self, k: u32, max: u32) -> Result<u32, Damage> {
+        let mut q = 0u32;
+        while self.get()? {
+            q += 1;
+            if q > max >> k {
+                return Err(Damage::BadHeader);
+            }
+        }
+        let v = q << k | self.get_bits(k)?;
+        if v > max {
+            return Err(Damage::BadHeader);
+        }
+        Ok(v)
+    }
+}
+
+/// Bits of the Golomb–Rice parameter sent with each plane's significance pass.
+const RICE_BITS: u32 = 4;
+
+/// The coded planes of `q`, top first, as one bit string, and the bits after each plane. Plane
+/// by plane: the Golomb–Rice parameter of the plane (4 bits, the one that costs least); a
+/// significance pass over the samples not yet significant, in order (the run of zeros before
+/// each sample that becomes significant, then its sign; the run to the end of the list last,
+/// unless the list ended on a significant sample); a refinement pass (the plane's bit of every
+/// sample significant in an earlier plane, raw).
+fn planes_coded(q: &Quantized) -> (BitWriter, Vec<usize>) {
+    let mut w = BitWriter::default();
+    let mut ends = vec![0usize];
+    let mut significant = vec![false; q.magnitude.len()];
+    for k in 0..q.planes {
+        let bit = q.planes - 1 - k;
+        let mut runs = Vec::new();
+        let mut newly = Vec::new();
+        let mut run = 0u32;
+        for (i, &m) in q.magnitude.iter().enumerate() {
+            if significant[i] {
+                continue;
+            }
+            if m >> bit & 1 == 1 {
+                runs.push(run);
+                newly.push(i);
+                run = 0;
+            } else {
+                run += 1;
+            }
+        }
+        // The tail run is sent unless the list ended right on a significant sample.
+        let tail = (run > 0 || newly.is_empty()).then_some(run);
+        let cost = |p: u32| -> usize {
+            runs.iter().map(|&r| rice_bits(r, p)).sum::<usize>()
+                + tail.map_or(0, |t| rice_bits(t, p))
+        };
+        let p = (0..1u32 << RICE_BITS)
+            .min_by_key(|&p| (cost(p), p))
+            .unwrap_or(0);
+        w.put_bits(p, RICE_BITS);
+        for (&r, &i) in runs.iter().zip(&newly) {
+            w.put_rice(r, p);
+            w.put(q.negative[i]);
+        }
+        if let Some(t) = tail {
+            w.put_rice(t, p);
+        }
+        for (i, &m) in q.magnitude.iter().enumerate() {
+            if significant[i] {
+                w.put(m >> bit & 1 == 1);
+            }
+        }
+        for &i in &newly {
+            significant[i] = true;
+        }
+        ends.push(w.bits);
+    }
+    (w, ends)
+}
+
+/// Bytes of a payload for every `n` from 0 to `q.planes`.
+pub fn rates(q: &Quantized) -> Vec<usize> {
+    let (_, ends) = planes_coded(q);
+    ends.iter().map(|b| 2 + b.div_ceil(8)).collect()
 }
 
 /// Append the payload sending the top `n` planes of `q` to `out`.
 pub fn encode(q: &Quantized, n: u8, out: &mut Vec<u8>) {
     assert!(n <= q.planes);
-    let len = q.magnitude.len();
-    let pb = len.div_ceil(8);
+    let (w, ends) = planes_coded(q);
+    let bits = ends[usize::from(n)];
     out.push(q.planes);
     out.push(n);
-    for k in 0..n {
-        let bit = q.planes - 1 - k;
-        let start = out.len();
-        out.resize(start + pb, 0);
-        for (i, &m) in q.magnitude.iter().enumerate() {
-            put_bit(&mut out[start..], i, m >> bit & 1 == 1);
-        }
-    }
-    let s = q.planes - n;
-    let signs: Vec<bool> = q
-        .magnitude
-        .iter()
-        .zip(&q.negative)
-        .filter(|(m, _)| *m >> s != 0)
-        .map(|(_, &neg)| neg)
-        .collect();
-    let start = out.len();
-    out.resize(start + signs.len().div_ceil(8), 0);
-    for (i, &neg) in signs.iter().enumerate() {
-        put_bit(&mut out[start..], i, neg);
+    out.extend_from_slice(&w.bytes[..bits.div_ceil(8)]);
+    // The last byte's bits past the planes sent are zero: the payload is one function of the
+    // block and n.
+    if bits % 8 != 0 {
+        let last = out.len() - 1;
+        out[last] &= !(0xFFu8 >> (bits % 8));
     }
 }
 
@@ -138,7 +256,8 @@ pub fn encode(q: &Quantized, n: u8, out: &mut Vec<u8>) {
 pub enum Damage {
     /// It runs past the end of the frame.
     Truncated,
-    /// Its header says more planes than a block can have, or more sent than it has.
+    /// Its header says more planes than a block can have or more sent than it has, or a run
+    /// goes past the block.
     BadHeader,
 }
 
@@ -146,6 +265,14 @@ pub enum Damage {
 /// step `step`); returns the bytes it took. On damage `out` is left zero.
 pub fn decode(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result<usize, Damage> {
     out.fill(0.0);
+    let r = decode_values(bytes, len, step, out);
+    if r.is_err() {
+        out.fill(0.0);
+    }
+    r
+}
+
+fn decode_values(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result<usize, Damage> {
     let [planes, n] = match bytes {
         [p, n, ..] => [*p, *n],
         _ => return Err(Damage::Truncated),
@@ -153,34 +280,51 @@ pub fn decode(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result<us
     if planes > MAX_PLANES || n > planes {
         return Err(Damage::BadHeader);
     }
-    let pb = len.div_ceil(8);
-    let body = 2 + usize::from(n) * pb;
-    if bytes.len() < body {
-        return Err(Damage::Truncated);
-    }
+    let mut rd = BitReader {
+        bytes: &bytes[2..],
+        bit: 0,
+    };
     let mut t = vec![0u32; len];
-    for k in 0..usize::from(n) {
-        let plane = &bytes[2 + k * pb..2 + (k + 1) * pb];
-        for (i, v) in t.iter_mut().enumerate() {
-            *v = *v << 1 | u32::from(get_bit(plane, i));
+    let mut negative = vec![false; len];
+    let mut significant = vec![false; len];
+    for _ in 0..n {
+        let p = rd.get_bits(RICE_BITS)?;
+        let candidates: Vec<usize> = (0..len).filter(|&i| !significant[i]).collect();
+        let mut newly = Vec::new();
+        let mut at = 0usize;
+        loop {
+            let left = (candidates.len() - at) as u32;
+            if at > 0 && left == 0 {
+                break; // the list ended on a significant sample: no tail run
+            }
+            let run = rd.get_rice(p, left)?;
+            if run == left {
+                break; // the tail run
+            }
+            let i = candidates[at + run as usize];
+            negative[i] = rd.get()?;
+            newly.push(i);
+            at += run as usize + 1;
+        }
+        for i in 0..len {
+            t[i] <<= 1;
+            if significant[i] {
+                t[i] |= u32::from(rd.get()?);
+            }
+        }
+        for &i in &newly {
+            t[i] |= 1;
+            significant[i] = true;
         }
     }
-    let nonzero = t.iter().filter(|&&v| v != 0).count();
-    let total = body + nonzero.div_ceil(8);
-    if bytes.len() < total {
-        return Err(Damage::Truncated);
-    }
-    let signs = &bytes[body..total];
     let dropped = planes - n;
-    let mut j = 0;
-    for (o, &v) in out.iter_mut().zip(&t) {
+    for ((o, &v), &neg) in out.iter_mut().zip(&t).zip(&negative) {
         if v != 0 {
             let r = reconstruct(v, dropped, step);
-            *o = if get_bit(signs, j) { -r } else { r };
-            j += 1;
+            *o = if neg { -r } else { r };
         }
     }
-    Ok(total)
+    Ok(2 + rd.bit.div_ceil(8))
 }
 
 #[cfg(test)]
@@ -232,6 +376,62 @@ mod tests {
             // Sending every plane never costs more error than sending none (one more plane can:
             // the middle of a finer interval may lie further from a sample than the coarser's).
             assert!(d[usize::from(q.planes)] <= d[0] + 1e-9);
+        }
+    }
+
+    #[test]
+    fn runs_that_end_on_a_significant_sample_and_empty_lists_round_trip() {
+        for samples in [
+            vec![0.0f32, 0.0, 9.0],
+            vec![9.0, 9.0, 9.0],
+            vec![0.0; 5],
+            vec![-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 8.0],
+            vec![3.0],
+        ] {
+            let q = quantize(&samples, 1.0);
+            for n in 0..=q.planes {
+                let mut bytes = Vec::new();
+                encode(&q, n, &mut bytes);
+                let mut out = vec![0f32; samples.len()];
+                assert_eq!(
+                    decode(&bytes, samples.len(), 1.0, &mut out),
+                    Ok(bytes.len())
+                );
+            }
+            let mut bytes = Vec::new();
+            encode(&q, q.planes, &mut bytes);
+            let mut out = vec![0f32; samples.len()];
+            decode(&bytes, samples.len(), 1.0, &mut out).unwrap();
+            for (a, b) in samples.iter().zip(&out) {
+                assert!((a - b).abs() <= 0.5 + 1e-6, "{samples:?}: {a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn any_bytes_decode_or_are_damage_never_a_panic() {
+        let mut rng = fastrand::Rng::with_seed(21);
+        let samples: Vec<f32> = (0..1024).map(|_| (rng.f32() - 0.5) * 300.0).collect();
+        let q = quantize(&samples, 0.5);
+        let mut clean = Vec::new();
+        encode(&q, q.planes, &mut clean);
+        let mut out = vec![0f32; 1024];
+        for trial in 0..2000 {
+            let mut b = clean.clone();
+            match trial % 3 {
+                0 => {
+                    let i = rng.usize(..b.len());
+                    b[i] ^= 1 << rng.u8(..8);
+                }
+                1 => b.truncate(rng.usize(..b.len())),
+                _ => b = (0..rng.usize(..64)).map(|_| rng.u8(..)).collect(),
+            }
+            if let Ok(used) = decode(&b, 1024, 0.5, &mut out) {
+                assert!(used <= b.len());
+                assert!(out.iter().all(|v| v.is_finite()));
+            } else {
+                assert!(out.iter().all(|&v| v == 0.0));
+            }
         }
     }
 
