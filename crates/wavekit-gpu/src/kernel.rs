@@ -214,13 +214,14 @@ impl<K: Eq + Hash + Clone> KernelCache<K> {
         key: &K,
         compose: impl FnOnce(&K) -> std::result::Result<Composed, E>,
     ) -> std::result::Result<Kernel, E> {
-        if let Some(k) = self.lock().get(key) {
+        // Built under the lock, so that two threads asking for one kernel build it once.
+        let mut built = self.lock();
+        if let Some(k) = built.get(key) {
             return Ok(k.clone());
         }
-        // Built outside the lock: another thread may build the same key meanwhile, and the
-        // first one in is kept (both are the same pipeline).
         let k = Kernel::new(ctx, &compose(key)?)?;
-        Ok(self.lock().entry(key.clone()).or_insert(k).clone())
+        built.insert(key.clone(), k.clone());
+        Ok(k)
     }
 
     /// Build every kernel of `keys` not built yet, together ([`Kernel::build_parallel`]: a cold

@@ -445,3 +445,47 @@ fn dispatch_chain_probe_times_every_length_and_checks_every_step() {
         }
     }
 }
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn the_kernel_cache_builds_each_key_once_and_reports_errors() {
+    use wavekit::kernel::KernelCache;
+    let ctx = gpu();
+    let cache: KernelCache<u32> = KernelCache::new();
+    let composed = |k: &u32| -> wavekit::Result<wavekit::shader::Composed> {
+        let text = format!(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
+             out[g.x] = {k}u;\n}}\n"
+        );
+        wavekit::shader::compose("t/cache", &[], &[], &[("t/cache", &text)])
+    };
+    let mut builds = 0;
+    for _ in 0..3 {
+        cache
+            .get(ctx, &7, |k| {
+                builds += 1;
+                composed(k)
+            })
+            .unwrap();
+    }
+    assert_eq!((builds, cache.len()), (1, 1));
+    cache.prebuild(ctx, &[7, 8, 9, 8], composed).unwrap();
+    assert_eq!(cache.len(), 3);
+    // A clone shares the kernels.
+    assert_eq!(cache.clone().len(), 3);
+    // A kernel that does not compose is an error, and nothing is cached for it.
+    let bad = |_: &u32| wavekit::shader::compose("t/bad", &[], &[], &[("t/bad", "fn f( {")]);
+    assert!(cache.get(ctx, &10, bad).is_err());
+    assert!(cache.prebuild(ctx, &[11], bad).is_err());
+    assert_eq!(cache.len(), 3);
+    // The cached kernel runs.
+    let out = ctx.storage_poisoned("out", 64).unwrap();
+    let k = cache.get(ctx, &9, composed).unwrap();
+    let bind = k.bind(ctx, &[(0, &out)]).unwrap();
+    ctx.submit(|enc| {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        k.dispatch(&mut pass, &bind, 1);
+    });
+    assert_eq!(ctx.read_back::<u32>("out", &out, 64).unwrap(), vec![9; 64]);
+}
