@@ -229,26 +229,53 @@ fn planes_coded(q: &Quantized) -> (BitWriter, Vec<usize>) {
     (w, ends)
 }
 
+/// A block's planes coded once: every truncation's size, and its payload, from one pass.
+pub struct Coded {
+    planes: u8,
+    bits: BitWriter,
+    ends: Vec<usize>,
+}
+
+/// Code the planes of `q` once.
+pub fn code(q: &Quantized) -> Coded {
+    let (bits, ends) = planes_coded(q);
+    Coded {
+        planes: q.planes,
+        bits,
+        ends,
+    }
+}
+
+impl Coded {
+    /// Bytes of a payload for every `n` from 0 to the block's planes.
+    pub fn rates(&self) -> Vec<usize> {
+        self.ends.iter().map(|b| 2 + b.div_ceil(8)).collect()
+    }
+
+    /// Append the payload sending the top `n` planes to `out`.
+    pub fn write(&self, n: u8, out: &mut Vec<u8>) {
+        assert!(n <= self.planes);
+        let bits = self.ends[usize::from(n)];
+        out.push(self.planes);
+        out.push(n);
+        out.extend_from_slice(&self.bits.bytes[..bits.div_ceil(8)]);
+        // The last byte's bits past the planes sent are zero: the payload is one function of
+        // the block and n.
+        if !bits.is_multiple_of(8) {
+            let last = out.len() - 1;
+            out[last] &= !(0xFFu8 >> (bits % 8));
+        }
+    }
+}
+
 /// Bytes of a payload for every `n` from 0 to `q.planes`.
 pub fn rates(q: &Quantized) -> Vec<usize> {
-    let (_, ends) = planes_coded(q);
-    ends.iter().map(|b| 2 + b.div_ceil(8)).collect()
+    code(q).rates()
 }
 
 /// Append the payload sending the top `n` planes of `q` to `out`.
 pub fn encode(q: &Quantized, n: u8, out: &mut Vec<u8>) {
-    assert!(n <= q.planes);
-    let (w, ends) = planes_coded(q);
-    let bits = ends[usize::from(n)];
-    out.push(q.planes);
-    out.push(n);
-    out.extend_from_slice(&w.bytes[..bits.div_ceil(8)]);
-    // The last byte's bits past the planes sent are zero: the payload is one function of the
-    // block and n.
-    if bits % 8 != 0 {
-        let last = out.len() - 1;
-        out[last] &= !(0xFFu8 >> (bits % 8));
-    }
+    code(q).write(n, out);
 }
 
 /// Why a block's payload could not be decoded.

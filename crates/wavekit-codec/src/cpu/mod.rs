@@ -158,8 +158,9 @@ pub fn encode(
             .into_iter()
             .map(|d| d * g)
             .collect();
-        costs.push((block::rates(&q), d));
-        quantized.push(q);
+        let coded = block::code(&q);
+        costs.push((coded.rates(), d));
+        quantized.push((q, coded));
     }
     let choices: Vec<rate::Choices> = costs
         .iter()
@@ -173,11 +174,11 @@ pub fn encode(
     let mut out = Vec::with_capacity(config.budget);
     out.extend_from_slice(&header.to_bytes());
     out.resize(overhead, 0);
-    for (i, (q, &n)) in quantized.iter().zip(&planes_sent).enumerate() {
+    for (i, ((_, coded), &n)) in quantized.iter().zip(&planes_sent).enumerate() {
         let offset = out.len() as u32;
         out[crate::format::HEADER_BYTES + i * OFFSET_BYTES..][..OFFSET_BYTES]
             .copy_from_slice(&offset.to_le_bytes());
-        block::encode(q, n as u8, &mut out);
+        coded.write(n as u8, &mut out);
     }
     debug_assert!(out.len() <= config.budget);
     let stats = EncodeStats {
@@ -188,7 +189,7 @@ pub fn encode(
         all_planes: planes_sent
             .iter()
             .zip(&quantized)
-            .all(|(&n, q)| n == usize::from(q.planes)),
+            .all(|(&n, (q, _))| n == usize::from(q.planes)),
     };
     Ok((out, stats))
 }
