@@ -162,17 +162,23 @@ pub fn run(
                 bytes,
             )?;
             let mut wavelets = Vec::new();
-            for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-                let pristine = match wavelet {
-                    Wavelet::Reversible53 => ctx.storage_from("dwt input", &ints)?,
-                    Wavelet::Irreversible97 => ctx.storage_from("dwt input", &floats)?,
+            for wavelet in [
+                Wavelet::Reversible53,
+                Wavelet::Irreversible97,
+                Wavelet::Fixed97,
+            ] {
+                let pristine = if wavelet.is_integer() {
+                    ctx.storage_from("dwt input", &ints)?
+                } else {
+                    ctx.storage_from("dwt input", &floats)?
                 };
                 let fused = match wavelet {
-                    Wavelet::Reversible53 => wavekit_dwt::Color::Rct,
-                    Wavelet::Irreversible97 => wavekit_dwt::Color::Ict,
+                    Wavelet::Reversible53 => Some(wavekit_dwt::Color::Rct),
+                    Wavelet::Irreversible97 => Some(wavekit_dwt::Color::Ict),
+                    Wavelet::Fixed97 => None,
                 };
                 let mut colors_here = vec![wavekit_dwt::Color::None];
-                if colors && p == 3 {
+                if let (true, 3, Some(fused)) = (colors, p, fused) {
                     colors_here.push(fused);
                 }
                 for color in colors_here {

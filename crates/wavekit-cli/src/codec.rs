@@ -1,6 +1,7 @@
 //! `wavekit encode` and `wavekit decode`: PNG frames to and from the codec's bitstream
-//! (`docs/codec-bitstream.md`). This step runs the CPU reference coder (`wavekit_codec::cpu`);
-//! the GPU coder is not built yet.
+//! (`docs/codec-bitstream.md`). Encoding runs the CPU reference coder (`wavekit_codec::cpu`;
+//! the GPU encoder is not built yet); decoding runs on the GPU (`wavekit_codec::gpu`), or on the
+//! CPU with `--cpu`: the same pixels either way.
 
 use std::path::{Path, PathBuf};
 
@@ -89,7 +90,7 @@ fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
     let y = |rgb: &[u8]| -> Vec<u8> {
         color::to_ycbcr(rgb, w, h, Chroma::Yuv444)[0]
             .iter()
-            .map(|v| (v + 128.0).round().clamp(0.0, 255.0) as u8)
+            .map(|v| ((v + (128 << 5) + 16) >> 5).clamp(0, 255) as u8)
             .collect()
     };
     psnr(&y(a), &y(b))
@@ -160,11 +161,25 @@ pub fn encode_png(
     Ok(())
 }
 
-/// `wavekit decode`.
-pub fn decode_png(input: &Path, output: &Path) -> Result<(), CliError> {
+/// `wavekit decode`: on the GPU of `ctx`, or on the CPU.
+pub fn decode_png(
+    input: &Path,
+    output: &Path,
+    ctx: Option<&wavekit::GpuContext>,
+) -> Result<(), CliError> {
     check_output(input, output)?;
     let bytes = std::fs::read(input).map_err(|e| file_err(input, e))?;
-    let (header, rgb, report) = decode(&bytes).map_err(|e| file_err(input, e))?;
+    let (header, rgb, report) = match ctx {
+        None => decode(&bytes).map_err(|e| file_err(input, e))?,
+        Some(ctx) => {
+            let header = wavekit_codec::Header::parse(&bytes).map_err(|e| file_err(input, e))?;
+            let decoder = wavekit_codec::gpu::Decoder::new(ctx, &header, bytes.len())?;
+            let (rgb, report) = decoder
+                .decode(ctx, &bytes)
+                .map_err(|e| file_err(input, e))?;
+            (header, rgb, report)
+        }
+    };
     let img = image::RgbImage::from_raw(header.width, header.height, rgb)
         .expect("the decoder returns a whole frame");
     write_atomic(output, |tmp| {

@@ -149,14 +149,17 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         levels: u8,
     },
-    /// Decode a coded frame to a PNG (the CPU reference decoder); damaged blocks are decoded
-    /// as flat and reported.
+    /// Decode a coded frame to a PNG, on the GPU (the same pixels as the CPU reference);
+    /// damaged blocks are decoded as flat and reported.
     Decode {
         /// The coded frame.
         input: std::path::PathBuf,
         /// The PNG to write.
         #[arg(short, long)]
         output: std::path::PathBuf,
+        /// Decode with the CPU reference decoder instead (no GPU needed).
+        #[arg(long)]
+        cpu: bool,
     },
     /// Everything on this machine, end to end: probe, selftest, and the primitives checked
     /// against the CPU.
@@ -500,7 +503,13 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             chroma,
             levels,
         } => codec::encode_png(&input, &output, bytes, bpp, chroma, levels),
-        Command::Decode { input, output } => codec::decode_png(&input, &output),
+        Command::Decode { input, output, cpu } => {
+            if cpu {
+                codec::decode_png(&input, &output, None)
+            } else {
+                codec::decode_png(&input, &output, Some(&*context(cli.adapter)?))
+            }
+        }
         Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
         Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),

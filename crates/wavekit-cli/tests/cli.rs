@@ -289,6 +289,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
             wkv.to_str().unwrap(),
             "-o",
             back.to_str().unwrap(),
+            "--cpu",
         ],
         &[],
     );
@@ -326,7 +327,13 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
             "is the input file",
         ),
         (
-            vec!["decode", png.to_str().unwrap(), "-o", x.to_str().unwrap()],
+            vec![
+                "decode",
+                png.to_str().unwrap(),
+                "-o",
+                x.to_str().unwrap(),
+                "--cpu",
+            ],
             "not a decodable wavekit frame",
         ),
     ] {

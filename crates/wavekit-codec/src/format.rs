@@ -1,4 +1,4 @@
-//! The bitstream's layout (`docs/codec-bitstream.md`, version 1): the header, the planes and
+//! The bitstream's layout (`docs/codec-bitstream.md`, version 2): the header, the planes and
 //! their wavelet bands, the code blocks of each band in a fixed order, and the block offset
 //! table. Both the encoder and the decoder derive the whole layout from the header alone.
 
@@ -6,8 +6,11 @@ use crate::error::{CodecError, Result};
 
 /// The four bytes every frame starts with.
 pub const MAGIC: [u8; 4] = *b"WKV\0";
-/// The bitstream version this crate writes and reads.
-pub const VERSION: u8 = 1;
+/// The bitstream version this crate writes and reads (2: the integer pipeline, with
+/// fixed-point planes and the fixed-point 9/7; version 1 was the same layout on f32).
+pub const VERSION: u8 = 2;
+/// Fractional bits of the planes' samples and coefficients (units of 2^-5 of an 8-bit level).
+pub const FRAC_BITS: u32 = 5;
 /// Header bytes.
 pub const HEADER_BYTES: usize = 24;
 /// Bytes of one entry of the block offset table.
@@ -336,12 +339,12 @@ mod tests {
         let h = header(1920, 1080, Chroma::Yuv420, 5);
         assert_eq!(Header::parse(&h.to_bytes()).unwrap(), h);
         let mut b = h.to_bytes();
-        b[4] = 2;
+        b[4] = 1;
         assert!(
             Header::parse(&b)
                 .unwrap_err()
                 .to_string()
-                .contains("version 2")
+                .contains("version 1")
         );
         assert!(Header::parse(&b[..10]).is_err());
         assert!(Header::parse(b"JUNKJUNKJUNKJUNKJUNKJUNK").is_err());

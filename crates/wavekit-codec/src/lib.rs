@@ -27,6 +27,7 @@
 pub mod cpu;
 mod error;
 pub mod format;
+pub mod gpu;
 
 pub use error::{CodecError, Result};
 pub use format::{Chroma, Header};

@@ -23,6 +23,39 @@ pub enum Wavelet {
     Reversible53,
     /// Irreversible 9/7 (CDF), f32.
     Irreversible97,
+    /// The 9/7 in fixed point on `i32`: each lifting step `x + ((q·(l + r) + 2^11) >> 12)` and
+    /// each scaling `(x·q + 2^11) >> 12`, with T.800's constants rounded to 12 fractional bits
+    /// ([`FIXED_97_Q`]). Integer arithmetic only, so every device and the CPU port ([`crate::sim`])
+    /// give the same coefficients bit for bit (what a codec needs whose GPU and CPU bitstreams
+    /// must be equal); within about 2^-11 relative of the f64 9/7 per step. Not reversible.
+    /// Samples up to ±2^16 never overflow; beyond that the arithmetic wraps (the same on
+    /// every side).
+    Fixed97,
+}
+
+/// [`Wavelet::Fixed97`]'s constants in units of 2^-12: α, β, γ, δ, K and 1/K rounded.
+pub const FIXED_97_Q: [i32; 6] = [-6497, -217, 3616, 1817, 5039, 3330];
+
+impl Wavelet {
+    /// The 9/7 filters (float or fixed point): an apron of 4, scaling, columns first in the
+    /// inverse.
+    pub fn is_97(self) -> bool {
+        self != Wavelet::Reversible53
+    }
+
+    /// Samples are `i32` (5/3 and fixed-point 9/7); otherwise `f32`.
+    pub fn is_integer(self) -> bool {
+        self != Wavelet::Irreversible97
+    }
+
+    /// The kernels' `WAVELET` constant.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Wavelet::Reversible53 => 0,
+            Wavelet::Irreversible97 => 1,
+            Wavelet::Fixed97 => 2,
+        }
+    }
 }
 
 /// The transform's WGSL files (built on wavekit's kernel prelude).
@@ -134,7 +167,7 @@ pub const SMALL_LEVEL_SAMPLES: u64 = 3840 * 2160;
 pub fn apron(wavelet: Wavelet) -> u32 {
     match wavelet {
         Wavelet::Reversible53 => 2,
-        Wavelet::Irreversible97 => 4,
+        Wavelet::Irreversible97 | Wavelet::Fixed97 => 4,
     }
 }
 
@@ -208,9 +241,10 @@ pub const VARIANTS: [Variant; 12] = [
 /// The fused level kernel for a wavelet, variant and tile shape, on wavekit's kernel prelude
 /// (it uses no subgroup operation: workgroup memory and registers only).
 pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBuilder {
-    let sample = match wavelet {
-        Wavelet::Reversible53 => "alias S = i32;\n",
-        Wavelet::Irreversible97 => "alias S = f32;\n",
+    let sample = if wavelet.is_integer() {
+        "alias S = i32;\n"
+    } else {
+        "alias S = f32;\n"
     };
     let a = apron(wavelet);
     KernelBuilder::new("dwt/tile", SOURCES)
@@ -221,7 +255,7 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("SEGMENTS", shape.segments)
         .constant("APRON", a)
         .constant("REGS", shape.rows + 2 * a)
-        .constant("WAVELET", u32::from(wavelet == Wavelet::Irreversible97))
+        .constant("WAVELET", wavelet.code())
         .constant("INVERSE", variant.inverse)
         .constant("COLOR", variant.color)
         .constant("SRC_SEL", variant.src)
@@ -235,10 +269,15 @@ mod tests {
 
     #[test]
     fn every_variant_validates_with_naga() {
-        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
+        for wavelet in [
+            Wavelet::Reversible53,
+            Wavelet::Irreversible97,
+            Wavelet::Fixed97,
+        ] {
             let color = match wavelet {
                 Wavelet::Reversible53 => Color::Rct,
                 Wavelet::Irreversible97 => Color::Ict,
+                Wavelet::Fixed97 => Color::None,
             };
             for variant in VARIANTS {
                 for shape in SHAPES {

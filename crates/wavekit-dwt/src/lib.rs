@@ -1,5 +1,5 @@
 //! wavekit-dwt: the 2D discrete wavelet transform of JPEG 2000 (ITU-T T.800 Annex F) on the
-//! GPU — the reversible 5/3 on `i32` and the irreversible 9/7 on `f32`, forward and inverse,
+//! GPU — the reversible 5/3 on `i32`, the irreversible 9/7 on `f32` and in fixed point on `i32`, forward and inverse,
 //! several levels, several planes at once.
 //!
 //! Layout (Mallat, in place): after one level of a `W × H` plane, the first `⌈W/2⌉` columns of
@@ -31,8 +31,8 @@ pub mod sim;
 pub use bound::BoundDwt;
 pub use error::{DwtError, Result};
 pub use kernel::{
-    Color, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant, Wavelet,
-    apron, builder,
+    Color, FIXED_97_Q, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant,
+    Wavelet, apron, builder,
 };
 pub use plan::Dwt;
 pub use reference::max_levels;

@@ -684,9 +684,12 @@ impl Dwt {
     }
 
     fn check_input(&self, len: usize, want: Wavelet) -> Result<()> {
-        if self.wavelet != want {
+        let same = self.wavelet == want
+            || (want == Wavelet::Reversible53 && self.wavelet == Wavelet::Fixed97);
+        if !same {
             return Err(DwtError::InvalidArgument(format!(
-                "this plan is for the {} wavelet: 5/3 takes i32 samples, 9/7 f32",
+                "this plan is for the {} wavelet: 5/3 and fixed-point 9/7 take i32 samples, 9/7 \
+                 f32",
                 reference::name(self.wavelet)
             )));
         }
@@ -722,12 +725,12 @@ impl Dwt {
         Ok(ctx.read_back("dwt data", &buf, planes.len())?)
     }
 
-    /// Forward 5/3 of `planes` (a one-call convenience).
+    /// Forward 5/3 or fixed-point 9/7 of `planes` (a one-call convenience).
     pub fn forward_i32(&self, ctx: &GpuContext, planes: &[i32]) -> Result<Vec<i32>> {
         self.run(ctx, planes, false, Wavelet::Reversible53)
     }
 
-    /// Inverse 5/3.
+    /// Inverse 5/3 or fixed-point 9/7.
     pub fn inverse_i32(&self, ctx: &GpuContext, coeffs: &[i32]) -> Result<Vec<i32>> {
         self.run(ctx, coeffs, true, Wavelet::Reversible53)
     }

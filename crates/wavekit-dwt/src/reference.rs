@@ -239,6 +239,7 @@ pub fn name(w: Wavelet) -> &'static str {
     match w {
         Wavelet::Reversible53 => "5/3",
         Wavelet::Irreversible97 => "9/7",
+        Wavelet::Fixed97 => "fixed-point 9/7",
     }
 }
 

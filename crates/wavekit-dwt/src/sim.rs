@@ -8,7 +8,7 @@
 //! in the Mallat layout (LL at the top left); `inverse_level` undoes it.
 
 use crate::reference::{self, pse};
-use crate::{TileShape, Wavelet, apron};
+use crate::{FIXED_97_Q, TileShape, Wavelet, apron};
 
 /// A sample type of the kernel: i32 (5/3) or f32 (9/7).
 pub trait Sample: Copy + Default {
@@ -67,6 +67,8 @@ enum Step {
     UpdateFwd,
     UpdateInv,
     Lift(f32),
+    /// A fixed-point lifting step: the constant in units of 2^-12.
+    Fixed(i32),
 }
 
 fn lift1<T: Sample>(x: T, l: T, r: T, step: Step) -> T {
@@ -76,7 +78,27 @@ fn lift1<T: Sample>(x: T, l: T, r: T, step: Step) -> T {
         Step::UpdateFwd => T::from_int(x.int() + ((l.int() + r.int() + 2) >> 2)),
         Step::UpdateInv => T::from_int(x.int() - ((l.int() + r.int() + 2) >> 2)),
         Step::Lift(c) => T::from_float(x.float() + c * (l.float() + r.float())),
+        // tile.wgsl's i32 arithmetic wraps; so does this.
+        Step::Fixed(q) => T::from_int(
+            x.int().wrapping_add(
+                q.wrapping_mul(l.int().wrapping_add(r.int()))
+                    .wrapping_add(2048)
+                    >> 12,
+            ),
+        ),
     }
+}
+
+/// The fixed-point scaling of one sample: forward even · 1/K, odd · K; inverse the other way.
+fn scale_fixed<T: Sample>(x: T, even: bool, inverse: bool) -> T {
+    let [.., k, inv_k] = FIXED_97_Q;
+    let q = if even == inverse { k } else { inv_k };
+    T::from_int(x.int().wrapping_mul(q).wrapping_add(2048) >> 12)
+}
+
+/// A float constant in units of 2^-12, as tile.wgsl's `i32(round(c * 4096.0))`.
+fn fixed(c: f32) -> Step {
+    Step::Fixed((c * 4096.0).round() as i32)
 }
 
 fn scale<T: Sample>(x: T, even: bool, inverse: bool) -> T {
@@ -101,6 +123,18 @@ fn steps(wavelet: Wavelet, inverse: bool) -> Vec<(usize, Step)> {
             (1, Step::Lift(-GAMMA)),
             (0, Step::Lift(-BETA)),
             (1, Step::Lift(-ALPHA)),
+        ],
+        (Wavelet::Fixed97, false) => vec![
+            (1, fixed(ALPHA)),
+            (0, fixed(BETA)),
+            (1, fixed(GAMMA)),
+            (0, fixed(DELTA)),
+        ],
+        (Wavelet::Fixed97, true) => vec![
+            (0, fixed(-DELTA)),
+            (1, fixed(-GAMMA)),
+            (0, fixed(-BETA)),
+            (1, fixed(-ALPHA)),
         ],
     }
 }
@@ -165,11 +199,15 @@ impl<T: Sample> Segment<T> {
         }
     }
 
-    fn scale_rows(&mut self, by_row: bool, inverse: bool) {
+    fn scale_rows(&mut self, by_row: bool, inverse: bool, fixed: bool) {
         for (p, col) in self.regs.iter_mut().enumerate() {
             for (j, x) in col.iter_mut().enumerate() {
                 let even = if by_row { j % 2 == 0 } else { p % 2 == 0 };
-                *x = scale(*x, even, inverse);
+                *x = if fixed {
+                    scale_fixed(*x, even, inverse)
+                } else {
+                    scale(*x, even, inverse)
+                };
             }
         }
     }
@@ -255,16 +293,17 @@ fn level<T: Sample>(
                 })
                 .collect(),
         };
-        let scaled = wavelet == Wavelet::Irreversible97;
+        let scaled = wavelet.is_97();
+        let fixed = wavelet == Wavelet::Fixed97;
         let vertical = |seg: &mut Segment<T>| {
             if scaled && inverse {
-                seg.scale_rows(true, true);
+                seg.scale_rows(true, true, fixed);
             }
             for (par, step) in steps(wavelet, inverse) {
                 seg.vstep(par, step);
             }
             if scaled && !inverse {
-                seg.scale_rows(true, false);
+                seg.scale_rows(true, false, fixed);
             }
         };
         // 5/3's inverse lifts every held row; otherwise only the segment's own.
@@ -275,13 +314,13 @@ fn level<T: Sample>(
         };
         let horizontal = |seg: &mut Segment<T>| {
             if scaled && inverse {
-                seg.scale_rows(false, true);
+                seg.scale_rows(false, true, fixed);
             }
             for (par, step) in steps(wavelet, inverse) {
                 seg.hstep(par, lo, hi, step);
             }
             if scaled && !inverse {
-                seg.scale_rows(false, false);
+                seg.scale_rows(false, false, fixed);
             }
         };
         // Forward: columns, then rows. Inverse: 5/3 rows then columns (T.800's order);
@@ -442,6 +481,62 @@ mod tests {
                         assert!((b - a).abs() <= 1e-4 * 128.0, "{s:?} {w}x{h} sample {i}");
                     }
                 }
+            }
+        }
+    }
+
+    /// The fixed-point 9/7: its constants are tile.wgsl's (T.800's rounded to 12 bits), it is
+    /// the same bit for bit whatever the tile shape (the kernel's plans mix shapes), within
+    /// 2^-9 of the f64 reference relative to the largest coefficient, and its inverse brings
+    /// samples of 12 fractional bits back within a few units.
+    #[test]
+    fn fixed_nine_seven_is_shape_independent_and_close_to_the_reference() {
+        for (c, q) in [ALPHA, BETA, GAMMA, DELTA, K, INV_K].iter().zip(FIXED_97_Q) {
+            assert_eq!((c * 4096.0).round() as i32, q);
+        }
+        let mut rng = fastrand::Rng::with_seed(8);
+        let shapes = [
+            shape(10, 2, 1),
+            shape(12, 4, 3),
+            shape(128, 8, 2),
+            shape(64, 4, 2),
+        ];
+        for w in (1..=40).step_by(3) {
+            for h in (1..=37).step_by(4) {
+                // Pixels of 5 fractional bits, as the codec feeds it.
+                let x: Vec<i32> = (0..w * h).map(|_| rng.i32(-128 * 32..128 * 32)).collect();
+                let levels = max_levels(w, h).min(5);
+                let mut first: Option<(Vec<i32>, Vec<i32>)> = None;
+                for s in shapes {
+                    let mut got = x.clone();
+                    forward_2d(Wavelet::Fixed97, s, &mut got, w, h, levels);
+                    let mut back = got.clone();
+                    inverse_2d(Wavelet::Fixed97, s, &mut back, w, h, levels);
+                    match &first {
+                        None => first = Some((got, back)),
+                        Some((f, b)) => {
+                            assert_eq!(&got, f, "{s:?} {w}x{h} forward");
+                            assert_eq!(&back, b, "{s:?} {w}x{h} inverse");
+                        }
+                    }
+                }
+                let (got, back) = first.unwrap();
+                let mut want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                reference::forward_2d_97(&mut want, w, h, levels);
+                let top = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        (f64::from(*g) - r).abs() <= top / 512.0 + 8.0,
+                        "{w}x{h} coefficient {i}: {g} against {r}"
+                    );
+                }
+                let worst = back
+                    .iter()
+                    .zip(&x)
+                    .map(|(b, a)| (b - a).abs())
+                    .max()
+                    .unwrap();
+                assert!(worst <= 24, "{w}x{h}: off by {worst} in units of 2^-5");
             }
         }
     }

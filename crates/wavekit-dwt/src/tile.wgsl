@@ -22,7 +22,8 @@
 // then the segment's rows; store the segment to `dst` (or as 8-bit samples to `out8`).
 //
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
-// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32), INVERSE (bool), SRC_SEL
+// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32, 2: 9/7 in
+// fixed point on i32: Q12 constants, integer only, the same bits on every device), INVERSE (bool), SRC_SEL
 // (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`, 5 `image8`) and DST_SEL
 // (where the result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline
 // per source and destination, so that the loads and stores of a column carry no branch on
@@ -100,6 +101,9 @@ const DELTA: f32 = 0.443506852043971;
 const K: f32 = 1.230174104914001;
 // 1 / K: a multiply instead of a division (within an ulp of x / K).
 const INV_K: f32 = 0.812893066115961;
+// The fixed-point 9/7's K and 1 / K in units of 2^-12.
+const K_Q: i32 = 5039i;
+const INV_K_Q: i32 = 3330i;
 
 // Step kinds.
 const PREDICT_FWD: u32 = 0u;
@@ -190,6 +194,12 @@ fn lift1(x: S, l: S, r: S, kind: u32, c: f32) -> S {
             return S(i32(x) - ((i32(l) + i32(r) + 2i) >> 2u));
         }
         default: {
+            if (WAVELET == 2u) {
+                // Fixed point: the constant rounded to 12 fractional bits (exact: c · 2^12 is
+                // exact in f32 and no constant lies halfway), wrapping like the CPU port.
+                let q = i32(round(c * 4096.0));
+                return S(i32(x) + ((q * (i32(l) + i32(r)) + 2048i) >> 12u));
+            }
             return S(f32(x) + c * (f32(l) + f32(r)));
         }
     }
@@ -212,8 +222,13 @@ fn scale_rows(by_row: bool, even_col: bool, inverse: bool) {
 #unroll j REGS
     {
         let even = select(even_col, {j} % 2u == 0u, by_row);
-        let x = f32(v[{j}]);
-        v[{j}] = S(x * select(select(K, INV_K, even), select(INV_K, K, even), inverse));
+        if (WAVELET == 2u) {
+            let q = select(select(K_Q, INV_K_Q, even), select(INV_K_Q, K_Q, even), inverse);
+            v[{j}] = S((i32(v[{j}]) * q + 2048i) >> 12u);
+        } else {
+            let x = f32(v[{j}]);
+            v[{j}] = S(x * select(select(K, INV_K, even), select(INV_K, K, even), inverse));
+        }
     }
 #end
 }
@@ -412,7 +427,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         }
         if (split_x) {
             horizontal(s, p);
-            if (WAVELET == 1u) {
+            if (WAVELET != 0u) {
                 scale_rows(false, (p & 1u) == 0u, false);
             }
         }

@@ -601,3 +601,79 @@ fn colour_transforms_are_refused_where_they_cannot_apply() {
         "{e}"
     );
 }
+
+/// The fixed-point 9/7 on the GPU equals its CPU port (`sim`) bit for bit, forward and inverse,
+/// on sizes around the tile, every level count of small planes and 5 of larger ones, several
+/// planes in one dispatch, in the default plan and in plans that mix two tile shapes: what the
+/// codec needs for its GPU and CPU bitstreams to be equal.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(97);
+    let port = |x: &[i32], (w, h, levels): (u32, u32, u32), inverse: bool| {
+        let mut out = x.to_vec();
+        for p in out.chunks_mut((w * h) as usize) {
+            let f = if inverse {
+                wavekit_dwt::sim::inverse_2d
+            } else {
+                wavekit_dwt::sim::forward_2d
+            };
+            f(
+                Wavelet::Fixed97,
+                wavekit_dwt::SHAPES[0],
+                p,
+                w as usize,
+                h as usize,
+                levels,
+            );
+        }
+        out
+    };
+    let cases = [
+        (1u32, 1u32, 1u32),
+        (2, 3, 1),
+        (9, 16, 3),
+        (33, 17, 2),
+        (140, 127, 3),
+    ];
+    for (w, h, planes) in cases {
+        let most = max_levels(w as usize, h as usize);
+        let levels: Vec<u32> = if w * h < 4096 {
+            (0..=most).collect()
+        } else {
+            vec![most.min(5)]
+        };
+        for levels in levels {
+            // Pixels with 5 fractional bits, as the codec feeds them, and a few extremes.
+            let mut x: Vec<i32> = (0..w * h * planes).map(|_| rng.i32(-4096..4096)).collect();
+            if x.len() > 4 {
+                x[0] = 65535;
+                x[3] = -65536;
+            }
+            let mut plans = vec![Dwt::new(ctx, Wavelet::Fixed97, w, h, levels, planes).unwrap()];
+            if levels > 1 {
+                plans.push(
+                    Dwt::with_shape(ctx, Wavelet::Fixed97, w, h, levels, planes, shape(16, 4, 2))
+                        .unwrap()
+                        .with_small_levels(ctx, shape(10, 2, 1), u64::from(w * h * planes / 8))
+                        .unwrap(),
+                );
+            }
+            let want = port(&x, (w, h, levels), false);
+            let back_want = port(&want, (w, h, levels), true);
+            for (k, d) in plans.iter().enumerate() {
+                let case = format!("{w}x{h}x{planes} levels {levels} plan {k}");
+                let got = d.forward_i32(ctx, &x).unwrap();
+                assert_eq!(got, want, "{case}: forward");
+                let back = d.inverse_i32(ctx, &got).unwrap();
+                assert_eq!(back, back_want, "{case}: inverse");
+                let worst = back.iter().zip(&x).map(|(a, b)| (a - b).abs()).max();
+                assert!(
+                    worst.unwrap_or(0) <= 64,
+                    "{case}: round trip off by {worst:?}"
+                );
+            }
+        }
+    }
+}

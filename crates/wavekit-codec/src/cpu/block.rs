@@ -16,9 +16,10 @@
 //! ```
 //!
 //! Golomb–Rice with parameter k: `v >> k` ones, a zero, then the low k bits of v. A sample's
-//! magnitude is `m = ⌊|c| / Δ⌋` (a dead zone of one step around 0); with `s = P − n` planes
-//! dropped, the sent value is `t = m >> s` and the decoder puts the sample at `(t + ½) · 2^s ·
-//! Δ` (0 where `t = 0`): the middle of the interval it knows. The planes are embedded: the
+//! magnitude is `m = ⌊|c|·2^8 / Δ⌋` (a dead zone of one step around 0; c in fixed point, the
+//! band's step Δ in units of 2^-8 of c's unit); with `s = P − n` planes dropped, the sent value
+//! is `t = m >> s` and the decoder puts the sample at `((2t + 1) << s)·Δ >> 9` (0 where `t =
+//! 0`): the middle of the interval it knows, in integers. The planes are embedded: the
 //! payload for n planes is the first bits of the one for n + 1, so one pass gives every n's
 //! size. ADR-0068 measured this against raw bit-planes.
 
@@ -32,7 +33,7 @@ fn planes_of(m: u32) -> u8 {
 /// A block's samples quantized: magnitudes and signs, and its bit-planes.
 #[derive(Clone, Debug)]
 pub struct Quantized {
-    /// `⌊|c| / Δ⌋`, capped at `2^MAX_PLANES − 1`.
+    /// `⌊|c|·2^8 / step⌋`, capped at `2^MAX_PLANES − 1`.
     pub magnitude: Vec<u32>,
     /// The sample was negative.
     pub negative: Vec<bool>,
@@ -40,21 +41,16 @@ pub struct Quantized {
     pub planes: u8,
 }
 
-/// Quantize `samples` with step `step`.
-pub fn quantize(samples: &[f32], step: f32) -> Quantized {
-    let cap = (1u32 << MAX_PLANES) - 1;
+/// Quantize `samples` (fixed point, [`crate::format::FRAC_BITS`] fractional bits) with the
+/// band's step `step` (units of 2^-8 of a sample unit): `m = ⌊|c|·2^8 / step⌋`.
+pub fn quantize(samples: &[i32], step: u32) -> Quantized {
+    let cap = (1u64 << MAX_PLANES) - 1;
+    let step = u64::from(step.max(1));
     let magnitude: Vec<u32> = samples
         .iter()
-        .map(|&c| {
-            let m = (c.abs() / step).floor();
-            if m.is_finite() {
-                (m as u32).min(cap)
-            } else {
-                0
-            }
-        })
+        .map(|&c| ((u64::from(c.unsigned_abs()) << 8) / step).min(cap) as u32)
         .collect();
-    let negative = samples.iter().map(|c| c.is_sign_negative()).collect();
+    let negative = samples.iter().map(|&c| c < 0).collect();
     let planes = magnitude.iter().copied().max().map_or(0, planes_of);
     Quantized {
         magnitude,
@@ -63,18 +59,21 @@ pub fn quantize(samples: &[f32], step: f32) -> Quantized {
     }
 }
 
-/// The value the decoder puts where the sent magnitude is `t` with `dropped` planes missing.
-pub fn reconstruct(t: u32, dropped: u8, step: f32) -> f32 {
+/// The magnitude the decoder puts where the sent value is `t` with `dropped` planes missing:
+/// the middle of the interval it knows, `(t + ½)·2^dropped` steps, in sample units:
+/// `((2t + 1) << dropped)·step >> 9` in wrapping u32 arithmetic (the GPU's), 0 where `t = 0`.
+pub fn reconstruct(t: u32, dropped: u8, step: u32) -> i32 {
     if t == 0 {
-        0.0
+        0
     } else {
-        (t as f32 + 0.5) * (1u64 << dropped) as f32 * step
+        let v = (t.wrapping_mul(2) | 1).wrapping_shl(u32::from(dropped));
+        (v.wrapping_mul(step) >> 9) as i32
     }
 }
 
 /// Squared error of the block's samples when the top `n` planes are sent, for every `n` from 0
-/// to `q.planes` (in the wavelet domain, unweighted).
-pub fn distortions(samples: &[f32], q: &Quantized, step: f32) -> Vec<f64> {
+/// to `q.planes` (in the wavelet domain, unweighted, in squared sample units).
+pub fn distortions(samples: &[i32], q: &Quantized, step: u32) -> Vec<f64> {
     (0..=q.planes)
         .map(|n| {
             let s = q.planes - n;
@@ -82,7 +81,7 @@ pub fn distortions(samples: &[f32], q: &Quantized, step: f32) -> Vec<f64> {
                 .iter()
                 .zip(&q.magnitude)
                 .map(|(&c, &m)| {
-                    let e = f64::from(c.abs()) - f64::from(reconstruct(m >> s, s, step));
+                    let e = f64::from(c.unsigned_abs()) - f64::from(reconstruct(m >> s, s, step));
                     e * e
                 })
                 .sum()
@@ -290,16 +289,16 @@ pub enum Damage {
 
 /// Decode a payload of `len` samples at the start of `bytes` into `out` (the samples' values,
 /// step `step`); returns the bytes it took. On damage `out` is left zero.
-pub fn decode(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result<usize, Damage> {
-    out.fill(0.0);
+pub fn decode(bytes: &[u8], len: usize, step: u32, out: &mut [i32]) -> Result<usize, Damage> {
+    out.fill(0);
     let r = decode_values(bytes, len, step, out);
     if r.is_err() {
-        out.fill(0.0);
+        out.fill(0);
     }
     r
 }
 
-fn decode_values(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result<usize, Damage> {
+fn decode_values(bytes: &[u8], len: usize, step: u32, out: &mut [i32]) -> Result<usize, Damage> {
     let [planes, n] = match bytes {
         [p, n, ..] => [*p, *n],
         _ => return Err(Damage::Truncated),
@@ -348,7 +347,7 @@ fn decode_values(bytes: &[u8], len: usize, step: f32, out: &mut [f32]) -> Result
     for ((o, &v), &neg) in out.iter_mut().zip(&t).zip(&negative) {
         if v != 0 {
             let r = reconstruct(v, dropped, step);
-            *o = if neg { -r } else { r };
+            *o = if neg { r.wrapping_neg() } else { r };
         }
     }
     Ok(2 + rd.bit.div_ceil(8))
@@ -362,12 +361,13 @@ mod tests {
     fn every_truncation_decodes_to_what_the_encoder_assumed() {
         let mut rng = fastrand::Rng::with_seed(11);
         for len in [1usize, 7, 8, 9, 64, 1000, 1024] {
-            let step = 0.37;
-            let samples: Vec<f32> = (0..len)
+            // A step of 0.37 sample units (2^-8 units), samples up to ±200·2^5.
+            let step = 95;
+            let samples: Vec<i32> = (0..len)
                 .map(|i| match i % 5 {
-                    0 => 0.0,
-                    1 => -0.1,
-                    _ => (rng.f32() - 0.5) * 400.0,
+                    0 => 0,
+                    1 => -1,
+                    _ => rng.i32(-6400..6400),
                 })
                 .collect();
             let q = quantize(&samples, step);
@@ -378,7 +378,7 @@ mod tests {
                 encode(&q, n, &mut bytes);
                 assert_eq!(bytes.len(), r[usize::from(n)], "len {len} n {n}");
                 bytes.extend_from_slice(&[0xAA; 5]); // what follows is not read
-                let mut out = vec![f32::NAN; len];
+                let mut out = vec![i32::MIN; len];
                 assert_eq!(decode(&bytes, len, step, &mut out), Ok(r[usize::from(n)]));
                 let err: f64 = samples
                     .iter()
@@ -394,11 +394,12 @@ mod tests {
             // All planes: every sample within half a step of its value.
             let mut bytes = Vec::new();
             encode(&q, q.planes, &mut bytes);
-            let mut out = vec![0f32; len];
+            let mut out = vec![0i32; len];
             decode(&bytes, len, step, &mut out).unwrap();
             for (a, b) in samples.iter().zip(&out) {
-                assert!((a - b).abs() <= step * 1.0001, "{a} {b}");
-                assert!(*b == 0.0 || a.signum() == b.signum());
+                // Within a step (0.37 units, rounded down in the reconstruction).
+                assert!((a - b).abs() <= 1, "{a} {b}");
+                assert!(*b == 0 || a.signum() == b.signum());
             }
             // Sending every plane never costs more error than sending none (one more plane can:
             // the middle of a finer interval may lie further from a sample than the coarser's).
@@ -409,40 +410,40 @@ mod tests {
     #[test]
     fn runs_that_end_on_a_significant_sample_and_empty_lists_round_trip() {
         for samples in [
-            vec![0.0f32, 0.0, 9.0],
-            vec![9.0, 9.0, 9.0],
-            vec![0.0; 5],
-            vec![-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 8.0],
-            vec![3.0],
+            vec![0i32, 0, 9],
+            vec![9, 9, 9],
+            vec![0; 5],
+            vec![-1, 0, 0, 0, 0, 0, 0, 0, 0, 8],
+            vec![3],
         ] {
-            let q = quantize(&samples, 1.0);
+            // A step of one unit: 256 in units of 2^-8.
+            let q = quantize(&samples, 256);
             for n in 0..=q.planes {
                 let mut bytes = Vec::new();
                 encode(&q, n, &mut bytes);
-                let mut out = vec![0f32; samples.len()];
+                let mut out = vec![0i32; samples.len()];
                 assert_eq!(
-                    decode(&bytes, samples.len(), 1.0, &mut out),
+                    decode(&bytes, samples.len(), 256, &mut out),
                     Ok(bytes.len())
                 );
             }
             let mut bytes = Vec::new();
             encode(&q, q.planes, &mut bytes);
-            let mut out = vec![0f32; samples.len()];
-            decode(&bytes, samples.len(), 1.0, &mut out).unwrap();
-            for (a, b) in samples.iter().zip(&out) {
-                assert!((a - b).abs() <= 0.5 + 1e-6, "{samples:?}: {a} {b}");
-            }
+            let mut out = vec![0i32; samples.len()];
+            decode(&bytes, samples.len(), 256, &mut out).unwrap();
+            // Every plane sent with a step of one unit: each sample exactly.
+            assert_eq!(out, samples);
         }
     }
 
     #[test]
     fn any_bytes_decode_or_are_damage_never_a_panic() {
         let mut rng = fastrand::Rng::with_seed(21);
-        let samples: Vec<f32> = (0..1024).map(|_| (rng.f32() - 0.5) * 300.0).collect();
-        let q = quantize(&samples, 0.5);
+        let samples: Vec<i32> = (0..1024).map(|_| rng.i32(-9600..9600)).collect();
+        let q = quantize(&samples, 128);
         let mut clean = Vec::new();
         encode(&q, q.planes, &mut clean);
-        let mut out = vec![0f32; 1024];
+        let mut out = vec![0i32; 1024];
         for trial in 0..2000 {
             let mut b = clean.clone();
             match trial % 3 {
@@ -453,33 +454,32 @@ mod tests {
                 1 => b.truncate(rng.usize(..b.len())),
                 _ => b = (0..rng.usize(..64)).map(|_| rng.u8(..)).collect(),
             }
-            if let Ok(used) = decode(&b, 1024, 0.5, &mut out) {
+            if let Ok(used) = decode(&b, 1024, 128, &mut out) {
                 assert!(used <= b.len());
-                assert!(out.iter().all(|v| v.is_finite()));
             } else {
-                assert!(out.iter().all(|&v| v == 0.0));
+                assert!(out.iter().all(|&v| v == 0));
             }
         }
     }
 
     #[test]
     fn damaged_payloads_are_reported_and_leave_zeros() {
-        let q = quantize(&[5.0, -9.0, 0.0, 3.0], 1.0);
+        let q = quantize(&[5, -9, 0, 3], 256);
         let mut bytes = Vec::new();
         encode(&q, q.planes, &mut bytes);
-        let mut out = vec![1.0f32; 4];
+        let mut out = vec![1i32; 4];
         for cut in 0..bytes.len() {
             assert_eq!(
-                decode(&bytes[..cut], 4, 1.0, &mut out),
+                decode(&bytes[..cut], 4, 256, &mut out),
                 Err(Damage::Truncated)
             );
-            assert!(out.iter().all(|&v| v == 0.0));
+            assert!(out.iter().all(|&v| v == 0));
         }
         let mut bad = bytes.clone();
         bad[0] = MAX_PLANES + 1;
-        assert_eq!(decode(&bad, 4, 1.0, &mut out), Err(Damage::BadHeader));
+        assert_eq!(decode(&bad, 4, 256, &mut out), Err(Damage::BadHeader));
         bad[0] = 2;
         bad[1] = 3;
-        assert_eq!(decode(&bad, 4, 1.0, &mut out), Err(Damage::BadHeader));
+        assert_eq!(decode(&bad, 4, 256, &mut out), Err(Damage::BadHeader));
     }
 }

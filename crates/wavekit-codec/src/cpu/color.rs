@@ -1,69 +1,107 @@
-//! RGB ↔ YCbCr, ITU-R BT.709, full range, on the CPU: `Y = 0.2126 R + 0.7152 G + 0.0722 B`,
-//! `Cb = (B − Y) / 1.8556`, `Cr = (R − Y) / 1.5748`, with Y shifted by −128 so that every plane
-//! is centred on 0 for the wavelet. 4:2:0 chroma is the mean of each 2 × 2 block, and is
-//! brought back by repeating each sample over its block.
+//! RGB ↔ YCbCr, ITU-R BT.709, full range, in integers (the GPU's `color.wgsl` does the same
+//! operations, so both give the same planes bit for bit). Planes hold samples with
+//! [`FRAC_BITS`] fractional bits, Y shifted by −128 so that every plane is centred on 0:
+//!
+//! - `Y = (13933 R + 46871 G + 4732 B + 2^10) >> 11 − 128·2^5` (0.2126, 0.7152, 0.0722 in Q16),
+//! - `Cb = (−7509 R − 25259 G + 32768 B + 2^10) >> 11` (`(B − Y) / 1.8556`),
+//! - `Cr = (32768 R − 29763 G − 3005 B + 2^10) >> 11` (`(R − Y) / 1.5748`).
+//!
+//! 4:2:0 chroma is `(a + b + c + d + 2) >> 2` of each 2 × 2 block, brought back by repeating
+//! each sample over its block. Back to RGB (each plane clamped to ±2^16 first, then Q14):
+//! `R = Y + (25802 Cr + 2^13) >> 14`, `G = Y − (3069 Cb + 7670 Cr + 2^13) >> 14`,
+//! `B = Y + (30402 Cb + 2^13) >> 14`, each `(v + 128·2^5 + 16) >> 5` clamped to 0..=255.
 
-use crate::format::Chroma;
+use crate::format::{Chroma, FRAC_BITS};
 
-/// Y, Cb, Cr planes (f32, row-major) of an 8-bit RGB image (`rgb`: 3 bytes a pixel).
-pub fn to_ycbcr(rgb: &[u8], width: usize, height: usize, chroma: Chroma) -> [Vec<f32>; 3] {
+/// Y's offset: 128 in units of 2^-FRAC_BITS.
+const SHIFT: i32 = 128 << FRAC_BITS;
+/// Forward rows in Q16 (R, G, B weights of Y, Cb, Cr).
+const FORWARD: [[i32; 3]; 3] = [
+    [13933, 46871, 4732],
+    [-7509, -25259, 32768],
+    [32768, -29763, -3005],
+];
+/// Inverse constants in Q14: Cr in R, Cb and Cr in G, Cb in B.
+const CR_R: i32 = 25802;
+const CB_G: i32 = 3069;
+const CR_G: i32 = 7670;
+const CB_B: i32 = 30402;
+/// Decoded planes are clamped to this before the inverse (no product can overflow).
+const LIMIT: i32 = 1 << 16;
+
+/// One pixel's Y, Cb, Cr (Y shifted).
+pub fn pixel_to_ycbcr(r: u8, g: u8, b: u8) -> [i32; 3] {
+    let rgb = [i32::from(r), i32::from(g), i32::from(b)];
+    let row = |k: usize| {
+        (FORWARD[k][0] * rgb[0] + FORWARD[k][1] * rgb[1] + FORWARD[k][2] * rgb[2] + (1 << 10)) >> 11
+    };
+    [row(0) - SHIFT, row(1), row(2)]
+}
+
+/// One pixel's R, G, B from decoded Y, Cb, Cr.
+pub fn pixel_to_rgb(y: i32, cb: i32, cr: i32) -> [u8; 3] {
+    let (y, cb, cr) = (
+        y.clamp(-LIMIT, LIMIT),
+        cb.clamp(-LIMIT, LIMIT),
+        cr.clamp(-LIMIT, LIMIT),
+    );
+    let r = y + ((CR_R * cr + (1 << 13)) >> 14);
+    let g = y - ((CB_G * cb + CR_G * cr + (1 << 13)) >> 14);
+    let b = y + ((CB_B * cb + (1 << 13)) >> 14);
+    let q = |v: i32| ((v + SHIFT + (1 << (FRAC_BITS - 1))) >> FRAC_BITS).clamp(0, 255) as u8;
+    [q(r), q(g), q(b)]
+}
+
+/// Y, Cb, Cr planes (row-major, [`FRAC_BITS`] fractional bits) of an 8-bit RGB image (`rgb`:
+/// 3 bytes a pixel).
+pub fn to_ycbcr(rgb: &[u8], width: usize, height: usize, chroma: Chroma) -> [Vec<i32>; 3] {
     let n = width * height;
-    let mut y = vec![0f32; n];
-    let mut cb = vec![0f32; n];
-    let mut cr = vec![0f32; n];
-    for i in 0..n {
-        let (r, g, b) = (
-            f32::from(rgb[3 * i]),
-            f32::from(rgb[3 * i + 1]),
-            f32::from(rgb[3 * i + 2]),
-        );
-        let l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-        y[i] = l - 128.0;
-        cb[i] = (b - l) / 1.8556;
-        cr[i] = (r - l) / 1.5748;
+    let mut planes = [vec![0i32; n], vec![0i32; n], vec![0i32; n]];
+    for (i, px) in rgb.chunks_exact(3).take(n).enumerate() {
+        let v = pixel_to_ycbcr(px[0], px[1], px[2]);
+        for (p, v) in planes.iter_mut().zip(v) {
+            p[i] = v;
+        }
     }
+    let [y, cb, cr] = planes;
     match chroma {
         Chroma::Yuv444 => [y, cb, cr],
         Chroma::Yuv420 => [y, halve(&cb, width, height), halve(&cr, width, height)],
     }
 }
 
-/// The mean of each 2 × 2 block (the sides are even for 4:2:0).
-fn halve(p: &[f32], width: usize, height: usize) -> Vec<f32> {
+/// `(a + b + c + d + 2) >> 2` of each 2 × 2 block (the sides are even for 4:2:0).
+fn halve(p: &[i32], width: usize, height: usize) -> Vec<i32> {
     let (w, h) = (width / 2, height / 2);
-    let mut out = vec![0f32; w * h];
+    let mut out = vec![0i32; w * h];
     for y in 0..h {
         for x in 0..w {
             let at = |dx: usize, dy: usize| p[(2 * y + dy) * width + 2 * x + dx];
-            out[y * w + x] = (at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1)) * 0.25;
+            out[y * w + x] = (at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) >> 2;
         }
     }
     out
 }
 
-/// 8-bit RGB (rounded, clamped) of Y, Cb, Cr planes.
-pub fn to_rgb(planes: &[Vec<f32>; 3], width: usize, height: usize, chroma: Chroma) -> Vec<u8> {
+/// 8-bit RGB of decoded Y, Cb, Cr planes.
+pub fn to_rgb(planes: &[Vec<i32>; 3], width: usize, height: usize, chroma: Chroma) -> Vec<u8> {
     let mut rgb = vec![0u8; 3 * width * height];
     let cw = match chroma {
         Chroma::Yuv420 => width / 2,
         Chroma::Yuv444 => width,
     };
-    let q = |v: f32| v.round().clamp(0.0, 255.0) as u8;
     for y in 0..height {
         for x in 0..width {
             let c = match chroma {
                 Chroma::Yuv420 => (y / 2) * cw + x / 2,
                 Chroma::Yuv444 => y * cw + x,
             };
-            let l = planes[0][y * width + x] + 128.0;
-            let (cb, cr) = (planes[1][c], planes[2][c]);
-            let r = l + 1.5748 * cr;
-            let b = l + 1.8556 * cb;
-            let g = (l - 0.2126 * r - 0.0722 * b) / 0.7152;
             let i = 3 * (y * width + x);
-            rgb[i] = q(r);
-            rgb[i + 1] = q(g);
-            rgb[i + 2] = q(b);
+            rgb[i..i + 3].copy_from_slice(&pixel_to_rgb(
+                planes[0][y * width + x],
+                planes[1][c],
+                planes[2][c],
+            ));
         }
     }
     rgb
@@ -86,10 +124,34 @@ mod tests {
             .max()
             .unwrap();
         assert!(worst <= 1, "{worst}");
-        // Grey has no chroma.
-        let grey = to_ycbcr(&[77, 77, 77], 1, 1, Chroma::Yuv444);
-        assert!(grey[1][0].abs() < 1e-4 && grey[2][0].abs() < 1e-4);
-        assert!((grey[0][0] - (77.0 - 128.0)).abs() < 1e-3);
+        // Grey has no chroma, and Y is the grey level.
+        for v in [0u8, 77, 128, 255] {
+            assert_eq!(
+                pixel_to_ycbcr(v, v, v),
+                [(i32::from(v) << FRAC_BITS) - SHIFT, 0, 0]
+            );
+            assert_eq!(
+                pixel_to_rgb((i32::from(v) << FRAC_BITS) - SHIFT, 0, 0),
+                [v; 3]
+            );
+        }
+        // Against the f64 matrix: within half a unit of 2^-5 plus rounding.
+        for px in rgb.chunks(3).take(500) {
+            let [r, g, b] = [0, 1, 2].map(|k| f64::from(px[k]));
+            let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            let want = [y - 128.0, (b - y) / 1.8556, (r - y) / 1.5748];
+            let got = pixel_to_ycbcr(px[0], px[1], px[2]);
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (f64::from(*g) / 32.0 - w).abs() <= 0.04,
+                    "{px:?}: {got:?} {want:?}"
+                );
+            }
+        }
+        // Out-of-range planes clamp, never overflow.
+        assert_eq!(pixel_to_rgb(i32::MAX, 0, 0), [255, 255, 255]);
+        assert_eq!(pixel_to_rgb(0, i32::MIN, i32::MAX), [255, 0, 0]);
+        assert_eq!(pixel_to_rgb(i32::MIN, 0, 0), [0, 0, 0]);
     }
 
     #[test]

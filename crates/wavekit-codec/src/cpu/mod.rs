@@ -1,7 +1,8 @@
 //! The codec on the CPU: the reference a GPU encoder and decoder will be held to, byte for
-//! byte, and what `--cpu` runs. Each stage is a file: [`color`] (BT.709 YCbCr, 4:2:0), the 9/7
-//! wavelet (`wavekit_dwt::sim`, the CPU port of the GPU's kernel, so both sides compute the
-//! same coefficients), [`block`] (quantization and the bit-plane coding of one block), and
+//! byte, and what `--cpu` runs. Integers from the pixels to the payloads and back, so that
+//! every device computes what this does, bit for bit. Each stage is a file: [`color`] (BT.709
+//! YCbCr in fixed point, 4:2:0), the fixed-point 9/7 wavelet (`wavekit_dwt::sim`, the CPU port
+//! of the GPU's kernel), [`block`] (quantization and the bit-plane coding of one block), and
 //! [`rate`] (the planes of every block for the byte budget).
 
 pub mod block;
@@ -14,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use wavekit_dwt::{SHAPES, Wavelet};
 
 use crate::error::{CodecError, Result};
-use crate::format::{Band, Chroma, Header, Layout, OFFSET_BYTES, Orientation};
+use crate::format::{Band, Chroma, FRAC_BITS, Header, Layout, OFFSET_BYTES, Orientation};
 
 /// What to encode: the chroma sampling, wavelet levels and the frame's byte budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,8 +29,8 @@ pub struct EncodeConfig {
     pub budget: usize,
 }
 
-/// The base quantizer step: fine enough that the bit-planes the rate control drops, not the
-/// step, set the quality at any budget worth using.
+/// The base quantizer step, in 8-bit levels: fine enough that the bit-planes the rate control
+/// drops, not the step, set the quality at any budget worth using.
 pub const BASE_STEP: f32 = 0.25;
 
 /// What an encode did.
@@ -87,12 +88,16 @@ fn gain(levels: u8, band: &Band) -> f64 {
     g
 }
 
-/// A band's quantizer step.
-fn step_of(header: &Header, band: &Band) -> f32 {
-    (f64::from(header.step) / gain(header.levels, band).sqrt()) as f32
+/// A band's quantizer step in units of 2^-8 of a coefficient unit (2^-FRAC_BITS of a level):
+/// `max(1, round(Δ·2^(FRAC_BITS + 8) / √G_b))`, computed in f64 from the header's Δ. The GPU
+/// gets this table from the same function.
+pub fn step_of(header: &Header, band: &Band) -> u32 {
+    let s = f64::from(header.step) * f64::from(1u32 << (FRAC_BITS + 8))
+        / gain(header.levels, band).sqrt();
+    s.round().clamp(1.0, f64::from(u32::MAX >> 8)) as u32
 }
 
-fn block_samples(plane: &[f32], pitch: usize, b: &crate::format::Block) -> Vec<f32> {
+fn block_samples(plane: &[i32], pitch: usize, b: &crate::format::Block) -> Vec<i32> {
     let mut v = Vec::with_capacity(b.len());
     for y in b.y..b.y + b.height {
         v.extend_from_slice(&plane[y * pitch + b.x..y * pitch + b.x + b.width]);
@@ -137,7 +142,7 @@ pub fn encode(
     let mut planes = color::to_ycbcr(rgb, w, h, config.chroma);
     for (p, &(pw, ph)) in planes.iter_mut().zip(header.planes().iter()) {
         wavekit_dwt::sim::forward_2d(
-            Wavelet::Irreversible97,
+            Wavelet::Fixed97,
             SHAPES[0],
             p,
             pw,
@@ -153,6 +158,7 @@ pub fn encode(
         let step = step_of(&header, band);
         let samples = block_samples(&planes[band.plane], dims[band.plane].0, b);
         let q = block::quantize(&samples, step);
+        // Weighted by the band's synthesis gain: the error it makes in the image.
         let g = gain(header.levels, band);
         let d: Vec<f64> = block::distortions(&samples, &q, step)
             .into_iter()
@@ -208,7 +214,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
         )));
     }
     let dims = header.planes();
-    let mut planes: [Vec<f32>; 3] = dims.map(|(w, h)| vec![0f32; w * h]);
+    let mut planes: [Vec<i32>; 3] = dims.map(|(w, h)| vec![0i32; w * h]);
     let mut report = DecodeReport {
         blocks: layout.blocks.len(),
         ..Default::default()
@@ -219,7 +225,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
         let at = crate::format::HEADER_BYTES + i * OFFSET_BYTES;
         let offset =
             u32::from_le_bytes(bytes[at..at + OFFSET_BYTES].try_into().expect("4")) as usize;
-        samples.resize(b.len(), 0.0);
+        samples.resize(b.len(), 0);
         let ok = offset >= layout.overhead()
             && offset < bytes.len()
             && block::decode(
@@ -230,7 +236,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
             )
             .is_ok();
         if !ok {
-            samples.fill(0.0);
+            samples.fill(0);
             report.damaged.push(i);
         }
         let pitch = dims[band.plane].0;
@@ -241,7 +247,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
     }
     for (p, &(pw, ph)) in planes.iter_mut().zip(dims.iter()) {
         wavekit_dwt::sim::inverse_2d(
-            Wavelet::Irreversible97,
+            Wavelet::Fixed97,
             SHAPES[0],
             p,
             pw,

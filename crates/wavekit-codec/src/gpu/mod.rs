@@ -1,0 +1,259 @@
+//! The codec on the GPU, each kernel beside its CPU twin by name: `block.wgsl` decodes a
+//! code block as `cpu/block.rs` does, `color.wgsl` turns YCbCr into RGB as `cpu/color.rs`
+//! does, and the inverse wavelet between them is `wavekit-dwt`'s fixed-point 9/7, which
+//! `wavekit_dwt::sim` (the CPU's) equals bit for bit. So a frame decoded here equals the CPU's
+//! [`crate::cpu::decode`] pixel for pixel, damaged blocks included.
+//!
+//! A [`Decoder`] is built once for a frame size and format; per frame it uploads the bytes and
+//! records three stages into the caller's encoder (blocks, inverse wavelet, colour), with no
+//! allocation. The GPU encoder is the next step (see `docs/codec-bitstream.md`).
+
+use wavekit::GpuContext;
+use wavekit::prelude::{Kernel, KernelBuilder, WgslSource};
+use wavekit_dwt::{BoundDwt, Dwt, Wavelet};
+
+use crate::cpu::{DecodeReport, step_of};
+use crate::error::{CodecError, Result};
+use crate::format::{Chroma, Header, Layout};
+
+/// The codec's WGSL files.
+pub static SOURCES: &[WgslSource] = &[
+    wavekit::wgsl_source!("codec/block", "block.wgsl"),
+    wavekit::wgsl_source!("codec/color", "color.wgsl"),
+];
+
+/// The block decoder's kernel (one workgroup of 256 a block).
+pub fn block_kernel() -> KernelBuilder {
+    KernelBuilder::new("codec/block", SOURCES).workgroup_size(256)
+}
+
+/// The colour kernel (one invocation a pixel).
+pub fn color_kernel(chroma: Chroma) -> KernelBuilder {
+    KernelBuilder::new("codec/color", SOURCES)
+        .workgroup_size(256)
+        .constant("CHROMA_420", chroma == Chroma::Yuv420)
+}
+
+/// Largest frame the decoder takes: bit positions must fit in 32 bits.
+const MAX_FRAME_BYTES: usize = 1 << 29;
+
+/// A GPU decoder for frames of one size and format.
+pub struct Decoder {
+    header: Header,
+    blocks: u32,
+    overhead: usize,
+    capacity: usize,
+    frame: wgpu::Buffer,
+    params: wgpu::Buffer,
+    damaged: wgpu::Buffer,
+    rgba: wgpu::Buffer,
+    block: (Kernel, wgpu::BindGroup),
+    color: (Kernel, wgpu::BindGroup),
+    dwt: [BoundDwt; 2],
+    // The buffers the bind groups and bound transforms hold.
+    _keep: [wgpu::Buffer; 4],
+}
+
+impl Decoder {
+    /// A decoder for frames laid out as `header` says (size, chroma, levels; the step may
+    /// differ per frame), of at most `capacity` bytes.
+    pub fn new(ctx: &GpuContext, header: &Header, capacity: usize) -> Result<Self> {
+        header.check()?;
+        if capacity > MAX_FRAME_BYTES {
+            return Err(CodecError::InvalidArgument(format!(
+                "a frame capacity of {capacity} bytes: the GPU decoder takes at most \
+                 {MAX_FRAME_BYTES}"
+            )));
+        }
+        let layout = Layout::of(header);
+        let [(w, h), (cw, ch), _] = header.planes();
+        let table = Self::table(header, &layout);
+        let table = ctx.storage_from("codec block table", &table)?;
+        let luma = ctx.storage_uninit("codec luma coefficients", (w * h * 4) as u64)?;
+        let chroma = ctx.storage_uninit("codec chroma coefficients", (2 * cw * ch * 4) as u64)?;
+        let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
+        let damaged = ctx.storage_uninit("codec damaged blocks", layout.blocks.len() as u64 * 4)?;
+        let rgba = ctx.storage_uninit("codec rgba", (w * h * 4) as u64)?;
+        let params = ctx.uniform_from("codec block params", &[0u32; 4])?;
+        let color_params = ctx.uniform_from(
+            "codec colour params",
+            &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
+        )?;
+        let levels = u32::from(header.levels);
+        let luma_plan = Dwt::new(ctx, Wavelet::Fixed97, w as u32, h as u32, levels, 1)?;
+        let chroma_plan = Dwt::new(ctx, Wavelet::Fixed97, cw as u32, ch as u32, levels, 2)?;
+        let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
+        let block_k = block_kernel().build(ctx)?;
+        let block_b = block_k.bind(
+            ctx,
+            &[
+                (0, &frame),
+                (1, &table),
+                (2, &luma),
+                (3, &chroma),
+                (4, &damaged),
+                (5, &params),
+            ],
+        )?;
+        let color_k = color_kernel(header.chroma).build(ctx)?;
+        let color_b = color_k.bind(
+            ctx,
+            &[(0, &luma), (1, &chroma), (2, &rgba), (3, &color_params)],
+        )?;
+        Ok(Self {
+            header: *header,
+            blocks: layout.blocks.len() as u32,
+            overhead: layout.overhead(),
+            capacity,
+            frame,
+            params,
+            damaged,
+            rgba,
+            block: (block_k, block_b),
+            color: (color_k, color_b),
+            dwt,
+            _keep: [table, luma, chroma, color_params],
+        })
+    }
+
+    /// The block table the kernel reads: four words a block (see block.wgsl).
+    fn table(header: &Header, layout: &Layout) -> Vec<u32> {
+        let dims = header.planes();
+        let mut t = Vec::with_capacity(4 * layout.blocks.len());
+        for b in &layout.blocks {
+            let band = &layout.bands[b.band];
+            let (pw, ph) = dims[band.plane];
+            let mut base = (b.y * pw + b.x) as u32;
+            if band.plane == 2 {
+                base += (pw * ph) as u32;
+            }
+            if band.plane > 0 {
+                base |= 1 << 31;
+            }
+            t.extend([
+                base,
+                pw as u32,
+                (b.width | b.height << 16) as u32,
+                step_of(header, band),
+            ]);
+        }
+        t
+    }
+
+    /// The frame layout this decoder was built for.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The decoded frame after [`Decoder::record`]: one `u32` a pixel, `R | G << 8 | B << 16 |
+    /// 255 << 24` (RGBA8 in memory), rows top to bottom.
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.rgba
+    }
+
+    /// Put a frame's bytes where [`Decoder::record`] reads them. Fails, with nothing written,
+    /// on a frame whose header is not a frame's, or another size or format than the
+    /// decoder's, or that is shorter than its block table or longer than the capacity.
+    pub fn upload(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<Header> {
+        let h = Header::parse(bytes)?;
+        let same = (h.width, h.height, h.chroma, h.levels)
+            == (
+                self.header.width,
+                self.header.height,
+                self.header.chroma,
+                self.header.levels,
+            );
+        if !same {
+            return Err(CodecError::InvalidArgument(format!(
+                "a {} x {} {:?} frame of {} levels, for a decoder of {} x {} {:?} frames of {}: \
+                 build a decoder for this format",
+                h.width,
+                h.height,
+                h.chroma,
+                h.levels,
+                self.header.width,
+                self.header.height,
+                self.header.chroma,
+                self.header.levels
+            )));
+        }
+        if h.step != self.header.step {
+            return Err(CodecError::InvalidArgument(format!(
+                "a frame with quantizer step {}, for a decoder built for step {}: the band \
+                 steps are part of the decoder's tables; build one for this step",
+                h.step, self.header.step
+            )));
+        }
+        if bytes.len() < self.overhead {
+            return Err(CodecError::Bitstream(format!(
+                "{} bytes: its header and block table alone take {}",
+                bytes.len(),
+                self.overhead
+            )));
+        }
+        if bytes.len() > self.capacity {
+            return Err(CodecError::InvalidArgument(format!(
+                "a frame of {} bytes, for a decoder of at most {}",
+                bytes.len(),
+                self.capacity
+            )));
+        }
+        let mut padded = bytes.to_vec();
+        padded.resize(bytes.len().next_multiple_of(4), 0);
+        ctx.queue.write_buffer(&self.frame, 0, &padded);
+        let p = [bytes.len() as u32, self.blocks, self.overhead as u32, 0];
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::cast_slice(&p));
+        Ok(h)
+    }
+
+    /// Record the decode of the uploaded frame into `enc`: blocks to coefficients, the inverse
+    /// wavelet, colour to [`Decoder::output`].
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.block.0.dispatch(&mut pass, &self.block.1, self.blocks);
+        }
+        for d in &self.dwt {
+            d.record_inverse(enc);
+        }
+        let pixels = self.header.width * self.header.height;
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        self.color
+            .0
+            .dispatch(&mut pass, &self.color.1, pixels.div_ceil(256));
+    }
+
+    /// Decode `bytes` on the GPU and read the frame back: 8-bit RGB and what was damaged, as
+    /// [`crate::cpu::decode`] gives them.
+    pub fn decode(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u8>, DecodeReport)> {
+        self.upload(ctx, bytes)?;
+        ctx.submit(|enc| self.record(enc));
+        let pixels = (self.header.width * self.header.height) as usize;
+        let rgba: Vec<u32> = ctx.read_back("codec rgba", &self.rgba, pixels)?;
+        let flags: Vec<u32> =
+            ctx.read_back("codec damaged", &self.damaged, self.blocks as usize)?;
+        let mut rgb = Vec::with_capacity(3 * pixels);
+        for p in rgba {
+            rgb.extend_from_slice(&p.to_le_bytes()[..3]);
+        }
+        let report = DecodeReport {
+            damaged: (0..flags.len()).filter(|&i| flags[i] != 0).collect(),
+            blocks: flags.len(),
+        };
+        Ok((rgb, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_validate_with_and_without_subgroups() {
+        block_kernel().check().unwrap();
+        for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
+            color_kernel(chroma).check().unwrap();
+        }
+    }
+}
