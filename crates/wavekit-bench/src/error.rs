@@ -17,6 +17,9 @@ pub enum Error {
     /// The tracer failed.
     #[error(transparent)]
     Trace(#[from] wavekit_trace::TraceError),
+    /// The codec failed.
+    #[error(transparent)]
+    Codec(#[from] wavekit_codec::CodecError),
     /// A file could not be read, written or parsed.
     #[error("{path}: {message}")]
     File {

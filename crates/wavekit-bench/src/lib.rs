@@ -13,6 +13,7 @@
 
 pub mod chain;
 pub mod clock;
+pub mod codec;
 pub mod dwt;
 pub mod error;
 pub mod occupancy;

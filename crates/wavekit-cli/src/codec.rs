@@ -203,3 +203,110 @@ pub fn decode_png(
     );
     Ok(())
 }
+
+/// A synthetic frame: smooth shading, edges, stripes and noise.
+fn synthetic(w: u32, h: u32) -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(u64::from(w));
+    let mut out = Vec::with_capacity((3 * w * h) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
+            let disc = ((fx - 0.6).powi(2) + (fy - 0.4).powi(2)) < 0.05;
+            let stripes = ((x / 3 + y / 5) % 2) as f32 * 40.0 * f32::from(fx > 0.8);
+            let n = rng.f32() * 12.0;
+            let r = 60.0 + 150.0 * fx + stripes + n + if disc { 60.0 } else { 0.0 };
+            let g = 40.0 + 120.0 * fy + n;
+            let b = 200.0 - 100.0 * fx * fy + stripes - if disc { 90.0 } else { 0.0 };
+            out.extend([r, g, b].map(|v| v.clamp(0.0, 255.0) as u8));
+        }
+    }
+    out
+}
+
+/// `wavekit codec bench`.
+pub fn bench(
+    ctx: &wavekit::GpuContext,
+    frames: &[PathBuf],
+    bpp: &[f64],
+    chroma: &[ChromaArg],
+    protocol: &wavekit_bench::protocol::Protocol,
+    json: bool,
+) -> Result<(), CliError> {
+    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+        return Err(CliError::Usage(format!(
+            "--bpp {b}: give positive numbers of bits a pixel"
+        )));
+    }
+    let mut list = Vec::new();
+    if frames.is_empty() {
+        for (w, h) in [(1920u32, 1080u32), (2560, 1440), (3840, 2160)] {
+            list.push(wavekit_bench::codec::Frame {
+                name: format!("synthetic-{w}x{h}"),
+                width: w,
+                height: h,
+                rgb: synthetic(w, h),
+            });
+        }
+    }
+    for f in frames {
+        let img = image::open(f).map_err(|e| file_err(f, format!("cannot read the image: {e}")))?;
+        let rgb = img.to_rgb8();
+        let (width, height) = rgb.dimensions();
+        list.push(wavekit_bench::codec::Frame {
+            name: f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            width,
+            height,
+            rgb: rgb.into_raw(),
+        });
+    }
+    let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
+    let clock = crate::bench::clock_reader(ctx);
+    let rows = wavekit_bench::codec::run(ctx, &list, &chromas, bpp, protocol, &*clock, &mut |m| {
+        eprintln!("{m}")
+    })?;
+    if json {
+        for r in &rows {
+            println!("{}", serde_json::to_string(r).expect("rows serialize"));
+        }
+        return Ok(());
+    }
+    println!(
+        "{:<24} {:>5} {:>5} {:>10} {:>8} {:>8} {:>9} {:>11} {:>10} {:>5} {:>5}",
+        "frame",
+        "chroma",
+        "bpp",
+        "bytes",
+        "PSNR-Y",
+        "PSNR-RGB",
+        "GPU=CPU",
+        "CPU enc ms",
+        "dec µs",
+        "p99",
+        "clock"
+    );
+    for r in &rows {
+        println!(
+            "{:<24} {:>5} {:>5} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>5.1} {:>5}",
+            r.frame,
+            r.chroma,
+            r.bpp,
+            r.bytes,
+            r.psnr_y,
+            r.psnr_rgb,
+            r.gpu_equals_cpu,
+            r.cpu_encode_ms,
+            r.decode_median_us,
+            r.decode_p99_us,
+            r.clock_mhz.map_or("-".into(), |c| c.to_string())
+        );
+    }
+    if rows.iter().any(|r| !r.gpu_equals_cpu) {
+        return Err(CliError::CheckFailed(
+            "the GPU's decoded frame differs from the CPU's".into(),
+        ));
+    }
+    Ok(())
+}

@@ -149,6 +149,9 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         levels: u8,
     },
+    /// The codec's benchmark.
+    #[command(subcommand)]
+    Codec(CodecCommand),
     /// Decode a coded frame to a PNG, on the GPU (the same pixels as the CPU reference);
     /// damaged blocks are decoded as flat and reported.
     Decode {
@@ -173,6 +176,29 @@ enum Command {
     /// The compute-shader UI compositor: render a JSON scene, the demo panel, the benchmark.
     #[command(subcommand)]
     Ui(ui::UiCommand),
+}
+
+/// `wavekit codec …`.
+#[derive(clap::Subcommand)]
+enum CodecCommand {
+    /// The GPU decoder's time (median, p99) on the benchmark protocol, the CPU encoder's wall
+    /// time, bytes, PSNR-Y and PSNR-RGB, at each size, chroma sampling and budget.
+    Bench {
+        /// PNG frames (default: synthetic frames at 1920x1080, 2560x1440 and 3840x2160).
+        #[arg(long, value_delimiter = ',')]
+        frames: Vec<std::path::PathBuf>,
+        /// Budgets in bits a pixel.
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        bpp: Vec<f64>,
+        /// Chroma samplings.
+        #[arg(long, value_delimiter = ',', default_value = "420,444")]
+        chroma: Vec<codec::ChromaArg>,
+        #[command(flatten)]
+        protocol: bench::ProtocolArgs,
+        /// One JSON line a case instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -503,6 +529,16 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             chroma,
             levels,
         } => codec::encode_png(&input, &output, bytes, bpp, chroma, levels),
+        Command::Codec(CodecCommand::Bench {
+            frames,
+            bpp,
+            chroma,
+            protocol,
+            json,
+        }) => {
+            let ctx = context(cli.adapter)?;
+            codec::bench(&ctx, &frames, &bpp, &chroma, &protocol.protocol()?, json)
+        }
         Command::Decode { input, output, cpu } => {
             if cpu {
                 codec::decode_png(&input, &output, None)

@@ -1,0 +1,157 @@
+//! `wavekit codec bench`: the codec on real frames at several sizes, chroma samplings and
+//! budgets: the GPU decoder's time on the measurement protocol (the frame uploaded once, then
+//! the three stages recorded per run: blocks, inverse wavelet, colour), the CPU reference
+//! encoder's wall time, each frame's bytes, PSNR-Y and PSNR-RGB, and whether the GPU's decoded
+//! frame equals the CPU's (checked before timing).
+
+use std::time::Instant;
+
+use serde::Serialize;
+use wavekit::GpuContext;
+use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
+use wavekit_codec::gpu::Decoder;
+use wavekit_codec::{Chroma, Header};
+
+use crate::error::Result;
+use crate::protocol::{Case, ClockReader, Protocol, measure};
+
+/// A frame to code: a name, its size and 8-bit RGB.
+pub struct Frame {
+    /// What the results call it.
+    pub name: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// 8-bit RGB, rows top to bottom.
+    pub rgb: Vec<u8>,
+}
+
+/// One frame coded at one budget.
+#[derive(Clone, Debug, Serialize)]
+pub struct CodecBench {
+    /// The frame.
+    pub frame: String,
+    /// Width and height.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// "420" or "444".
+    pub chroma: &'static str,
+    /// The budget in bits a pixel.
+    pub bpp: f64,
+    /// The budget in bytes.
+    pub budget: usize,
+    /// The coded frame's bytes.
+    pub bytes: usize,
+    /// PSNR of the luma (BT.709 Y), dB.
+    pub psnr_y: f64,
+    /// PSNR over R, G and B, dB.
+    pub psnr_rgb: f64,
+    /// The GPU's decoded frame equals the CPU's.
+    pub gpu_equals_cpu: bool,
+    /// The CPU reference encoder's wall time, ms (one run).
+    pub cpu_encode_ms: f64,
+    /// GPU decode time: median, p90 and p99, µs.
+    pub decode_median_us: f64,
+    /// 90th percentile, µs.
+    pub decode_p90_us: f64,
+    /// 99th percentile, µs.
+    pub decode_p99_us: f64,
+    /// Spread of the round medians over the median.
+    pub spread: f64,
+    /// Lowest SM clock while timed, MHz (where it can be read).
+    pub clock_mhz: Option<u32>,
+    /// Timed below 90 % of the maximum clock.
+    pub clock_low: bool,
+}
+
+/// PSNR of the BT.709 luma of `b` against `a`.
+pub fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
+    let y = |rgb: &[u8]| -> Vec<u8> {
+        color::to_ycbcr(rgb, w, h, Chroma::Yuv444)[0]
+            .iter()
+            .map(|v| ((v + (128 << 5) + 16) >> 5).clamp(0, 255) as u8)
+            .collect()
+    };
+    psnr(&y(a), &y(b))
+}
+
+/// Code every frame at every chroma sampling and budget; time the GPU decoder on `protocol`.
+pub fn run(
+    ctx: &GpuContext,
+    frames: &[Frame],
+    chromas: &[Chroma],
+    bpps: &[f64],
+    protocol: &Protocol,
+    clock: &dyn ClockReader,
+    progress: &mut dyn FnMut(String),
+) -> Result<Vec<CodecBench>> {
+    let mut decoders = Vec::new();
+    let mut rows = Vec::new();
+    for f in frames {
+        for &chroma in chromas {
+            for &bpp in bpps {
+                progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
+                let px = f64::from(f.width) * f64::from(f.height);
+                let budget = (bpp * px / 8.0) as usize;
+                let config = EncodeConfig {
+                    chroma,
+                    levels: 5,
+                    budget,
+                };
+                let t0 = Instant::now();
+                let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
+                let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
+                let (_, back, _) = decode(&frame)?;
+                let header = Header::parse(&frame)?;
+                let decoder = Decoder::new(ctx, &header, frame.len())?;
+                let (gpu, _) = decoder.decode(ctx, &frame)?;
+                let (w, h) = (f.width as usize, f.height as usize);
+                rows.push(CodecBench {
+                    frame: f.name.clone(),
+                    width: f.width,
+                    height: f.height,
+                    chroma: match chroma {
+                        Chroma::Yuv420 => "420",
+                        Chroma::Yuv444 => "444",
+                    },
+                    bpp,
+                    budget,
+                    bytes: frame.len(),
+                    psnr_y: psnr_y(&f.rgb, &back, w, h),
+                    psnr_rgb: psnr(&f.rgb, &back),
+                    gpu_equals_cpu: gpu == back,
+                    cpu_encode_ms,
+                    decode_median_us: 0.0,
+                    decode_p90_us: 0.0,
+                    decode_p99_us: 0.0,
+                    spread: 0.0,
+                    clock_mhz: None,
+                    clock_low: false,
+                });
+                decoders.push(decoder);
+            }
+        }
+    }
+    let mut cases: Vec<Case> = decoders
+        .iter()
+        .zip(&rows)
+        .map(|(d, r)| {
+            Case::new(
+                format!("decode {} {} {} bpp", r.frame, r.chroma, r.bpp),
+                move |e| d.record(e),
+            )
+        })
+        .collect();
+    let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
+    for (r, m) in rows.iter_mut().zip(measured) {
+        r.decode_median_us = m.timing.median_ns / 1e3;
+        r.decode_p90_us = m.timing.p90_ns / 1e3;
+        r.decode_p99_us = m.timing.p99_ns / 1e3;
+        r.spread = m.spread;
+        r.clock_mhz = m.clock.map(|c| c.min_mhz);
+        r.clock_low = m.clock_low;
+    }
+    Ok(rows)
+}
