@@ -1,9 +1,10 @@
 // The block decoder: one workgroup a code block, the GPU twin of `cpu/block.rs`'s `decode`
 // (the same bits read in the same order, the same damage rules, the same integer
-// reconstruction), writing the block's coefficients into its plane. A payload's significance
-// pass is a chain of variable-length codes, so one invocation parses it; the candidate list
-// before it and the refinement pass after it (each bit at a place a scan gives) take the whole
-// workgroup. Invocation t owns samples 4t .. 4t + 3 of the block (row-major).
+// reconstruction), writing the block's coefficients into its plane. The payload is first
+// copied into workgroup memory. A payload's significance pass is a chain of variable-length
+// codes, so one invocation parses it (a code's unary part counted 32 bits at a time); the
+// candidate list before it and the refinement pass after it (each bit at a place a scan gives)
+// take the whole workgroup. Invocation t owns samples 4t .. 4t + 3 of the block (row-major).
 //
 // Bindings: 0 the frame's bytes (packed four to a word, little-endian), 1 the block table
 // (four words a block: coefficient index of its first sample with bit 31 the buffer (0 luma,
@@ -24,71 +25,103 @@ const SAMPLES: u32 = 1024u;
 const PER: u32 = SAMPLES / WG_SIZE;
 const MAX_PLANES: u32 = 24u;
 const RICE_BITS: u32 = 4u;
-// Sample flags.
-const SIGNIFICANT: u32 = 1u;
-const NEGATIVE: u32 = 2u;
-const NEWLY: u32 = 4u;
+// Sample flags, above the 24 bits of the sent magnitude in `t_val`.
+const SIGNIFICANT: u32 = 1u << 24u;
+const NEGATIVE: u32 = 2u << 24u;
+const NEWLY: u32 = 4u << 24u;
+const T_MASK: u32 = 0xffffffu;
+// Words of the payload held in workgroup memory: more than any payload the encoder writes
+// (24 planes of 1029 bits and 1024 signs: 3217 bytes); a damaged one that reads further reads
+// the frame itself.
+const WINDOW: u32 = 1024u;
 
 var<workgroup> t_val: array<u32, SAMPLES>;
-var<workgroup> flags: array<u32, SAMPLES>;
 var<workgroup> cand: array<u32, SAMPLES>;
+// The payload's words from `w0`, bytes in stream order (the first byte in the top bits).
+var<workgroup> win: array<u32, WINDOW>;
 // The parse's state, read back by every invocation with workgroupUniformLoad.
 var<workgroup> sh_ok: u32;
 var<workgroup> sh_bit: u32;
 var<workgroup> sh_planes: u32;
 var<workgroup> sh_sent: u32;
-var<workgroup> sh_cands: u32;
-var<workgroup> sh_sig: u32;
+var<workgroup> sh_w0: u32;
 var<workgroup> sh_bad: atomic<u32>;
 
 fn byte_at(i: u32) -> u32 {
     return (frame[i / 4u] >> (8u * (i % 4u))) & 0xffu;
 }
 
-// The parser's reader (invocation 0 only): bit `sh_bit` of the frame, or past its end.
-var<private> rd_bit: u32;
-var<private> rd_end: u32;
-var<private> rd_fail: u32;
-
-const OK: u32 = 0u;
-const TRUNCATED: u32 = 1u;
-const BAD: u32 = 2u;
-
-fn get_bit() -> u32 {
-    if (rd_bit >= rd_end) {
-        rd_fail = TRUNCATED;
-        return 0u;
-    }
-    let b = (byte_at(rd_bit / 8u) >> (7u - rd_bit % 8u)) & 1u;
-    rd_bit += 1u;
-    return b;
+fn swap(x: u32) -> u32 {
+    return (x << 24u) | ((x & 0xff00u) << 8u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
 }
 
-fn get_bits(n: u32) -> u32 {
-    var v = 0u;
-    for (var i = 0u; i < n; i++) {
-        v = (v << 1u) | get_bit();
+// Word `i` of the frame in stream order (0 past its end), from the window where it holds it.
+fn word(i: u32, w0: u32) -> u32 {
+    if (i >= w0 && i - w0 < WINDOW) {
+        return win[i - w0];
     }
+    if (i < arrayLength(&frame)) {
+        return swap(frame[i]);
+    }
+    return 0u;
+}
+
+// The 32 bits of the stream from bit b, the first in the top bit.
+fn peek(b: u32, w0: u32) -> u32 {
+    let s = b % 32u;
+    let hi = word(b / 32u, w0);
+    if (s == 0u) {
+        return hi;
+    }
+    return (hi << s) | (word(b / 32u + 1u, w0) >> (32u - s));
+}
+
+// The parser's reader (invocation 0 only). Any failure (bits past the frame's end, a run past
+// the block) damages the block, as in the CPU's reader: which one does not matter.
+var<private> rd_bit: u32;
+var<private> rd_end: u32;
+var<private> rd_w0: u32;
+var<private> rd_fail: bool;
+
+fn get_bits(n: u32) -> u32 {
+    if (n == 0u) {
+        return 0u;
+    }
+    if (rd_end - rd_bit < n) {
+        rd_fail = true;
+        return 0u;
+    }
+    let v = peek(rd_bit, rd_w0) >> (32u - n);
+    rd_bit += n;
     return v;
 }
 
-// A Golomb–Rice value of parameter k that may not exceed `most`.
+// A Golomb–Rice value of parameter k that may not exceed `most`: the ones of its quotient
+// counted 32 at a time.
 fn get_rice(k: u32, most: u32) -> u32 {
     var q = 0u;
+    let limit = most >> k;
     loop {
-        let b = get_bit();
-        if (rd_fail != OK || b == 0u) {
-            break;
-        }
-        q += 1u;
-        if (q > (most >> k)) {
-            rd_fail = BAD;
+        let ones = countLeadingZeros(~peek(rd_bit, rd_w0));
+        if (ones >= rd_end - rd_bit) {
+            // No zero before the frame's end.
+            rd_fail = true;
             return 0u;
+        }
+        q += ones;
+        rd_bit += ones;
+        if (q > limit) {
+            rd_fail = true;
+            return 0u;
+        }
+        if (ones < 32u) {
+            rd_bit += 1u;
+            break;
         }
     }
     let v = (q << k) | get_bits(k);
-    if (rd_fail == OK && v > most) {
-        rd_fail = BAD;
+    if (v > most) {
+        rd_fail = true;
     }
     return v;
 }
@@ -125,9 +158,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let len = bw * bh;
     let step = entry.w;
     for (var j = 0u; j < PER; j++) {
-        let i = l.local * PER + j;
-        t_val[i] = 0u;
-        flags[i] = 0u;
+        t_val[l.local * PER + j] = 0u;
     }
     if (l.local == 0u) {
         atomicStore(&sh_bad, 0u);
@@ -149,21 +180,33 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         sh_sent = select(0u, sent, ok == 1u);
         // Bit positions count from the frame's start (it may be up to 2^29 bytes).
         sh_bit = (offset + 2u) * 8u;
+        sh_w0 = (offset + 2u) / 4u;
     }
     let sent = workgroupUniformLoad(&sh_sent);
+    let w0 = sh_w0;
+    if (sent > 0u) {
+        // The payload into workgroup memory, in stream order.
+        for (var j = l.local; j < WINDOW; j += WG_SIZE) {
+            var x = 0u;
+            if (w0 + j < arrayLength(&frame)) {
+                x = swap(frame[w0 + j]);
+            }
+            win[j] = x;
+        }
+    }
     let end_bit = frame_len * 8u;
     for (var plane = 0u; plane < sent; plane++) {
         // The candidates: samples not yet significant, in order.
         var mine = 0u;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            mine += select(0u, 1u, i < len && (flags[i] & SIGNIFICANT) == 0u);
+            mine += select(0u, 1u, i < len && (t_val[i] & SIGNIFICANT) == 0u);
         }
         var at = wg_exclusive(mine, l);
         let cands = sh_wg_total;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            if (i < len && (flags[i] & SIGNIFICANT) == 0u) {
+            if (i < len && (t_val[i] & SIGNIFICANT) == 0u) {
                 cand[at] = i;
                 at += 1u;
             }
@@ -173,11 +216,12 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         if (l.local == 0u && sh_ok == 1u) {
             rd_bit = sh_bit;
             rd_end = end_bit;
-            rd_fail = OK;
+            rd_w0 = w0;
+            rd_fail = false;
             let k = get_bits(RICE_BITS);
             var pos = 0u;
             loop {
-                if (rd_fail != OK) {
+                if (rd_fail) {
                     break;
                 }
                 let left = cands - pos;
@@ -185,15 +229,15 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     break;
                 }
                 let run = get_rice(k, left);
-                if (rd_fail != OK || run == left) {
+                if (rd_fail || run == left) {
                     break;
                 }
                 let i = cand[pos + run];
-                let neg = get_bit();
-                flags[i] |= NEWLY | select(0u, NEGATIVE, neg == 1u);
+                let neg = get_bits(1u);
+                t_val[i] |= NEWLY | select(0u, NEGATIVE, neg == 1u);
                 pos += run + 1u;
             }
-            sh_ok = select(0u, 1u, rd_fail == OK);
+            sh_ok = select(1u, 0u, rd_fail);
             sh_bit = rd_bit;
         }
         let ok = workgroupUniformLoad(&sh_ok);
@@ -204,7 +248,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         var sig = 0u;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            sig += select(0u, 1u, i < len && (flags[i] & SIGNIFICANT) != 0u);
+            sig += select(0u, 1u, i < len && (t_val[i] & SIGNIFICANT) != 0u);
         }
         var rank = wg_exclusive(sig, l);
         let total = sh_wg_total;
@@ -212,21 +256,22 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
             if (i < len) {
-                var t = t_val[i] << 1u;
-                let f = flags[i];
+                let f = t_val[i];
+                var t = (f & T_MASK) << 1u;
+                var flags = f & ~T_MASK;
                 if ((f & SIGNIFICANT) != 0u) {
                     let b = first + rank;
                     rank += 1u;
                     if (b >= end_bit) {
                         atomicStore(&sh_bad, 1u);
                     } else {
-                        t |= (byte_at(b / 8u) >> (7u - b % 8u)) & 1u;
+                        t |= (word(b / 32u, w0) >> (31u - b % 32u)) & 1u;
                     }
                 } else if ((f & NEWLY) != 0u) {
                     t |= 1u;
-                    flags[i] = (f & ~NEWLY) | SIGNIFICANT;
+                    flags = (flags & ~NEWLY) | SIGNIFICANT;
                 }
-                t_val[i] = t;
+                t_val[i] = flags | (t & T_MASK);
             }
         }
         workgroupBarrier();
@@ -249,9 +294,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let i = l.local * PER + j;
         if (i < len) {
             var v = 0i;
+            let f = t_val[i];
             if (ok == 1u) {
-                v = reconstruct(t_val[i], dropped, step);
-                if ((flags[i] & NEGATIVE) != 0u) {
+                v = reconstruct(f & T_MASK, dropped, step);
+                if ((f & NEGATIVE) != 0u) {
                     v = -v;
                 }
             }
