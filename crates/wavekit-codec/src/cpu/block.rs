@@ -42,13 +42,15 @@ pub struct Quantized {
 }
 
 /// Quantize `samples` (fixed point, [`crate::format::FRAC_BITS`] fractional bits) with the
-/// band's step `step` (units of 2^-8 of a sample unit): `m = ⌊|c|·2^8 / step⌋`.
+/// band's step `step` (units of 2^-8 of a sample unit): `m = ⌊min(|c|, 2^23)·2^8 / step⌋`.
 pub fn quantize(samples: &[i32], step: u32) -> Quantized {
-    let cap = (1u64 << MAX_PLANES) - 1;
-    let step = u64::from(step.max(1));
+    let cap = (1u32 << MAX_PLANES) - 1;
+    let step = step.max(1);
+    // |c| clamped to 2^23 first so that the shift fits 32 bits (the GPU's arithmetic); an
+    // 8-bit frame's coefficients stay far below it.
     let magnitude: Vec<u32> = samples
         .iter()
-        .map(|&c| ((u64::from(c.unsigned_abs()) << 8) / step).min(cap) as u32)
+        .map(|&c| ((c.unsigned_abs().min(1 << 23) << 8) / step).min(cap))
         .collect();
     let negative = samples.iter().map(|&c| c < 0).collect();
     let planes = magnitude.iter().copied().max().map_or(0, planes_of);
@@ -69,6 +71,69 @@ pub fn reconstruct(t: u32, dropped: u8, step: u32) -> i32 {
         let v = (t.wrapping_mul(2) | 1).wrapping_shl(u32::from(dropped));
         (v.wrapping_mul(step) >> 9) as i32
     }
+}
+
+/// Bins of the rate control's slope keys.
+pub const KEY_BINS: u32 = 4096;
+
+/// `32·⌊log2 x⌋` plus the 5 bits after x's leading one: log2 in 1/32 octave steps, in
+/// integers (x ≥ 1).
+pub fn ilog(x: u32) -> u32 {
+    let e = 31 - x.leading_zeros();
+    let frac = if e >= 5 {
+        (x >> (e - 5)) & 31
+    } else {
+        (x << (5 - e)) & 31
+    };
+    32 * e + frac
+}
+
+/// Twice a magnitude's error in steps when `s` planes are dropped: `|2m + 1 − R|`, R the
+/// decoder's `(2t + 1) << s` (0 where t = 0).
+fn err2(m: u32, s: u32) -> u32 {
+    let t = m.checked_shr(s).unwrap_or(0);
+    let r = if t == 0 { 0 } else { (2 * t + 1) << s };
+    (2 * m + 1).abs_diff(r)
+}
+
+/// The rate control's key of each plane n = 1 ..= P of a block (index n − 1): how much error
+/// the plane removes per byte it costs, as an integer bin (1: it removes none, taken only when
+/// every plane fits; higher: more per byte), made non-increasing in n (a plane never ranks
+/// above an earlier one). In integers only,
+/// so the GPU computes the same: the error of plane n's step in units of (step/2)², each
+/// sample's `err2 >> sh` squared with `sh = max(0, s − 8)` (s the planes dropped after it), so
+/// every sum fits in 31 bits; the key `ilog(dD) + 64·sh + 416 − ilog(dR)` (dR the step's
+/// bytes), clamped to 1 ..= KEY_BINS − 1; a step of no bytes that removes error takes the top.
+/// The bands' steps are Δ/√G_b, so error in steps is already weighted by the band's gain.
+pub fn keys(q: &Quantized, rates: &[usize]) -> Vec<u32> {
+    let p = u32::from(q.planes);
+    let mut out = Vec::with_capacity(q.planes.into());
+    let mut low = KEY_BINS - 1;
+    for n in 1..=p {
+        let s = p - n;
+        let sh = s.saturating_sub(8);
+        let (mut before, mut after) = (0u32, 0u32);
+        for &m in &q.magnitude {
+            let b = err2(m, s + 1) >> sh;
+            let a = err2(m, s) >> sh;
+            before = before.wrapping_add(b * b);
+            after = after.wrapping_add(a * a);
+        }
+        let dd = before.wrapping_sub(after) as i32;
+        let dr = (rates[n as usize] - rates[n as usize - 1]) as u32;
+        let key = if dd <= 0 {
+            1
+        } else if dr == 0 {
+            KEY_BINS - 1
+        } else {
+            (ilog(dd as u32) + 64 * sh + 416)
+                .saturating_sub(ilog(dr))
+                .clamp(1, KEY_BINS - 1)
+        };
+        low = low.min(key);
+        out.push(low);
+    }
+    out
 }
 
 /// Squared error of the block's samples when the top `n` planes are sent, for every `n` from 0

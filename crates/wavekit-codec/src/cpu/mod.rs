@@ -44,8 +44,8 @@ pub struct EncodeStats {
     pub blocks: usize,
     /// Blocks with no plane sent.
     pub empty_blocks: usize,
-    /// Every plane of every block fitted: the frame is as good as the quantizer allows, and
-    /// smaller than the budget.
+    /// Every plane of every block that lowers the error fitted: the frame is as good as the
+    /// quantizer allows, and may be smaller than the budget.
     pub all_planes: bool,
 }
 
@@ -151,36 +151,28 @@ pub fn encode(
         );
     }
     let dims = header.planes();
-    let mut quantized = Vec::with_capacity(layout.blocks.len());
+    let mut coded = Vec::with_capacity(layout.blocks.len());
     let mut costs = Vec::with_capacity(layout.blocks.len());
     for b in &layout.blocks {
         let band = &layout.bands[b.band];
-        let step = step_of(&header, band);
         let samples = block_samples(&planes[band.plane], dims[band.plane].0, b);
-        let q = block::quantize(&samples, step);
-        // Weighted by the band's synthesis gain: the error it makes in the image.
-        let g = gain(header.levels, band);
-        let d: Vec<f64> = block::distortions(&samples, &q, step)
-            .into_iter()
-            .map(|d| d * g)
-            .collect();
-        let coded = block::code(&q);
-        costs.push((coded.rates(), d));
-        quantized.push((q, coded));
+        let q = block::quantize(&samples, step_of(&header, band));
+        let c = block::code(&q);
+        let rates = c.rates();
+        let keys = block::keys(&q, &rates);
+        costs.push((rates, keys));
+        coded.push((q.planes, c));
     }
     let choices: Vec<rate::Choices> = costs
         .iter()
-        .map(|(r, d)| rate::Choices {
-            rates: r,
-            distortions: d,
-        })
+        .map(|(r, k)| rate::Choices { rates: r, keys: k })
         .collect();
-    let planes_sent = rate::choose(&choices, config.budget - overhead)
+    let (planes_sent, theta) = rate::choose(&choices, config.budget - overhead)
         .expect("the budget holds every block's header (checked above)");
     let mut out = Vec::with_capacity(config.budget);
     out.extend_from_slice(&header.to_bytes());
     out.resize(overhead, 0);
-    for (i, ((_, coded), &n)) in quantized.iter().zip(&planes_sent).enumerate() {
+    for (i, ((_, coded), &n)) in coded.iter().zip(&planes_sent).enumerate() {
         let offset = out.len() as u32;
         out[crate::format::HEADER_BYTES + i * OFFSET_BYTES..][..OFFSET_BYTES]
             .copy_from_slice(&offset.to_le_bytes());
@@ -192,10 +184,7 @@ pub fn encode(
         overhead,
         blocks: layout.blocks.len(),
         empty_blocks: planes_sent.iter().filter(|&&n| n == 0).count(),
-        all_planes: planes_sent
-            .iter()
-            .zip(&quantized)
-            .all(|(&n, (q, _))| n == usize::from(q.planes)),
+        all_planes: theta == 1,
     };
     Ok((out, stats))
 }

@@ -20,7 +20,15 @@ use crate::format::{Chroma, Header, Layout};
 pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/block", "block.wgsl"),
     wavekit::wgsl_source!("codec/color", "color.wgsl"),
+    wavekit::wgsl_source!("codec/color_forward", "color_forward.wgsl"),
+    wavekit::wgsl_source!("codec/block_encode", "block_encode.wgsl"),
+    wavekit::wgsl_source!("codec/rate", "rate.wgsl"),
+    wavekit::wgsl_source!("codec/rate_threshold", "rate_threshold.wgsl"),
+    wavekit::wgsl_source!("codec/pack", "pack.wgsl"),
 ];
+
+mod encoder;
+pub use encoder::{Encoder, kernels as encoder_kernels};
 
 /// The block decoder's kernel (one workgroup of 256 a block).
 pub fn block_kernel() -> KernelBuilder {
@@ -34,8 +42,32 @@ pub fn color_kernel(chroma: Chroma) -> KernelBuilder {
         .constant("CHROMA_420", chroma == Chroma::Yuv420)
 }
 
-/// Largest frame the decoder takes: bit positions must fit in 32 bits.
+/// Largest frame the decoder and encoder take: bit positions must fit in 32 bits.
 const MAX_FRAME_BYTES: usize = 1 << 29;
+
+/// The block table the block kernels read: four words a block (see block.wgsl).
+fn block_table(header: &Header, layout: &Layout) -> Vec<u32> {
+    let dims = header.planes();
+    let mut t = Vec::with_capacity(4 * layout.blocks.len());
+    for b in &layout.blocks {
+        let band = &layout.bands[b.band];
+        let (pw, ph) = dims[band.plane];
+        let mut base = (b.y * pw + b.x) as u32;
+        if band.plane == 2 {
+            base += (pw * ph) as u32;
+        }
+        if band.plane > 0 {
+            base |= 1 << 31;
+        }
+        t.extend([
+            base,
+            pw as u32,
+            (b.width | b.height << 16) as u32,
+            step_of(header, band),
+        ]);
+    }
+    t
+}
 
 /// A GPU decoder for frames of one size and format.
 pub struct Decoder {
@@ -67,7 +99,7 @@ impl Decoder {
         }
         let layout = Layout::of(header);
         let [(w, h), (cw, ch), _] = header.planes();
-        let table = Self::table(header, &layout);
+        let table = block_table(header, &layout);
         let table = ctx.storage_from("codec block table", &table)?;
         let luma = ctx.storage_uninit("codec luma coefficients", (w * h * 4) as u64)?;
         let chroma = ctx.storage_uninit("codec chroma coefficients", (2 * cw * ch * 4) as u64)?;
@@ -114,30 +146,6 @@ impl Decoder {
             dwt,
             _keep: [table, luma, chroma, color_params],
         })
-    }
-
-    /// The block table the kernel reads: four words a block (see block.wgsl).
-    fn table(header: &Header, layout: &Layout) -> Vec<u32> {
-        let dims = header.planes();
-        let mut t = Vec::with_capacity(4 * layout.blocks.len());
-        for b in &layout.blocks {
-            let band = &layout.bands[b.band];
-            let (pw, ph) = dims[band.plane];
-            let mut base = (b.y * pw + b.x) as u32;
-            if band.plane == 2 {
-                base += (pw * ph) as u32;
-            }
-            if band.plane > 0 {
-                base |= 1 << 31;
-            }
-            t.extend([
-                base,
-                pw as u32,
-                (b.width | b.height << 16) as u32,
-                step_of(header, band),
-            ]);
-        }
-        t
     }
 
     /// The frame layout this decoder was built for.
@@ -254,6 +262,16 @@ mod tests {
         block_kernel().check().unwrap();
         for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
             color_kernel(chroma).check().unwrap();
+            let h = Header {
+                width: 64,
+                height: 64,
+                chroma,
+                levels: 3,
+                step: 0.25,
+            };
+            for k in encoder_kernels(&h) {
+                k.check().unwrap();
+            }
         }
     }
 }

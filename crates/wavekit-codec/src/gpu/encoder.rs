@@ -1,0 +1,358 @@
+//! The GPU encoder: the same bytes as [`crate::cpu::encode`], stage by stage on its twins:
+//! `color_forward.wgsl` (`cpu/color.rs`), the fixed-point 9/7 (`wavekit_dwt::sim`),
+//! `block_encode.wgsl` (`cpu/block.rs`: quantization, the bit-plane codes, every truncation's
+//! size, the planes' keys), `rate.wgsl` and `rate_threshold.wgsl` (`cpu/rate.rs`: a histogram of
+//! the planes' bytes by key, its suffix for the threshold, the ties by an exclusive scan over
+//! the blocks), and `pack.wgsl` (the offsets by an exclusive scan of the payloads' sizes, then
+//! the bytes). The core's scan does both scans.
+
+use wavekit::GpuContext;
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::prelude::{Kernel, KernelBuilder};
+use wavekit::scan::{BoundScan, Scan, ScanConfig};
+use wavekit_dwt::{BoundDwt, Dwt, Wavelet};
+
+use super::{SOURCES, block_table};
+use crate::cpu::{BASE_STEP, EncodeConfig};
+use crate::error::{CodecError, Result};
+use crate::format::{Header, Layout};
+
+/// Words of a block's bit string (block_encode.wgsl's STRIDE) and of its record.
+const STRIDE: u64 = 808;
+const RECORD: u64 = 64;
+const KEY_BINS: u64 = 4096;
+/// Bytes of the largest payload a block can have (24 planes of 1029 bits, 1024 signs, 2 bytes).
+const MAX_PAYLOAD: u64 = 2 + 25720 / 8;
+
+fn builder(entry: &str) -> KernelBuilder {
+    KernelBuilder::new(entry, SOURCES).workgroup_size(256)
+}
+
+/// The encoder's kernels, for their tests.
+pub fn kernels(header: &Header) -> Vec<KernelBuilder> {
+    let mut k = vec![
+        builder("codec/color_forward")
+            .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420),
+        builder("codec/block_encode"),
+        builder("codec/rate_threshold"),
+        builder("codec/pack"),
+    ];
+    for phase in 0..3u32 {
+        k.push(builder("codec/rate").constant("PHASE", phase));
+    }
+    k
+}
+
+/// A GPU encoder for frames of one size, format and byte budget.
+pub struct Encoder {
+    header: Header,
+    blocks: u32,
+    overhead: usize,
+    budget: usize,
+    p_threshold: wgpu::Buffer,
+    input: wgpu::Buffer,
+    hist: wgpu::Buffer,
+    control: wgpu::Buffer,
+    frame: wgpu::Buffer,
+    steps: Vec<(Kernel, wgpu::BindGroup, u32)>,
+    dwt: [BoundDwt; 2],
+    scans: [BoundScan; 2],
+    _keep: Vec<wgpu::Buffer>,
+}
+
+impl Encoder {
+    /// An encoder of `width × height` frames with `config`'s chroma, levels and budget.
+    pub fn new(ctx: &GpuContext, width: u32, height: u32, config: &EncodeConfig) -> Result<Self> {
+        let mut header = Header {
+            width,
+            height,
+            chroma: config.chroma,
+            levels: 0,
+            step: BASE_STEP,
+        };
+        header.check()?;
+        header.levels = config.levels.min(header.max_levels());
+        let layout = Layout::of(&header);
+        let overhead = layout.overhead();
+        let nb = layout.blocks.len();
+        if config.budget < overhead + 2 * nb {
+            return Err(CodecError::InvalidArgument(format!(
+                "a budget of {} bytes is too small for a {width} x {height} frame: its header \
+                 and block table take {overhead} bytes and every block at least 2 more; give at \
+                 least {}",
+                config.budget,
+                overhead + 2 * nb
+            )));
+        }
+        if config.budget > super::MAX_FRAME_BYTES {
+            return Err(CodecError::InvalidArgument(format!(
+                "a budget of {} bytes: the GPU encoder takes at most {}",
+                config.budget,
+                super::MAX_FRAME_BYTES
+            )));
+        }
+        let [(w, h), (cw, ch), _] = header.planes();
+        let u = |label: &str, words: u64| ctx.storage_uninit(label, words * 4);
+        let input = u("codec input", (w * h) as u64)?;
+        let luma = u("codec luma", (w * h) as u64)?;
+        let chroma = u("codec chroma", (2 * cw * ch) as u64)?;
+        let table = ctx.storage_from("codec block table", &block_table(&header, &layout))?;
+        let bits = u("codec bit strings", nb as u64 * STRIDE)?;
+        let records = u("codec records", nb as u64 * RECORD)?;
+        let hist = u("codec key histogram", KEY_BINS)?;
+        let control = u("codec control", 4)?;
+        let ties = u("codec ties", nb as u64)?;
+        let ties_before = u("codec ties before", nb as u64)?;
+        let sent = u("codec planes sent", nb as u64)?;
+        let sizes = u("codec payload sizes", nb as u64)?;
+        let offsets = u("codec payload offsets", nb as u64)?;
+        // Room for the largest frame the coder can write, so that the budget can change from
+        // frame to frame without an allocation.
+        let capacity =
+            (overhead as u64 + nb as u64 * MAX_PAYLOAD).min(super::MAX_FRAME_BYTES as u64);
+        let frame = u("codec frame", capacity.div_ceil(4))?;
+        let head_bytes = header.to_bytes();
+        let head: Vec<u32> = head_bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+            .collect();
+        let head = ctx.storage_from("codec header", &head)?;
+        let nbu = nb as u32;
+        let p_color = ctx.uniform_from(
+            "codec colour params",
+            &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
+        )?;
+        let p_blocks = ctx.uniform_from("codec blocks", &[nbu, 0, 0, 0])?;
+        let p_threshold = ctx.uniform_from(
+            "codec threshold params",
+            &[2 * nbu, (config.budget - overhead) as u32, 0, 0],
+        )?;
+        let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
+
+        let k = kernels(&header);
+        let built: Vec<Kernel> = k
+            .iter()
+            .map(|b| b.build(ctx))
+            .collect::<std::result::Result<_, _>>()?;
+        let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
+            .try_into()
+            .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
+        let groups = |n: u32| n.div_ceil(256);
+        let mut steps = Vec::new();
+        let b = color.bind(ctx, &[(0, &input), (1, &luma), (2, &chroma), (3, &p_color)])?;
+        steps.push((color, b, groups((cw * ch) as u32)));
+        let dwt_luma = Dwt::new(
+            ctx,
+            Wavelet::Fixed97,
+            w as u32,
+            h as u32,
+            header.levels.into(),
+            1,
+        )?;
+        let dwt_chroma = Dwt::new(
+            ctx,
+            Wavelet::Fixed97,
+            cw as u32,
+            ch as u32,
+            header.levels.into(),
+            2,
+        )?;
+        let dwt = [dwt_luma.bind(ctx, &luma)?, dwt_chroma.bind(ctx, &chroma)?];
+        let b = block.bind(
+            ctx,
+            &[
+                (0, &table),
+                (1, &luma),
+                (2, &chroma),
+                (3, &bits),
+                (4, &records),
+                (5, &p_blocks),
+            ],
+        )?;
+        steps.push((block, b, nbu));
+        let rate_bind = |k: &Kernel| {
+            k.bind(
+                ctx,
+                &[
+                    (0, &records),
+                    (1, &hist),
+                    (2, &control),
+                    (3, &ties),
+                    (4, &ties_before),
+                    (5, &sent),
+                    (6, &sizes),
+                    (7, &p_blocks),
+                ],
+            )
+        };
+        let b = rate_bind(&hist_k)?;
+        steps.push((hist_k, b, groups(nbu)));
+        let b = threshold.bind(ctx, &[(0, &hist), (1, &control), (2, &p_threshold)])?;
+        steps.push((threshold, b, 1));
+        let b = rate_bind(&ties_k)?;
+        steps.push((ties_k, b, groups(nbu)));
+        let b = rate_bind(&choose_k)?;
+        steps.push((choose_k, b, groups(nbu)));
+        let b = pack.bind(
+            ctx,
+            &[
+                (0, &head),
+                (1, &records),
+                (2, &bits),
+                (3, &sent),
+                (4, &sizes),
+                (5, &offsets),
+                (6, &frame),
+                (7, &control),
+                (8, &p_pack),
+            ],
+        )?;
+        steps.push((pack, b, groups((config.budget as u32).div_ceil(4))));
+        let overhead_u = overhead;
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+        )?;
+        let scans = [
+            scan.bind(ctx, &ties, Some(&ties_before), nb as u64)?,
+            scan.bind(ctx, &sizes, Some(&offsets), nb as u64)?,
+        ];
+        Ok(Self {
+            header,
+            blocks: nbu,
+            overhead: overhead_u,
+            budget: config.budget,
+            p_threshold: p_threshold.clone(),
+            input,
+            hist,
+            control,
+            frame,
+            steps,
+            dwt,
+            scans,
+            _keep: vec![
+                luma,
+                chroma,
+                table,
+                bits,
+                records,
+                ties,
+                ties_before,
+                sent,
+                sizes,
+                offsets,
+                head,
+                p_color,
+                p_blocks,
+                p_threshold,
+                p_pack,
+            ],
+        })
+    }
+
+    /// Change the byte budget of the frames recorded from now on (no allocation): the same
+    /// limits as [`Encoder::new`]'s.
+    pub fn set_budget(&mut self, ctx: &GpuContext, budget: usize) -> Result<()> {
+        let least = self.overhead + 2 * self.blocks as usize;
+        if budget < least || budget > super::MAX_FRAME_BYTES {
+            return Err(CodecError::InvalidArgument(format!(
+                "a budget of {budget} bytes for {} x {} frames: give {least} to {}",
+                self.header.width,
+                self.header.height,
+                super::MAX_FRAME_BYTES
+            )));
+        }
+        let p = [2 * self.blocks, (budget - self.overhead) as u32, 0, 0];
+        ctx.queue
+            .write_buffer(&self.p_threshold, 0, bytemuck::cast_slice(&p));
+        self.budget = budget;
+        let last = self.steps.len() - 1;
+        self.steps[last].2 = (budget as u32).div_ceil(4).div_ceil(256);
+        Ok(())
+    }
+
+    /// The byte budget of a frame.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// The frames' header (its levels as the frame allows).
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The input the encoder reads: one `u32` a pixel, `R | G << 8 | B << 16` (RGBA8 in
+    /// memory, alpha ignored), rows top to bottom; write it, or copy into it, before
+    /// [`Encoder::record`].
+    pub fn input(&self) -> &wgpu::Buffer {
+        &self.input
+    }
+
+    /// The coded frame after [`Encoder::record`] (its bytes, packed four to a word, are
+    /// [`Encoder::control`]'s third word).
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.frame
+    }
+
+    /// Three words after [`Encoder::record`]: θ, the room left, the frame's bytes.
+    pub fn control(&self) -> &wgpu::Buffer {
+        &self.control
+    }
+
+    /// Record the encode of [`Encoder::input`] into `enc`.
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        let pass = |enc: &mut wgpu::CommandEncoder, s: &(Kernel, wgpu::BindGroup, u32)| {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            s.0.dispatch(&mut pass, &s.1, s.2);
+        };
+        pass(enc, &self.steps[0]);
+        for d in &self.dwt {
+            d.record_forward(enc);
+        }
+        pass(enc, &self.steps[1]);
+        enc.clear_buffer(&self.hist, 0, None);
+        pass(enc, &self.steps[2]);
+        pass(enc, &self.steps[3]);
+        pass(enc, &self.steps[4]);
+        self.scans[0].record(enc);
+        pass(enc, &self.steps[5]);
+        self.scans[1].record(enc);
+        pass(enc, &self.steps[6]);
+    }
+
+    /// Encode 8-bit RGB (3 bytes a pixel) on the GPU and read the frame back.
+    pub fn encode(&self, ctx: &GpuContext, rgb: &[u8]) -> Result<Vec<u8>> {
+        let px = (self.header.width * self.header.height) as usize;
+        if rgb.len() != 3 * px {
+            return Err(CodecError::InvalidArgument(format!(
+                "{} bytes of RGB for a {} x {} frame: expected {}",
+                rgb.len(),
+                self.header.width,
+                self.header.height,
+                3 * px
+            )));
+        }
+        let words: Vec<u32> = rgb
+            .chunks_exact(3)
+            .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16)
+            .collect();
+        ctx.queue
+            .write_buffer(&self.input, 0, bytemuck::cast_slice(&words));
+        ctx.submit(|enc| self.record(enc));
+        let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
+        let len = control[2] as usize;
+        if len > self.budget {
+            return Err(CodecError::InvalidArgument(format!(
+                "the GPU wrote a {len}-byte frame for a budget of {}: a bug; please report it",
+                self.budget
+            )));
+        }
+        let words: Vec<u32> = ctx.read_back("codec frame", &self.frame, len.div_ceil(4))?;
+        Ok(bytemuck::cast_slice(&words)[..len].to_vec())
+    }
+
+    /// Blocks in a frame.
+    pub fn blocks(&self) -> u32 {
+        self.blocks
+    }
+}
