@@ -1,15 +1,15 @@
 //! `wavekit codec bench`: the codec on real frames at several sizes, chroma samplings and
-//! budgets: the GPU decoder's time on the measurement protocol (the frame uploaded once, then
-//! the three stages recorded per run: blocks, inverse wavelet, colour), the CPU reference
-//! encoder's wall time, each frame's bytes, PSNR-Y and PSNR-RGB, and whether the GPU's decoded
-//! frame equals the CPU's (checked before timing).
+//! budgets: the GPU encoder's and decoder's times on the measurement protocol (the input
+//! uploaded once, then every stage recorded per run), the CPU reference encoder's wall time,
+//! each frame's bytes, PSNR-Y and PSNR-RGB, and whether the GPU's bytes and decoded frame
+//! equal the CPU's (checked before timing).
 
 use std::time::Instant;
 
 use serde::Serialize;
 use wavekit::GpuContext;
 use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
-use wavekit_codec::gpu::Decoder;
+use wavekit_codec::gpu::{Decoder, Encoder};
 use wavekit_codec::{Chroma, Header};
 
 use crate::error::Result;
@@ -50,6 +50,12 @@ pub struct CodecBench {
     pub psnr_rgb: f64,
     /// The GPU's decoded frame equals the CPU's.
     pub gpu_equals_cpu: bool,
+    /// The GPU encoder's bytes equal the CPU encoder's.
+    pub gpu_bytes_equal_cpu: bool,
+    /// GPU encode time (colour, wavelet, blocks, rate control, packing): median, µs.
+    pub encode_median_us: f64,
+    /// 99th percentile, µs.
+    pub encode_p99_us: f64,
     /// The CPU reference encoder's wall time, ms (one run).
     pub cpu_encode_ms: f64,
     /// GPU decode time: median, p90 and p99, µs.
@@ -107,6 +113,8 @@ pub fn run(
                 let header = Header::parse(&frame)?;
                 let decoder = Decoder::new(ctx, &header, frame.len())?;
                 let (gpu, _) = decoder.decode(ctx, &frame)?;
+                let encoder = Encoder::new(ctx, f.width, f.height, &config)?;
+                let gpu_frame = encoder.encode(ctx, &f.rgb)?;
                 let (w, h) = (f.width as usize, f.height as usize);
                 rows.push(CodecBench {
                     frame: f.name.clone(),
@@ -122,6 +130,9 @@ pub fn run(
                     psnr_y: psnr_y(&f.rgb, &back, w, h),
                     psnr_rgb: psnr(&f.rgb, &back),
                     gpu_equals_cpu: gpu == back,
+                    gpu_bytes_equal_cpu: gpu_frame == frame,
+                    encode_median_us: 0.0,
+                    encode_p99_us: 0.0,
                     cpu_encode_ms,
                     decode_median_us: 0.0,
                     decode_p90_us: 0.0,
@@ -130,22 +141,27 @@ pub fn run(
                     clock_mhz: None,
                     clock_low: false,
                 });
-                decoders.push(decoder);
+                decoders.push((decoder, encoder));
             }
         }
     }
-    let mut cases: Vec<Case> = decoders
-        .iter()
-        .zip(&rows)
-        .map(|(d, r)| {
-            Case::new(
-                format!("decode {} {} {} bpp", r.frame, r.chroma, r.bpp),
-                move |e| d.record(e),
-            )
-        })
-        .collect();
+    let mut cases: Vec<Case> = Vec::new();
+    for ((d, e), r) in decoders.iter().zip(&rows) {
+        let what = format!("{} {} {} bpp", r.frame, r.chroma, r.bpp);
+        cases.push(Case::new(format!("decode {what}"), move |enc| {
+            d.record(enc)
+        }));
+        cases.push(Case::new(format!("encode {what}"), move |enc| {
+            e.record(enc)
+        }));
+    }
     let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
-    for (r, m) in rows.iter_mut().zip(measured) {
+    let mut measured = measured.into_iter();
+    for r in rows.iter_mut() {
+        let m = measured.next().expect("a decode case a row");
+        let enc = measured.next().expect("an encode case a row");
+        r.encode_median_us = enc.timing.median_ns / 1e3;
+        r.encode_p99_us = enc.timing.p99_ns / 1e3;
         r.decode_median_us = m.timing.median_ns / 1e3;
         r.decode_p90_us = m.timing.p90_ns / 1e3;
         r.decode_p99_us = m.timing.p99_ns / 1e3;

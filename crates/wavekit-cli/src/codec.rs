@@ -1,7 +1,6 @@
 //! `wavekit encode` and `wavekit decode`: PNG frames to and from the codec's bitstream
-//! (`docs/codec-bitstream.md`). Encoding runs the CPU reference coder (`wavekit_codec::cpu`;
-//! the GPU encoder is not built yet); decoding runs on the GPU (`wavekit_codec::gpu`), or on the
-//! CPU with `--cpu`: the same pixels either way.
+//! (`docs/codec-bitstream.md`), on the GPU (`wavekit_codec::gpu`), or on the CPU reference
+//! (`wavekit_codec::cpu`) with `--cpu`: the same bytes and pixels either way.
 
 use std::path::{Path, PathBuf};
 
@@ -96,14 +95,14 @@ fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
     psnr(&y(a), &y(b))
 }
 
-/// `wavekit encode`.
+/// `wavekit encode`: on the GPU of `ctx`, or on the CPU (the same bytes).
 pub fn encode_png(
     input: &Path,
     output: &Path,
-    bytes: Option<usize>,
-    bpp: Option<f64>,
+    (bytes, bpp): (Option<usize>, Option<f64>),
     chroma: ChromaArg,
     levels: u8,
+    ctx: Option<&wavekit::GpuContext>,
 ) -> Result<(), CliError> {
     check_output(input, output)?;
     let img =
@@ -138,7 +137,20 @@ pub fn encode_png(
         levels,
         budget,
     };
-    let (frame, stats) = encode(rgb.as_raw(), w, h, &config)?;
+    let (frame, all_planes) = match ctx {
+        None => {
+            let (frame, stats) = encode(rgb.as_raw(), w, h, &config)?;
+            (frame, stats.all_planes)
+        }
+        Some(ctx) => {
+            let encoder = wavekit_codec::gpu::Encoder::new(ctx, w, h, &config)?;
+            let frame = encoder.encode(ctx, rgb.as_raw())?;
+            let control: Vec<u32> = ctx
+                .read_back("codec control", encoder.control(), 1)
+                .map_err(CliError::Wavekit)?;
+            (frame, control[0] == 1)
+        }
+    };
     write_atomic(output, |tmp| {
         std::fs::write(tmp, &frame).map_err(|e| file_err(output, e))
     })?;
@@ -150,7 +162,7 @@ pub fn encode_png(
         output.display(),
         frame.len(),
         100.0 * frame.len() as f64 / budget as f64,
-        if stats.all_planes {
+        if all_planes {
             "; every bit-plane fitted"
         } else {
             ""

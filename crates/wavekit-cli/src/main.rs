@@ -128,8 +128,8 @@ enum Command {
     /// The 2D wavelet transform of JPEG 2000 (5/3 or 9/7): forward, inverse, round trip.
     #[command(subcommand)]
     Dwt(DwtCommand),
-    /// Encode a PNG frame into the codec's bitstream at a byte budget (the CPU reference
-    /// coder; docs/codec-bitstream.md); prints its size and PSNR.
+    /// Encode a PNG frame into the codec's bitstream at a byte budget, on the GPU (--cpu: the
+    /// reference, the same bytes; docs/codec-bitstream.md); prints its size and PSNR.
     Encode {
         /// The frame: a PNG (8-bit RGB; alpha is dropped).
         input: std::path::PathBuf,
@@ -148,6 +148,9 @@ enum Command {
         /// Wavelet levels (fewer where the frame is too small).
         #[arg(long, default_value_t = 5)]
         levels: u8,
+        /// Encode with the CPU reference encoder instead (no GPU needed; the same bytes).
+        #[arg(long)]
+        cpu: bool,
     },
     /// The codec's benchmark.
     #[command(subcommand)]
@@ -528,7 +531,22 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             bpp,
             chroma,
             levels,
-        } => codec::encode_png(&input, &output, bytes, bpp, chroma, levels),
+            cpu,
+        } => {
+            let ctx = if cpu {
+                None
+            } else {
+                Some(context(cli.adapter)?)
+            };
+            codec::encode_png(
+                &input,
+                &output,
+                (bytes, bpp),
+                chroma,
+                levels,
+                ctx.as_deref(),
+            )
+        }
         Command::Codec(CodecCommand::Bench {
             frames,
             bpp,

@@ -271,6 +271,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
             wkv.to_str().unwrap(),
             "--bytes",
             "1500",
+            "--cpu",
         ],
         &[],
     );
@@ -301,7 +302,13 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
     let x = tmp("never.wkv");
     for (args, needle) in [
         (
-            vec!["encode", png.to_str().unwrap(), "-o", x.to_str().unwrap()],
+            vec![
+                "encode",
+                png.to_str().unwrap(),
+                "-o",
+                x.to_str().unwrap(),
+                "--cpu",
+            ],
             "--bytes N or --bpp X",
         ),
         (
@@ -312,6 +319,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
                 x.to_str().unwrap(),
                 "--bytes",
                 "9",
+                "--cpu",
             ],
             "too small",
         ),
@@ -323,6 +331,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
                 png.to_str().unwrap(),
                 "--bpp",
                 "1",
+                "--cpu",
             ],
             "is the input file",
         ),
@@ -352,6 +361,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
             x.to_str().unwrap(),
             "--bpp",
             "2",
+            "--cpu",
         ],
         &[],
     );
@@ -366,6 +376,7 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
             "400",
             "--chroma",
             "444",
+            "--cpu",
         ],
         &[],
     );

@@ -1,4 +1,5 @@
-//! `wavekit decode` on the GPU writes the same PNG as `--cpu`, damaged blocks included.
+//! `wavekit encode` on the GPU writes the same bytes as `--cpu`, and `wavekit decode` the same
+//! PNG, damaged blocks included.
 
 use std::process::{Command, Output};
 
