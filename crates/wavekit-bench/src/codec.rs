@@ -115,6 +115,9 @@ pub fn run(
                 let (gpu, _) = decoder.decode(ctx, &frame)?;
                 let encoder = Encoder::new(ctx, f.width, f.height, &config)?;
                 let gpu_frame = encoder.encode(ctx, &f.rgb)?;
+                if gpu_frame != frame {
+                    progress(diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?);
+                }
                 let (w, h) = (f.width as usize, f.height as usize);
                 rows.push(CodecBench {
                     frame: f.name.clone(),
@@ -170,4 +173,99 @@ pub fn run(
         r.clock_low = m.clock_low;
     }
     Ok(rows)
+}
+
+/// Where the GPU's bytes part from the CPU's: the first differing byte, the coefficients, the
+/// first block whose planes, sizes or keys differ, the threshold.
+fn diagnose(
+    ctx: &GpuContext,
+    encoder: &Encoder,
+    f: &Frame,
+    config: &EncodeConfig,
+    want: &[u8],
+    got: &[u8],
+) -> Result<String> {
+    use wavekit_codec::cpu::{block, rate, step_of};
+    use wavekit_codec::format::Layout;
+    let first = want.iter().zip(got).position(|(a, b)| a != b);
+    let mut out = format!(
+        "MISMATCH {} {:?} budget {}: GPU {} bytes, CPU {}, first difference at byte {first:?}",
+        f.name,
+        config.chroma,
+        config.budget,
+        got.len(),
+        want.len()
+    );
+    let header = *encoder.header();
+    let [_, _, records, control] = encoder.intermediates(ctx)?;
+    let (w, h) = (f.width as usize, f.height as usize);
+    let mut planes = color::to_ycbcr(&f.rgb, w, h, config.chroma);
+    let dims = header.planes();
+    let compare = |what: &str, planes: &[Vec<i32>; 3]| -> Result<String> {
+        let [luma, chroma, _, _] = encoder.intermediates(ctx)?;
+        let gpu = [
+            luma,
+            chroma[..dims[1].0 * dims[1].1].to_vec(),
+            chroma[dims[1].0 * dims[1].1..].to_vec(),
+        ];
+        let mut out = String::new();
+        for (k, (a, b)) in planes.iter().zip(&gpu).enumerate() {
+            let diff = a.iter().zip(b).filter(|(x, y)| **x as u32 != **y).count();
+            let at = a.iter().zip(b).position(|(x, y)| *x as u32 != *y);
+            let show = at.map(|i| (a[i], b[i] as i32));
+            out += &format!("; {what} plane {k}: {diff} differ (first {at:?}: CPU, GPU {show:?})");
+        }
+        Ok(out)
+    };
+    ctx.submit(|e| encoder.record_until(e, 1));
+    out += &compare("colour", &planes)?;
+    for (p, &(pw, ph)) in planes.iter_mut().zip(dims.iter()) {
+        wavekit_dwt::sim::forward_2d(
+            wavekit_dwt::Wavelet::Fixed97,
+            wavekit_dwt::SHAPES[0],
+            p,
+            pw,
+            ph,
+            u32::from(header.levels),
+        );
+    }
+    ctx.submit(|e| encoder.record_until(e, 2));
+    out += &compare("wavelet", &planes)?;
+    ctx.submit(|e| encoder.record_until(e, 3));
+    let layout = Layout::of(&header);
+    let mut costs = Vec::new();
+    let mut reported = false;
+    for (i, b) in layout.blocks.iter().enumerate() {
+        let band = &layout.bands[b.band];
+        let pitch = dims[band.plane].0;
+        let mut v = Vec::new();
+        for y in b.y..b.y + b.height {
+            v.extend_from_slice(&planes[band.plane][y * pitch + b.x..y * pitch + b.x + b.width]);
+        }
+        let q = block::quantize(&v, step_of(&header, band));
+        let rates = block::code(&q).rates();
+        let keys = block::keys(&q, &rates);
+        let r = &records[i * 64..i * 64 + 64];
+        let p = r[0] as usize;
+        let g_rates: Vec<usize> = (0..=p.min(24))
+            .map(|n| 2 + (r[1 + n] as usize).div_ceil(8))
+            .collect();
+        let g_keys: Vec<u32> = r[26..26 + p.min(24)].to_vec();
+        if !reported && (p != usize::from(q.planes) || g_rates != rates || g_keys != keys) {
+            out += &format!(
+                "; block {i} (band {}, {}x{}): planes {p} vs {}, sizes {g_rates:?} vs \
+                 {rates:?}, keys {g_keys:?} vs {keys:?}",
+                b.band, b.width, b.height, q.planes
+            );
+            reported = true;
+        }
+        costs.push((rates, keys));
+    }
+    let choices: Vec<rate::Choices> = costs
+        .iter()
+        .map(|(r, k)| rate::Choices { rates: r, keys: k })
+        .collect();
+    let cpu = rate::threshold(&choices, config.budget - layout.overhead());
+    out += &format!("; threshold GPU {:?} CPU {cpu:?}", &control[..2]);
+    Ok(out)
 }

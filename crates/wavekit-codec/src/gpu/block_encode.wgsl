@@ -152,9 +152,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         }
     }
     workgroupBarrier();
-    let sg_top = sg_max_u32(top);
-    if (l.lane == 0u) {
-        atomicMax(&sh_max, sg_top);
+    // Workgroup atomics from every invocation, not subgroup reductions: on the H200 the
+    // subgroup sums after this kernel's divergent loops came out wrong (ADR-0070).
+    if (top != 0u) {
+        atomicMax(&sh_max, top);
     }
     workgroupBarrier();
     if (l.local == 0u) {
@@ -233,10 +234,11 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 cr += 1u;
             }
         }
-        for (var p = 0u; p < 16u; p++) {
-            let v = sg_add_u32(sums[p]);
-            if (l.lane == 0u && v != 0u) {
-                atomicAdd(&sh_cost[p], v);
+        if (sums[0] != 0u) {
+            for (var p = 0u; p < 16u; p++) {
+                if (sums[p] != 0u) {
+                    atomicAdd(&sh_cost[p], sums[p]);
+                }
             }
         }
         workgroupBarrier();
@@ -309,11 +311,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 after += a * a;
             }
         }
-        let sb = sg_add_u32(before);
-        let sa = sg_add_u32(after);
-        if (l.lane == 0u) {
-            atomicAdd(&sh_before, sb);
-            atomicAdd(&sh_after, sa);
+        if (before != 0u || after != 0u) {
+            atomicAdd(&sh_before, before);
+            atomicAdd(&sh_after, after);
         }
         workgroupBarrier();
         let end = refine + refs;

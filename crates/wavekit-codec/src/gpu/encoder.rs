@@ -57,6 +57,9 @@ pub struct Encoder {
     steps: Vec<(Kernel, wgpu::BindGroup, u32)>,
     dwt: [BoundDwt; 2],
     scans: [BoundScan; 2],
+    luma: wgpu::Buffer,
+    chroma: wgpu::Buffer,
+    records: wgpu::Buffer,
     _keep: Vec<wgpu::Buffer>,
 }
 
@@ -230,12 +233,12 @@ impl Encoder {
             steps,
             dwt,
             scans,
+            luma,
+            chroma,
+            records,
             _keep: vec![
-                luma,
-                chroma,
                 table,
                 bits,
-                records,
                 ties,
                 ties_before,
                 sent,
@@ -301,13 +304,25 @@ impl Encoder {
 
     /// Record the encode of [`Encoder::input`] into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        self.record_until(enc, 3);
+    }
+
+    /// Record the first stages only, for diagnosis: 1 the colour, 2 and the wavelet, 3 all.
+    #[doc(hidden)]
+    pub fn record_until(&self, enc: &mut wgpu::CommandEncoder, stages: u32) {
         let pass = |enc: &mut wgpu::CommandEncoder, s: &(Kernel, wgpu::BindGroup, u32)| {
             let mut pass = enc.begin_compute_pass(&Default::default());
             s.0.dispatch(&mut pass, &s.1, s.2);
         };
         pass(enc, &self.steps[0]);
+        if stages < 2 {
+            return;
+        }
         for d in &self.dwt {
             d.record_forward(enc);
+        }
+        if stages < 3 {
+            return;
         }
         pass(enc, &self.steps[1]);
         enc.clear_buffer(&self.hist, 0, None);
@@ -354,5 +369,19 @@ impl Encoder {
     /// Blocks in a frame.
     pub fn blocks(&self) -> u32 {
         self.blocks
+    }
+
+    /// After an encode, for diagnosing a difference from the CPU: the luma and chroma
+    /// coefficients, each block's record (64 words: P, the bits of 0 ..= P planes from word 1,
+    /// the planes' keys from word 26) and the control words (θ, room left, bytes).
+    pub fn intermediates(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 4]> {
+        let [(w, h), (cw, ch), _] = self.header.planes();
+        let n = self.blocks as usize * RECORD as usize;
+        Ok([
+            ctx.read_back("codec luma", &self.luma, w * h)?,
+            ctx.read_back("codec chroma", &self.chroma, 2 * cw * ch)?,
+            ctx.read_back("codec records", &self.records, n)?,
+            ctx.read_back("codec control", &self.control, 3)?,
+        ])
     }
 }
