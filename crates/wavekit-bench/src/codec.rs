@@ -102,6 +102,7 @@ pub fn run(
                 let px = f64::from(f.width) * f64::from(f.height);
                 let budget = (bpp * px / 8.0) as usize;
                 let config = EncodeConfig {
+                    lossless: false,
                     chroma,
                     levels: 5,
                     budget,

@@ -95,15 +95,30 @@ fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
     psnr(&y(a), &y(b))
 }
 
+/// How `wavekit encode` codes: chroma (default 4:2:0, 4:4:4 when lossless), levels, lossless.
+pub struct Mode {
+    /// Chroma sampling, if given.
+    pub chroma: Option<ChromaArg>,
+    /// Wavelet levels.
+    pub levels: u8,
+    /// Lossless coding.
+    pub lossless: bool,
+}
+
 /// `wavekit encode`: on the GPU of `ctx`, or on the CPU (the same bytes).
 pub fn encode_png(
     input: &Path,
     output: &Path,
     (bytes, bpp): (Option<usize>, Option<f64>),
-    chroma: ChromaArg,
-    levels: u8,
+    mode: Mode,
     ctx: Option<&wavekit::GpuContext>,
 ) -> Result<(), CliError> {
+    let chroma = mode.chroma.unwrap_or(if mode.lossless {
+        ChromaArg::Yuv444
+    } else {
+        ChromaArg::Yuv420
+    });
+    let levels = mode.levels;
     check_output(input, output)?;
     let img =
         image::open(input).map_err(|e| file_err(input, format!("cannot read the image: {e}")))?;
@@ -126,6 +141,11 @@ pub fn encode_png(
                 "--bpp {x}: give a positive number of bits a pixel"
             )));
         }
+        // Lossless without a cap: room for any frame (at most about 9.4 bytes a pixel and the
+        // block table).
+        (None, None) if mode.lossless => {
+            (12 * w as usize * h as usize + 65_536).min(wavekit_codec::gpu::MAX_FRAME_BYTES)
+        }
         _ => {
             return Err(CliError::Usage(
                 "give the frame's size: --bytes N or --bpp X".into(),
@@ -133,6 +153,7 @@ pub fn encode_png(
         }
     };
     let config = EncodeConfig {
+        lossless: mode.lossless,
         chroma: chroma.into(),
         levels,
         budget,
@@ -156,6 +177,20 @@ pub fn encode_png(
     })?;
     let (_, back, _) = decode(&frame)?;
     let bits = 8.0 * frame.len() as f64 / (f64::from(w) * f64::from(h));
+    if mode.lossless {
+        if back != rgb.as_raw().as_slice() {
+            return Err(CliError::CheckFailed(format!(
+                "{}: the lossless frame does not decode to the input; please report it",
+                output.display()
+            )));
+        }
+        println!(
+            "{}: {w} x {h}, {} bytes ({bits:.3} bpp), lossless: decodes to the input bit for bit",
+            output.display(),
+            frame.len()
+        );
+        return Ok(());
+    }
     println!(
         "{}: {w} x {h}, {} bytes ({bits:.3} bpp, {:.1} % of the budget{}), PSNR-Y {:.2} dB, \
          PSNR-RGB {:.2} dB",

@@ -142,12 +142,16 @@ enum Command {
         /// The frame's size at most, in bits a pixel.
         #[arg(long)]
         bpp: Option<f64>,
-        /// Chroma sampling.
-        #[arg(long, value_enum, default_value = "420")]
-        chroma: codec::ChromaArg,
+        /// Chroma sampling (default 420; 444 when lossless).
+        #[arg(long, value_enum)]
+        chroma: Option<codec::ChromaArg>,
         /// Wavelet levels (fewer where the frame is too small).
         #[arg(long, default_value_t = 5)]
         levels: u8,
+        /// Lossless: the 5/3 with the reversible colour transform, every plane, decoded bit
+        /// for bit (4:4:4; --bytes/--bpp, if given, are a cap the frame must fit).
+        #[arg(long)]
+        lossless: bool,
         /// Encode with the CPU reference encoder instead (no GPU needed; the same bytes).
         #[arg(long)]
         cpu: bool,
@@ -531,6 +535,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             bpp,
             chroma,
             levels,
+            lossless,
             cpu,
         } => {
             let ctx = if cpu {
@@ -538,14 +543,12 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             } else {
                 Some(context(cli.adapter)?)
             };
-            codec::encode_png(
-                &input,
-                &output,
-                (bytes, bpp),
+            let mode = codec::Mode {
                 chroma,
                 levels,
-                ctx.as_deref(),
-            )
+                lossless,
+            };
+            codec::encode_png(&input, &output, (bytes, bpp), mode, ctx.as_deref())
         }
         Command::Codec(CodecCommand::Bench {
             frames,

@@ -366,6 +366,53 @@ fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
         &[],
     );
     assert_usage_error(&out, "4:2:0 needs even sides");
+    // Lossless: no budget needed, the decode is the input exactly; 4:2:0 is refused.
+    let lossless = tmp("lossless.wkv");
+    let out = wavekit(
+        &[
+            "encode",
+            png.to_str().unwrap(),
+            "-o",
+            lossless.to_str().unwrap(),
+            "--lossless",
+            "--cpu",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("bit for bit"),
+        "{}",
+        text(&out.stdout)
+    );
+    let exact = tmp("lossless.png");
+    let out = wavekit(
+        &[
+            "decode",
+            lossless.to_str().unwrap(),
+            "-o",
+            exact.to_str().unwrap(),
+            "--cpu",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(image::open(&exact).unwrap().to_rgb8() == image::open(&png).unwrap().to_rgb8());
+    let out = wavekit(
+        &[
+            "encode",
+            png.to_str().unwrap(),
+            "-o",
+            x.to_str().unwrap(),
+            "--lossless",
+            "--chroma",
+            "420",
+            "--cpu",
+        ],
+        &[],
+    );
+    assert_usage_error(&out, "use 4:4:4");
+    assert!(!x.exists());
     let out = wavekit(
         &[
             "encode",

@@ -45,6 +45,9 @@ pub struct Header {
     /// The base quantizer step (each band's step is this over the square root of its
     /// synthesis gain).
     pub step: f32,
+    /// Lossless coding: the reversible colour transform (RCT), the 5/3 wavelet, every band's
+    /// step one unit, every plane sent (4:4:4 only).
+    pub lossless: bool,
 }
 
 impl Header {
@@ -70,6 +73,13 @@ impl Header {
             return bad(format!(
                 "{} wavelet levels on a {} x {} frame: at most {max}",
                 self.levels, self.width, self.height
+            ));
+        }
+        if self.lossless && self.chroma != Chroma::Yuv444 {
+            return bad(format!(
+                "lossless coding of a {} x {} frame at 4:2:0: 4:2:0 drops chroma samples; use \
+                 4:4:4",
+                self.width, self.height
             ));
         }
         if !(self.step.is_finite() && self.step > 0.0) {
@@ -108,6 +118,7 @@ impl Header {
             Chroma::Yuv444 => 1,
         };
         b[6] = self.levels;
+        b[7] = u8::from(self.lossless);
         b[8..12].copy_from_slice(&self.width.to_le_bytes());
         b[12..16].copy_from_slice(&self.height.to_le_bytes());
         b[16..20].copy_from_slice(&self.step.to_le_bytes());
@@ -137,8 +148,14 @@ impl Header {
             1 => Chroma::Yuv444,
             c => return bad(format!("unknown chroma sampling {c}")),
         };
+        let lossless = match bytes[7] {
+            0 => false,
+            1 => true,
+            m => return bad(format!("unknown coding mode {m} (0 lossy, 1 lossless)")),
+        };
         let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
         let h = Header {
+            lossless,
             width: word(8),
             height: word(12),
             chroma,
@@ -299,6 +316,7 @@ mod tests {
             chroma,
             levels,
             step: 1.5,
+            lossless: false,
         }
     }
 
@@ -353,6 +371,26 @@ mod tests {
         assert!(Header::parse(&b).is_err());
         assert!(header(1921, 1080, Chroma::Yuv420, 5).check().is_err());
         assert!(header(16, 16, Chroma::Yuv444, 9).check().is_err());
+        let lossless = Header {
+            lossless: true,
+            ..header(64, 32, Chroma::Yuv444, 3)
+        };
+        assert_eq!(Header::parse(&lossless.to_bytes()).unwrap(), lossless);
+        let e = Header {
+            chroma: Chroma::Yuv420,
+            ..lossless
+        }
+        .check()
+        .unwrap_err();
+        assert!(e.to_string().contains("use 4:4:4"), "{e}");
+        let mut b = lossless.to_bytes();
+        b[7] = 2;
+        assert!(
+            Header::parse(&b)
+                .unwrap_err()
+                .to_string()
+                .contains("coding mode 2")
+        );
         assert!(
             Header {
                 step: f32::NAN,

@@ -14,7 +14,7 @@
 //! use wavekit_codec::Chroma;
 //! let (w, h) = (64u32, 48u32);
 //! let rgb: Vec<u8> = (0..w * h * 3).map(|i| ((i / 3) % w * 4) as u8).collect();
-//! let config = EncodeConfig { chroma: Chroma::Yuv420, levels: 5, budget: 2_000 };
+//! let config = EncodeConfig { lossless: false, chroma: Chroma::Yuv420, levels: 5, budget: 2_000 };
 //! let (frame, stats) = encode(&rgb, w, h, &config)?;
 //! assert!(frame.len() <= 2_000 && stats.bytes == frame.len());
 //! let (header, back, report) = decode(&frame)?;

@@ -41,6 +41,7 @@ fn every_frame_fits_its_budget_and_uses_it() {
         for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
             let budget = (bpp * f64::from(w * h) / 8.0) as usize;
             let config = EncodeConfig {
+                lossless: false,
                 chroma,
                 levels: 5,
                 budget,
@@ -95,6 +96,7 @@ fn sizes_around_the_block_and_odd_ones_round_trip() {
         let rgb = picture(w, h, u64::from(w * h));
         // A generous budget: every plane fits, and the frame is within a few steps.
         let config = EncodeConfig {
+            lossless: false,
             chroma,
             levels: 5,
             budget: 64 * 1024,
@@ -118,6 +120,7 @@ fn sizes_around_the_block_and_odd_ones_round_trip() {
 fn bad_inputs_are_clear_errors() {
     let rgb = picture(16, 16, 2);
     let config = EncodeConfig {
+        lossless: false,
         chroma: Chroma::Yuv420,
         levels: 5,
         budget: 10,
@@ -149,6 +152,7 @@ fn corrupted_and_truncated_frames_decode_without_panicking() {
     let (w, h) = (64u32, 48u32);
     let rgb = picture(w, h, 5);
     let config = EncodeConfig {
+        lossless: false,
         chroma: Chroma::Yuv420,
         levels: 5,
         budget: 1200,
@@ -208,4 +212,46 @@ fn corrupted_and_truncated_frames_decode_without_panicking() {
             assert_ne!(got, clean, "the LL block matters");
         }
     }
+}
+
+/// Lossless frames decode to the input bit for bit, at every level count, on photographs and
+/// noise; 4:2:0 is refused; a budget below the frame's need is an error.
+#[test]
+fn lossless_frames_decode_bit_for_bit() {
+    let mut rng = fastrand::Rng::with_seed(31);
+    for (w, h) in [(1u32, 1u32), (2, 3), (31, 33), (64, 48), (97, 13)] {
+        for noise in [false, true] {
+            let rgb: Vec<u8> = if noise {
+                (0..3 * w * h).map(|_| rng.u8(..)).collect()
+            } else {
+                picture(w, h, u64::from(w + h))
+            };
+            for levels in [0u8, 1, 5] {
+                let config = EncodeConfig {
+                    chroma: Chroma::Yuv444,
+                    levels,
+                    budget: 16 * (w * h) as usize + 4096,
+                    lossless: true,
+                };
+                let (frame, _) = encode(&rgb, w, h, &config).unwrap();
+                let (header, back, report) = decode(&frame).unwrap();
+                assert!(header.lossless && report.damaged.is_empty());
+                assert!(back == rgb, "{w}x{h} noise {noise} levels {levels}");
+                let small = EncodeConfig {
+                    budget: frame.len() - 1,
+                    ..config
+                };
+                let e = encode(&rgb, w, h, &small).unwrap_err().to_string();
+                assert!(e.contains("lossless frame needs"), "{e}");
+            }
+        }
+    }
+    let config = EncodeConfig {
+        chroma: Chroma::Yuv420,
+        levels: 3,
+        budget: 100_000,
+        lossless: true,
+    };
+    let e = encode(&picture(16, 16, 1), 16, 16, &config).unwrap_err();
+    assert!(e.to_string().contains("use 4:4:4"), "{e}");
 }

@@ -64,6 +64,7 @@ fn gpu_decoder_equals_the_cpu_decoder() {
         for bpp in [0.5f64, 2.0, 12.0] {
             let px = f64::from(w * h);
             let config = EncodeConfig {
+                lossless: false,
                 chroma,
                 levels,
                 budget: ((bpp * px / 8.0) as usize).max(2_000),
@@ -90,6 +91,7 @@ fn gpu_decoder_equals_the_cpu_decoder_on_damaged_frames() {
     let rgb = picture(w, h, 5);
     for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
         let config = EncodeConfig {
+            lossless: false,
             chroma,
             levels: 4,
             budget: 3_000,
@@ -137,6 +139,7 @@ fn gpu_decoder_refuses_other_formats_and_short_frames() {
     let ctx = gpu();
     let rgb = picture(64, 64, 9);
     let config = EncodeConfig {
+        lossless: false,
         chroma: Chroma::Yuv420,
         levels: 3,
         budget: 2_000,

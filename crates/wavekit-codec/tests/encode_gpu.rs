@@ -52,6 +52,7 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
             chroma,
             levels: levels.min(8),
             step: 0.25,
+            lossless: false,
         };
         let least = Layout::of(&wavekit_codec::Header {
             levels: levels.min(hd.max_levels()),
@@ -63,6 +64,7 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
         let mut enc: Option<Encoder> = None;
         for budget in [16 * px + 4096, least, least + px / 16, least + px / 2] {
             let config = EncodeConfig {
+                lossless: false,
                 chroma,
                 levels,
                 budget,
@@ -90,11 +92,70 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
     }
 }
 
+/// Lossless frames: the GPU's bytes are the CPU's, both decoders give the input back bit for
+/// bit, and a budget too small for every plane is an error, not a lossy frame.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_lossless_frames_equal_the_cpus_and_decode_exactly() {
+    let ctx = gpu();
+    for (seed, (w, h, levels)) in (10u64..).zip([(1u32, 1u32, 0u8), (33, 7, 2), (70, 45, 5)]) {
+        let mut rgb = picture(w, h, seed);
+        let mut rng = fastrand::Rng::with_seed(seed);
+        // Some pure noise and the extremes too.
+        for (i, v) in rgb.iter_mut().enumerate() {
+            match i % 7 {
+                0 => *v = rng.u8(..),
+                1 => *v = 255,
+                2 if i % 3 == 0 => *v = 0,
+                _ => {}
+            }
+        }
+        let config = EncodeConfig {
+            chroma: Chroma::Yuv444,
+            levels,
+            budget: 16 * (w * h) as usize + 4096,
+            lossless: true,
+        };
+        let (want, _) = encode(&rgb, w, h, &config).unwrap();
+        let enc = Encoder::new(ctx, w, h, &config).unwrap();
+        let got = enc.encode(ctx, &rgb).unwrap();
+        assert!(
+            got == want,
+            "{w}x{h}: the GPU's lossless bytes differ from the CPU's"
+        );
+        let (_, back, report) = wavekit_codec::cpu::decode(&want).unwrap();
+        assert!(report.damaged.is_empty());
+        assert!(
+            back == rgb,
+            "{w}x{h}: the CPU's lossless decode is not exact"
+        );
+        let header = wavekit_codec::Header::parse(&want).unwrap();
+        let dec = wavekit_codec::gpu::Decoder::new(ctx, &header, want.len()).unwrap();
+        let (gpu_back, _) = dec.decode(ctx, &want).unwrap();
+        assert!(
+            gpu_back == rgb,
+            "{w}x{h}: the GPU's lossless decode is not exact"
+        );
+        let small = EncodeConfig {
+            budget: want.len() - 1,
+            ..config
+        };
+        assert!(encode(&rgb, w, h, &small).is_err());
+        let e = Encoder::new(ctx, w, h, &small).unwrap().encode(ctx, &rgb);
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .contains("lossless frame needs more")
+        );
+    }
+}
+
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
     let ctx = gpu();
     let config = EncodeConfig {
+        lossless: false,
         chroma: Chroma::Yuv420,
         levels: 3,
         budget: 10,

@@ -29,6 +29,25 @@ const CB_B: i32 = 30402;
 /// Decoded planes are clamped to this before the inverse (no product can overflow).
 const LIMIT: i32 = 1 << 16;
 
+/// JPEG 2000's reversible colour transform (RCT) of one pixel, Y shifted by −128, in whole
+/// units: `Y = ((R + 2G + B) >> 2) − 128`, `Cb = B − G`, `Cr = R − G`.
+pub fn pixel_to_rct(r: u8, g: u8, b: u8) -> [i32; 3] {
+    let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
+    [((r + 2 * g + b) >> 2) - 128, b - g, r - g]
+}
+
+/// The RCT's inverse, `G = Y + 128 − ((Cb + Cr) >> 2)`, `R = Cr + G`, `B = Cb + G`, each clamped
+/// to 0..=255 (only a damaged frame needs it); the planes are clamped to ±2^16 first.
+pub fn rct_to_rgb(y: i32, cb: i32, cr: i32) -> [u8; 3] {
+    let (y, cb, cr) = (
+        y.clamp(-LIMIT, LIMIT),
+        cb.clamp(-LIMIT, LIMIT),
+        cr.clamp(-LIMIT, LIMIT),
+    );
+    let g = y + 128 - ((cb + cr) >> 2);
+    [cr + g, g, cb + g].map(|v| v.clamp(0, 255) as u8)
+}
+
 /// One pixel's Y, Cb, Cr (Y shifted).
 pub fn pixel_to_ycbcr(r: u8, g: u8, b: u8) -> [i32; 3] {
     let rgb = [i32::from(r), i32::from(g), i32::from(b)];
@@ -55,10 +74,25 @@ pub fn pixel_to_rgb(y: i32, cb: i32, cr: i32) -> [u8; 3] {
 /// Y, Cb, Cr planes (row-major, [`FRAC_BITS`] fractional bits) of an 8-bit RGB image (`rgb`:
 /// 3 bytes a pixel).
 pub fn to_ycbcr(rgb: &[u8], width: usize, height: usize, chroma: Chroma) -> [Vec<i32>; 3] {
+    planes_of(rgb, width, height, chroma, pixel_to_ycbcr)
+}
+
+/// The RCT's planes (4:4:4, whole units) of an 8-bit RGB image.
+pub fn to_rct(rgb: &[u8], width: usize, height: usize) -> [Vec<i32>; 3] {
+    planes_of(rgb, width, height, Chroma::Yuv444, pixel_to_rct)
+}
+
+fn planes_of(
+    rgb: &[u8],
+    width: usize,
+    height: usize,
+    chroma: Chroma,
+    f: fn(u8, u8, u8) -> [i32; 3],
+) -> [Vec<i32>; 3] {
     let n = width * height;
     let mut planes = [vec![0i32; n], vec![0i32; n], vec![0i32; n]];
     for (i, px) in rgb.chunks_exact(3).take(n).enumerate() {
-        let v = pixel_to_ycbcr(px[0], px[1], px[2]);
+        let v = f(px[0], px[1], px[2]);
         for (p, v) in planes.iter_mut().zip(v) {
             p[i] = v;
         }
@@ -81,6 +115,15 @@ fn halve(p: &[i32], width: usize, height: usize) -> Vec<i32> {
         }
     }
     out
+}
+
+/// 8-bit RGB of decoded RCT planes (4:4:4).
+pub fn rct_planes_to_rgb(planes: &[Vec<i32>; 3], width: usize, height: usize) -> Vec<u8> {
+    let mut rgb = Vec::with_capacity(3 * width * height);
+    for i in 0..width * height {
+        rgb.extend(rct_to_rgb(planes[0][i], planes[1][i], planes[2][i]));
+    }
+    rgb
 }
 
 /// 8-bit RGB of decoded Y, Cb, Cr planes.
@@ -152,6 +195,18 @@ mod tests {
         assert_eq!(pixel_to_rgb(i32::MAX, 0, 0), [255, 255, 255]);
         assert_eq!(pixel_to_rgb(0, i32::MIN, i32::MAX), [255, 0, 0]);
         assert_eq!(pixel_to_rgb(i32::MIN, 0, 0), [0, 0, 0]);
+    }
+
+    #[test]
+    fn the_rct_round_trips_every_colour_exactly() {
+        for r in (0..=255u8).step_by(5) {
+            for g in (0..=255u8).step_by(3) {
+                for b in [0u8, 1, 77, 128, 254, 255] {
+                    let [y, cb, cr] = pixel_to_rct(r, g, b);
+                    assert_eq!(rct_to_rgb(y, cb, cr), [r, g, b]);
+                }
+            }
+        }
     }
 
     #[test]

@@ -25,8 +25,10 @@ pub struct EncodeConfig {
     /// Wavelet levels (5 by default; fewer where a plane is too small).
     pub levels: u8,
     /// The coded frame's size at most, in bytes; the rate control fills it as far as the
-    /// blocks' bit-planes allow.
+    /// blocks' bit-planes allow. A lossless frame that needs more is an error.
     pub budget: usize,
+    /// Lossless coding (4:4:4 only): RCT, the 5/3, every plane; decoded bit for bit.
+    pub lossless: bool,
 }
 
 /// The base quantizer step, in 8-bit levels: fine enough that the bit-planes the rate control
@@ -88,10 +90,22 @@ fn gain(levels: u8, band: &Band) -> f64 {
     g
 }
 
+/// The wavelet of a frame: the 5/3 when lossless, else the fixed-point 9/7.
+pub fn wavelet_of(header: &Header) -> Wavelet {
+    if header.lossless {
+        Wavelet::Reversible53
+    } else {
+        Wavelet::Fixed97
+    }
+}
+
 /// A band's quantizer step in units of 2^-8 of a coefficient unit (2^-FRAC_BITS of a level):
-/// `max(1, round(Δ·2^(FRAC_BITS + 8) / √G_b))`, computed in f64 from the header's Δ. The GPU
-/// gets this table from the same function.
+/// `max(1, round(Δ·2^(FRAC_BITS + 8) / √G_b))`, computed in f64 from the header's Δ; 256 (one
+/// unit: no quantization) when lossless. The GPU gets this table from the same function.
 pub fn step_of(header: &Header, band: &Band) -> u32 {
+    if header.lossless {
+        return 256;
+    }
     let s = f64::from(header.step) * f64::from(1u32 << (FRAC_BITS + 8))
         / gain(header.levels, band).sqrt();
     s.round().clamp(1.0, f64::from(u32::MAX >> 8)) as u32
@@ -126,6 +140,7 @@ pub fn encode(
         chroma: config.chroma,
         levels: 0,
         step: BASE_STEP,
+        lossless: config.lossless,
     };
     header.check()?;
     header.levels = config.levels.min(header.max_levels());
@@ -139,10 +154,14 @@ pub fn encode(
             overhead + 2 * layout.blocks.len()
         )));
     }
-    let mut planes = color::to_ycbcr(rgb, w, h, config.chroma);
+    let mut planes = if header.lossless {
+        color::to_rct(rgb, w, h)
+    } else {
+        color::to_ycbcr(rgb, w, h, config.chroma)
+    };
     for (p, &(pw, ph)) in planes.iter_mut().zip(header.planes().iter()) {
         wavekit_dwt::sim::forward_2d(
-            Wavelet::Fixed97,
+            wavelet_of(&header),
             SHAPES[0],
             p,
             pw,
@@ -169,6 +188,19 @@ pub fn encode(
         .collect();
     let (planes_sent, theta) = rate::choose(&choices, config.budget - overhead)
         .expect("the budget holds every block's header (checked above)");
+    if header.lossless
+        && planes_sent
+            .iter()
+            .zip(&coded)
+            .any(|(&n, (p, _))| n != usize::from(*p))
+    {
+        let need: usize = overhead + costs.iter().map(|(r, _)| r[r.len() - 1]).sum::<usize>();
+        return Err(CodecError::InvalidArgument(format!(
+            "this lossless frame needs {need} bytes, more than the budget of {}: give at least \
+             {need}, or code it lossy",
+            config.budget
+        )));
+    }
     let mut out = Vec::with_capacity(config.budget);
     out.extend_from_slice(&header.to_bytes());
     out.resize(overhead, 0);
@@ -236,7 +268,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
     }
     for (p, &(pw, ph)) in planes.iter_mut().zip(dims.iter()) {
         wavekit_dwt::sim::inverse_2d(
-            Wavelet::Fixed97,
+            wavelet_of(&header),
             SHAPES[0],
             p,
             pw,
@@ -244,12 +276,12 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
             u32::from(header.levels),
         );
     }
-    let rgb = color::to_rgb(
-        &planes,
-        header.width as usize,
-        header.height as usize,
-        header.chroma,
-    );
+    let (w, h) = (header.width as usize, header.height as usize);
+    let rgb = if header.lossless {
+        color::rct_planes_to_rgb(&planes, w, h)
+    } else {
+        color::to_rgb(&planes, w, h, header.chroma)
+    };
     Ok((header, rgb, report))
 }
 

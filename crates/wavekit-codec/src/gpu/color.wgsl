@@ -1,6 +1,7 @@
 // YCbCr (fixed point, FRAC_BITS = 5 fractional bits, Y shifted by −128) to 8-bit RGBA: the GPU
 // twin of `cpu/color.rs`'s `pixel_to_rgb`, one invocation a pixel, the same integer steps.
-// 4:2:0 (CHROMA_420) repeats each chroma sample over its 2 × 2 block.
+// 4:2:0 (CHROMA_420) repeats each chroma sample over its 2 × 2 block. LOSSLESS: the inverse of
+// the reversible colour transform instead (whole units, 4:4:4).
 //
 // Bindings: 0 the luma plane, 1 the chroma planes (Cb then Cr), 2 the output (one word a pixel:
 // R | G << 8 | B << 16 | 255 << 24), 3 params: width, height, chroma width, chroma plane size.
@@ -34,6 +35,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let yy = clamp(luma[i], -LIMIT, LIMIT);
     let cb = clamp(chroma[c], -LIMIT, LIMIT);
     let cr = clamp(chroma[c + params.w], -LIMIT, LIMIT);
+    if (LOSSLESS) {
+        // The RCT's inverse (cpu/color.rs's rct_to_rgb).
+        let gg = yy + 128i - ((cb + cr) >> 2u);
+        let px = vec3<i32>(clamp(cr + gg, 0i, 255i), clamp(gg, 0i, 255i), clamp(cb + gg, 0i, 255i));
+        rgba[i] = u32(px.x) | (u32(px.y) << 8u) | (u32(px.z) << 16u) | (255u << 24u);
+        return;
+    }
     let r = yy + ((25802i * cr + 8192i) >> 14u);
     let g = yy - ((3069i * cb + 7670i * cr + 8192i) >> 14u);
     let b = yy + ((30402i * cb + 8192i) >> 14u);

@@ -2,6 +2,8 @@
 // twin of `cpu/color.rs`'s `to_ycbcr`, the same integer steps. One invocation a chroma sample:
 // a pixel at 4:4:4, a 2 × 2 block at 4:2:0 (CHROMA_420; its chroma the rounded mean of four).
 //
+// LOSSLESS: the reversible colour transform (RCT) instead, in whole units (4:4:4).
+//
 // Bindings: 0 the frame (one word a pixel: R | G << 8 | B << 16, alpha ignored), 1 the luma
 // plane, 2 the chroma planes (Cb then Cr), 3 params: width, height, chroma width, chroma plane.
 
@@ -14,6 +16,10 @@ fn ycbcr(p: u32) -> vec3<i32> {
     let r = i32(p & 0xffu);
     let g = i32((p >> 8u) & 0xffu);
     let b = i32((p >> 16u) & 0xffu);
+    if (LOSSLESS) {
+        // JPEG 2000's reversible colour transform, whole units.
+        return vec3<i32>(((r + 2i * g + b) >> 2u) - 128i, b - g, r - g);
+    }
     let y = ((13933i * r + 46871i * g + 4732i * b + 1024i) >> 11u) - 4096i;
     let cb = (-7509i * r - 25259i * g + 32768i * b + 1024i) >> 11u;
     let cr = (32768i * r - 29763i * g - 3005i * b + 1024i) >> 11u;

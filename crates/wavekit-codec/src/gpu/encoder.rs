@@ -10,7 +10,7 @@ use wavekit::GpuContext;
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::prelude::{Kernel, KernelBuilder};
 use wavekit::scan::{BoundScan, Scan, ScanConfig};
-use wavekit_dwt::{BoundDwt, Dwt, Wavelet};
+use wavekit_dwt::{BoundDwt, Dwt};
 
 use super::{SOURCES, block_table};
 use crate::cpu::{BASE_STEP, EncodeConfig};
@@ -32,7 +32,8 @@ fn builder(entry: &str) -> KernelBuilder {
 pub fn kernels(header: &Header) -> Vec<KernelBuilder> {
     let mut k = vec![
         builder("codec/color_forward")
-            .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420),
+            .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420)
+            .constant("LOSSLESS", header.lossless),
         builder("codec/block_encode"),
         builder("codec/rate_threshold"),
         builder("codec/pack"),
@@ -72,6 +73,7 @@ impl Encoder {
             chroma: config.chroma,
             levels: 0,
             step: BASE_STEP,
+            lossless: config.lossless,
         };
         header.check()?;
         header.levels = config.levels.min(header.max_levels());
@@ -144,22 +146,9 @@ impl Encoder {
         let mut steps = Vec::new();
         let b = color.bind(ctx, &[(0, &input), (1, &luma), (2, &chroma), (3, &p_color)])?;
         steps.push((color, b, groups((cw * ch) as u32)));
-        let dwt_luma = Dwt::new(
-            ctx,
-            Wavelet::Fixed97,
-            w as u32,
-            h as u32,
-            header.levels.into(),
-            1,
-        )?;
-        let dwt_chroma = Dwt::new(
-            ctx,
-            Wavelet::Fixed97,
-            cw as u32,
-            ch as u32,
-            header.levels.into(),
-            2,
-        )?;
+        let wavelet = crate::cpu::wavelet_of(&header);
+        let dwt_luma = Dwt::new(ctx, wavelet, w as u32, h as u32, header.levels.into(), 1)?;
+        let dwt_chroma = Dwt::new(ctx, wavelet, cw as u32, ch as u32, header.levels.into(), 2)?;
         let dwt = [dwt_luma.bind(ctx, &luma)?, dwt_chroma.bind(ctx, &chroma)?];
         let b = block.bind(
             ctx,
@@ -356,6 +345,13 @@ impl Encoder {
         ctx.submit(|enc| self.record(enc));
         let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
         let len = control[2] as usize;
+        if self.header.lossless && control[0] != 1 {
+            return Err(CodecError::InvalidArgument(format!(
+                "this lossless frame needs more than the budget of {} bytes: give a larger \
+                 budget, or code it lossy",
+                self.budget
+            )));
+        }
         if len > self.budget {
             return Err(CodecError::InvalidArgument(format!(
                 "the GPU wrote a {len}-byte frame for a budget of {}: a bug; please report it",

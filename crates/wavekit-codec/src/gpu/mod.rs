@@ -10,9 +10,9 @@
 
 use wavekit::GpuContext;
 use wavekit::prelude::{Kernel, KernelBuilder, WgslSource};
-use wavekit_dwt::{BoundDwt, Dwt, Wavelet};
+use wavekit_dwt::{BoundDwt, Dwt};
 
-use crate::cpu::{DecodeReport, step_of};
+use crate::cpu::{DecodeReport, step_of, wavelet_of};
 use crate::error::{CodecError, Result};
 use crate::format::{Chroma, Header, Layout};
 
@@ -36,14 +36,15 @@ pub fn block_kernel() -> KernelBuilder {
 }
 
 /// The colour kernel (one invocation a pixel).
-pub fn color_kernel(chroma: Chroma) -> KernelBuilder {
+pub fn color_kernel(header: &Header) -> KernelBuilder {
     KernelBuilder::new("codec/color", SOURCES)
         .workgroup_size(256)
-        .constant("CHROMA_420", chroma == Chroma::Yuv420)
+        .constant("CHROMA_420", header.chroma == Chroma::Yuv420)
+        .constant("LOSSLESS", header.lossless)
 }
 
 /// Largest frame the decoder and encoder take: bit positions must fit in 32 bits.
-const MAX_FRAME_BYTES: usize = 1 << 29;
+pub const MAX_FRAME_BYTES: usize = 1 << 29;
 
 /// The block table the block kernels read: four words a block (see block.wgsl).
 fn block_table(header: &Header, layout: &Layout) -> Vec<u32> {
@@ -112,8 +113,9 @@ impl Decoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let levels = u32::from(header.levels);
-        let luma_plan = Dwt::new(ctx, Wavelet::Fixed97, w as u32, h as u32, levels, 1)?;
-        let chroma_plan = Dwt::new(ctx, Wavelet::Fixed97, cw as u32, ch as u32, levels, 2)?;
+        let wavelet = wavelet_of(header);
+        let luma_plan = Dwt::new(ctx, wavelet, w as u32, h as u32, levels, 1)?;
+        let chroma_plan = Dwt::new(ctx, wavelet, cw as u32, ch as u32, levels, 2)?;
         let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
         let block_k = block_kernel().build(ctx)?;
         let block_b = block_k.bind(
@@ -127,7 +129,7 @@ impl Decoder {
                 (5, &params),
             ],
         )?;
-        let color_k = color_kernel(header.chroma).build(ctx)?;
+        let color_k = color_kernel(header).build(ctx)?;
         let color_b = color_k.bind(
             ctx,
             &[(0, &luma), (1, &chroma), (2, &rgba), (3, &color_params)],
@@ -164,24 +166,28 @@ impl Decoder {
     /// decoder's, or that is shorter than its block table or longer than the capacity.
     pub fn upload(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<Header> {
         let h = Header::parse(bytes)?;
-        let same = (h.width, h.height, h.chroma, h.levels)
+        let same = (h.width, h.height, h.chroma, h.levels, h.lossless)
             == (
                 self.header.width,
                 self.header.height,
                 self.header.chroma,
                 self.header.levels,
+                self.header.lossless,
             );
         if !same {
+            let mode = |l: bool| if l { "lossless" } else { "lossy" };
             return Err(CodecError::InvalidArgument(format!(
-                "a {} x {} {:?} frame of {} levels, for a decoder of {} x {} {:?} frames of {}: \
-                 build a decoder for this format",
+                "a {} x {} {:?} {} frame of {} levels, for a decoder of {} x {} {:?} {} frames \
+                 of {}: build a decoder for this format",
                 h.width,
                 h.height,
                 h.chroma,
+                mode(h.lossless),
                 h.levels,
                 self.header.width,
                 self.header.height,
                 self.header.chroma,
+                mode(self.header.lossless),
                 self.header.levels
             )));
         }
@@ -260,15 +266,20 @@ mod tests {
     #[test]
     fn kernels_validate_with_and_without_subgroups() {
         block_kernel().check().unwrap();
-        for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
-            color_kernel(chroma).check().unwrap();
+        for (chroma, lossless) in [
+            (Chroma::Yuv420, false),
+            (Chroma::Yuv444, false),
+            (Chroma::Yuv444, true),
+        ] {
             let h = Header {
                 width: 64,
                 height: 64,
                 chroma,
                 levels: 3,
                 step: 0.25,
+                lossless,
             };
+            color_kernel(&h).check().unwrap();
             for k in encoder_kernels(&h) {
                 k.check().unwrap();
             }
