@@ -119,9 +119,14 @@ fn halve(p: &[i32], width: usize, height: usize) -> Vec<i32> {
 
 /// 8-bit RGB of decoded RCT planes (4:4:4).
 pub fn rct_planes_to_rgb(planes: &[Vec<i32>; 3], width: usize, height: usize) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(3 * width * height);
-    for i in 0..width * height {
-        rgb.extend(rct_to_rgb(planes[0][i], planes[1][i], planes[2][i]));
+    let n = width * height;
+    let mut rgb = Vec::with_capacity(3 * n);
+    for ((&y, &cb), &cr) in planes[0][..n]
+        .iter()
+        .zip(&planes[1][..n])
+        .zip(&planes[2][..n])
+    {
+        rgb.extend(rct_to_rgb(y, cb, cr));
     }
     rgb
 }
