@@ -164,6 +164,15 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         ok,
         &mut failures,
     );
+    println!("\n== the frame codec: a photograph at 1 bpp, on the GPU, checked against the CPU");
+    match crate::codec::demo(ctx, &std::env::temp_dir()) {
+        Ok(checks) => {
+            for (name, ok) in checks {
+                check(&name, ok, &mut failures);
+            }
+        }
+        Err(e) => check(&format!("codec: {e}"), false, &mut failures),
+    }
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });
     }
