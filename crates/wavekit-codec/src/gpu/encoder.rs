@@ -7,10 +7,9 @@
 //! the bytes). The core's scan does both scans.
 
 use wavekit::GpuContext;
-use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::prelude::{Kernel, KernelBuilder};
-use wavekit::scan::{BoundScan, Scan, ScanConfig};
-use wavekit_dwt::{BoundDwt, Dwt};
+use wavekit::scan::BoundScan;
+use wavekit_dwt::BoundDwt;
 
 use super::{SOURCES, block_table};
 use crate::cpu::{BASE_STEP, EncodeConfig};
@@ -135,10 +134,20 @@ impl Encoder {
         let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
 
         let k = kernels(&header);
+        let names = [
+            format!("color_forward {:?} {}", header.chroma, header.lossless),
+            "block_encode".into(),
+            "rate_threshold".into(),
+            "pack".into(),
+            "rate 0".into(),
+            "rate 1".into(),
+            "rate 2".into(),
+        ];
         let built: Vec<Kernel> = k
-            .iter()
-            .map(|b| b.build(ctx))
-            .collect::<std::result::Result<_, _>>()?;
+            .into_iter()
+            .zip(&names)
+            .map(|(b, name)| super::shared::kernel(ctx, name, || b))
+            .collect::<Result<_>>()?;
         let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
             .try_into()
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
@@ -147,8 +156,9 @@ impl Encoder {
         let b = color.bind(ctx, &[(0, &input), (1, &luma), (2, &chroma), (3, &p_color)])?;
         steps.push((color, b, groups((cw * ch) as u32)));
         let wavelet = crate::cpu::wavelet_of(&header);
-        let dwt_luma = Dwt::new(ctx, wavelet, w as u32, h as u32, header.levels.into(), 1)?;
-        let dwt_chroma = Dwt::new(ctx, wavelet, cw as u32, ch as u32, header.levels.into(), 2)?;
+        let levels = u32::from(header.levels);
+        let dwt_luma = super::shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
+        let dwt_chroma = super::shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
         let dwt = [dwt_luma.bind(ctx, &luma)?, dwt_chroma.bind(ctx, &chroma)?];
         let b = block.bind(
             ctx,
@@ -201,10 +211,7 @@ impl Encoder {
         )?;
         steps.push((pack, b, groups((config.budget as u32).div_ceil(4))));
         let overhead_u = overhead;
-        let scan = Scan::new(
-            ctx,
-            &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
-        )?;
+        let scan = super::shared::scan(ctx)?;
         let scans = [
             scan.bind(ctx, &ties, Some(&ties_before), nb as u64)?,
             scan.bind(ctx, &sizes, Some(&offsets), nb as u64)?,

@@ -10,7 +10,7 @@
 
 use wavekit::GpuContext;
 use wavekit::prelude::{Kernel, KernelBuilder, WgslSource};
-use wavekit_dwt::{BoundDwt, Dwt};
+use wavekit_dwt::BoundDwt;
 
 use crate::cpu::{DecodeReport, step_of, wavelet_of};
 use crate::error::{CodecError, Result};
@@ -28,6 +28,7 @@ pub static SOURCES: &[WgslSource] = &[
 ];
 
 mod encoder;
+mod shared;
 pub use encoder::{Encoder, kernels as encoder_kernels};
 
 /// The block decoder's kernel (one workgroup of 256 a block).
@@ -114,10 +115,10 @@ impl Decoder {
         )?;
         let levels = u32::from(header.levels);
         let wavelet = wavelet_of(header);
-        let luma_plan = Dwt::new(ctx, wavelet, w as u32, h as u32, levels, 1)?;
-        let chroma_plan = Dwt::new(ctx, wavelet, cw as u32, ch as u32, levels, 2)?;
+        let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
+        let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
         let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
-        let block_k = block_kernel().build(ctx)?;
+        let block_k = shared::kernel(ctx, "block", block_kernel)?;
         let block_b = block_k.bind(
             ctx,
             &[
@@ -129,7 +130,11 @@ impl Decoder {
                 (5, &params),
             ],
         )?;
-        let color_k = color_kernel(header).build(ctx)?;
+        let color_k = shared::kernel(
+            ctx,
+            &format!("color {:?} {}", header.chroma, header.lossless),
+            || color_kernel(header),
+        )?;
         let color_b = color_k.bind(
             ctx,
             &[(0, &luma), (1, &chroma), (2, &rgba), (3, &color_params)],

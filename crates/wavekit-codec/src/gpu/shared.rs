@@ -1,0 +1,78 @@
+//! What every [`super::Decoder`] and [`super::Encoder`] on one device shares: the kernels (a
+//! frame size or budget changes none of them) and a wavelet plan of each kind to resize, so that
+//! a second coder of another size compiles nothing (on lavapipe a coder's pipelines took
+//! seconds to build).
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use wavekit::GpuContext;
+use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::prelude::{Kernel, KernelBuilder};
+use wavekit::scan::{Scan, ScanConfig};
+use wavekit_dwt::{Dwt, Wavelet};
+
+use crate::error::Result;
+
+#[derive(Default)]
+struct Shared {
+    kernels: HashMap<String, Kernel>,
+    plans: HashMap<&'static str, Dwt>,
+    scan: Option<Arc<Scan>>,
+}
+
+static SHARED: LazyLock<Mutex<HashMap<wgpu::Device, Shared>>> = LazyLock::new(Default::default);
+
+fn with<T>(ctx: &GpuContext, f: impl FnOnce(&mut Shared) -> Result<T>) -> Result<T> {
+    let mut all = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    f(all.entry(ctx.device.clone()).or_default())
+}
+
+/// The kernel `key` names, built from `builder` the first time on this device.
+pub(crate) fn kernel(
+    ctx: &GpuContext,
+    key: &str,
+    builder: impl FnOnce() -> KernelBuilder,
+) -> Result<Kernel> {
+    with(ctx, |s| {
+        if let Some(k) = s.kernels.get(key) {
+            return Ok(k.clone());
+        }
+        let k = builder().build(ctx)?;
+        s.kernels.insert(key.to_string(), k.clone());
+        Ok(k)
+    })
+}
+
+/// A wavelet plan of this size, resized from the device's plan of that wavelet.
+pub(crate) fn plan(
+    ctx: &GpuContext,
+    wavelet: Wavelet,
+    (width, height, levels, planes): (u32, u32, u32, u32),
+) -> Result<Dwt> {
+    let name = wavekit_dwt::reference::name(wavelet);
+    with(ctx, |s| {
+        if let Some(base) = s.plans.get(name) {
+            return Ok(base.resized(ctx, width, height, levels, planes)?);
+        }
+        let base = Dwt::new(ctx, wavelet, width, height, levels, planes)?;
+        let out = base.resized(ctx, width, height, levels, planes)?;
+        s.plans.insert(name, base);
+        Ok(out)
+    })
+}
+
+/// The core's exclusive u32 scan.
+pub(crate) fn scan(ctx: &GpuContext) -> Result<Arc<Scan>> {
+    with(ctx, |s| {
+        if let Some(scan) = &s.scan {
+            return Ok(scan.clone());
+        }
+        let scan = Arc::new(Scan::new(
+            ctx,
+            &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+        )?);
+        s.scan = Some(scan.clone());
+        Ok(scan)
+    })
+}
