@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
+use wavekit_codec::cpu::{EncodeConfig, decode, encode, psnr};
 use wavekit_codec::{Chroma, CodecError};
+
+use wavekit_bench::codec::psnr_y;
 
 use crate::error::CliError;
 
@@ -82,17 +84,6 @@ fn write_atomic(
         let _ = std::fs::remove_file(&tmp);
     }
     result
-}
-
-/// PSNR of the luma (BT.709 Y) of `b` against `a`, dB.
-fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
-    let y = |rgb: &[u8]| -> Vec<u8> {
-        color::to_ycbcr(rgb, w, h, Chroma::Yuv444)[0]
-            .iter()
-            .map(|v| ((v + (128 << 5) + 16) >> 5).clamp(0, 255) as u8)
-            .collect()
-    };
-    psnr(&y(a), &y(b))
 }
 
 /// How `wavekit encode` codes: chroma (default 4:2:0, 4:4:4 when lossless), levels, lossless.
@@ -251,25 +242,6 @@ pub fn decode_png(
     Ok(())
 }
 
-/// A synthetic frame: smooth shading, edges, stripes and noise.
-fn synthetic(w: u32, h: u32) -> Vec<u8> {
-    let mut rng = fastrand::Rng::with_seed(u64::from(w));
-    let mut out = Vec::with_capacity((3 * w * h) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
-            let disc = ((fx - 0.6).powi(2) + (fy - 0.4).powi(2)) < 0.05;
-            let stripes = ((x / 3 + y / 5) % 2) as f32 * 40.0 * f32::from(fx > 0.8);
-            let n = rng.f32() * 12.0;
-            let r = 60.0 + 150.0 * fx + stripes + n + if disc { 60.0 } else { 0.0 };
-            let g = 40.0 + 120.0 * fy + n;
-            let b = 200.0 - 100.0 * fx * fy + stripes - if disc { 90.0 } else { 0.0 };
-            out.extend([r, g, b].map(|v| v.clamp(0.0, 255.0) as u8));
-        }
-    }
-    out
-}
-
 /// `wavekit codec bench`.
 pub fn bench(
     ctx: &wavekit::GpuContext,
@@ -291,7 +263,7 @@ pub fn bench(
                 name: format!("synthetic-{w}x{h}"),
                 width: w,
                 height: h,
-                rgb: synthetic(w, h),
+                rgb: wavekit_codec::cpu::test_picture(w, h, u64::from(w)),
             });
         }
     }

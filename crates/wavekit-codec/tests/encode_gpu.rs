@@ -5,28 +5,11 @@
 //! subgroups.
 
 use wavekit_codec::Chroma;
+use wavekit_codec::cpu::test_picture as picture;
 use wavekit_codec::cpu::{EncodeConfig, encode};
 use wavekit_codec::format::Layout;
 use wavekit_codec::gpu::Encoder;
 use wavekit_harness::gpu;
-
-fn picture(w: u32, h: u32, seed: u64) -> Vec<u8> {
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let mut out = Vec::with_capacity((3 * w * h) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
-            let disc = ((fx - 0.6).powi(2) + (fy - 0.4).powi(2)) < 0.05;
-            let stripes = ((x / 3 + y / 5) % 2) as f32 * 40.0 * f32::from(fx > 0.8);
-            let n = rng.f32() * 12.0;
-            let r = 60.0 + 150.0 * fx + stripes + n + if disc { 60.0 } else { 0.0 };
-            let g = 40.0 + 120.0 * fy + n;
-            let b = 200.0 - 100.0 * fx * fy + stripes - if disc { 90.0 } else { 0.0 };
-            out.extend([r, g, b].map(|v| v.clamp(0.0, 255.0) as u8));
-        }
-    }
-    out
-}
 
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]

@@ -119,6 +119,54 @@ fn block_samples(plane: &[i32], pitch: usize, b: &crate::format::Block) -> Vec<i
     v
 }
 
+/// The header and layout of a `width × height` frame coded with `config` (its levels as the
+/// frame allows), or why the frame or the budget cannot be coded: what both encoders check
+/// first.
+pub fn frame_layout(width: u32, height: u32, config: &EncodeConfig) -> Result<(Header, Layout)> {
+    let mut header = Header {
+        width,
+        height,
+        chroma: config.chroma,
+        levels: 0,
+        step: BASE_STEP,
+        lossless: config.lossless,
+    };
+    header.check()?;
+    header.levels = config.levels.min(header.max_levels());
+    let layout = Layout::of(&header);
+    let overhead = layout.overhead();
+    let least = overhead + 2 * layout.blocks.len();
+    if config.budget < least {
+        return Err(CodecError::InvalidArgument(format!(
+            "a budget of {} bytes is too small for a {width} x {height} frame: its header and \
+             block table take {overhead} bytes and every block at least 2 more; give at least \
+             {least}",
+            config.budget
+        )));
+    }
+    Ok((header, layout))
+}
+
+/// A synthetic test frame, 8-bit RGB, with what photographs have: smooth shading, a disc with
+/// hard edges, fine stripes and noise (seeded). For tests and benchmarks.
+pub fn test_picture(w: u32, h: u32, seed: u64) -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out = Vec::with_capacity((3 * w * h) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let (fx, fy) = (x as f32 / w as f32, y as f32 / h as f32);
+            let disc = ((fx - 0.6).powi(2) + (fy - 0.4).powi(2)) < 0.05;
+            let stripes = ((x / 3 + y / 5) % 2) as f32 * 40.0 * f32::from(fx > 0.8);
+            let n = rng.f32() * 12.0;
+            let r = 60.0 + 150.0 * fx + stripes + n + if disc { 60.0 } else { 0.0 };
+            let g = 40.0 + 120.0 * fy + n;
+            let b = 200.0 - 100.0 * fx * fy + stripes - if disc { 90.0 } else { 0.0 };
+            out.extend([r, g, b].map(|v| v.clamp(0.0, 255.0) as u8));
+        }
+    }
+    out
+}
+
 /// Encode an 8-bit RGB frame (`rgb`: 3 bytes a pixel, rows top to bottom).
 pub fn encode(
     rgb: &[u8],
@@ -134,26 +182,8 @@ pub fn encode(
             3 * w * h
         )));
     }
-    let mut header = Header {
-        width,
-        height,
-        chroma: config.chroma,
-        levels: 0,
-        step: BASE_STEP,
-        lossless: config.lossless,
-    };
-    header.check()?;
-    header.levels = config.levels.min(header.max_levels());
-    let layout = Layout::of(&header);
+    let (header, layout) = frame_layout(width, height, config)?;
     let overhead = layout.overhead();
-    if config.budget < overhead + 2 * layout.blocks.len() {
-        return Err(CodecError::InvalidArgument(format!(
-            "a budget of {} bytes is too small for a {width} x {height} frame: its header and \
-             block table take {overhead} bytes and every block at least 2 more; give at least {}",
-            config.budget,
-            overhead + 2 * layout.blocks.len()
-        )));
-    }
     let mut planes = if header.lossless {
         color::to_rct(rgb, w, h)
     } else {

@@ -12,9 +12,9 @@ use wavekit::scan::BoundScan;
 use wavekit_dwt::BoundDwt;
 
 use super::{SOURCES, block_table};
-use crate::cpu::{BASE_STEP, EncodeConfig};
+use crate::cpu::EncodeConfig;
 use crate::error::{CodecError, Result};
-use crate::format::{Header, Layout};
+use crate::format::Header;
 
 /// Words of a block's bit string (block_encode.wgsl's STRIDE) and of its record.
 const STRIDE: u64 = 808;
@@ -66,28 +66,9 @@ pub struct Encoder {
 impl Encoder {
     /// An encoder of `width × height` frames with `config`'s chroma, levels and budget.
     pub fn new(ctx: &GpuContext, width: u32, height: u32, config: &EncodeConfig) -> Result<Self> {
-        let mut header = Header {
-            width,
-            height,
-            chroma: config.chroma,
-            levels: 0,
-            step: BASE_STEP,
-            lossless: config.lossless,
-        };
-        header.check()?;
-        header.levels = config.levels.min(header.max_levels());
-        let layout = Layout::of(&header);
+        let (header, layout) = crate::cpu::frame_layout(width, height, config)?;
         let overhead = layout.overhead();
         let nb = layout.blocks.len();
-        if config.budget < overhead + 2 * nb {
-            return Err(CodecError::InvalidArgument(format!(
-                "a budget of {} bytes is too small for a {width} x {height} frame: its header \
-                 and block table take {overhead} bytes and every block at least 2 more; give at \
-                 least {}",
-                config.budget,
-                overhead + 2 * nb
-            )));
-        }
         if config.budget > super::MAX_FRAME_BYTES {
             return Err(CodecError::InvalidArgument(format!(
                 "a budget of {} bytes: the GPU encoder takes at most {}",
