@@ -186,7 +186,7 @@ fn diagnose(
     want: &[u8],
     got: &[u8],
 ) -> Result<String> {
-    use wavekit_codec::cpu::{block, rate, step_of};
+    use wavekit_codec::cpu::{self, block, rate, step_of};
     use wavekit_codec::format::Layout;
     let first = want.iter().zip(got).position(|(a, b)| a != b);
     let mut out = format!(
@@ -199,8 +199,7 @@ fn diagnose(
     );
     let header = *encoder.header();
     let [_, _, records, control] = encoder.intermediates(ctx)?;
-    let (w, h) = (f.width as usize, f.height as usize);
-    let mut planes = color::to_ycbcr(&f.rgb, w, h, config.chroma);
+    let mut planes = cpu::color_planes(&f.rgb, &header);
     let dims = header.planes();
     let compare = |what: &str, planes: &[Vec<i32>; 3]| -> Result<String> {
         let [luma, chroma, _, _] = encoder.intermediates(ctx)?;
@@ -220,16 +219,7 @@ fn diagnose(
     };
     ctx.submit(|e| encoder.record_until(e, 1));
     out += &compare("colour", &planes)?;
-    for (p, &(pw, ph)) in planes.iter_mut().zip(dims.iter()) {
-        wavekit_dwt::sim::forward_2d(
-            wavekit_dwt::Wavelet::Fixed97,
-            wavekit_dwt::SHAPES[0],
-            p,
-            pw,
-            ph,
-            u32::from(header.levels),
-        );
-    }
+    cpu::forward(&mut planes, &header);
     ctx.submit(|e| encoder.record_until(e, 2));
     out += &compare("wavelet", &planes)?;
     ctx.submit(|e| encoder.record_until(e, 3));
@@ -238,11 +228,7 @@ fn diagnose(
     let mut reported = false;
     for (i, b) in layout.blocks.iter().enumerate() {
         let band = &layout.bands[b.band];
-        let pitch = dims[band.plane].0;
-        let mut v = Vec::new();
-        for y in b.y..b.y + b.height {
-            v.extend_from_slice(&planes[band.plane][y * pitch + b.x..y * pitch + b.x + b.width]);
-        }
+        let v = cpu::block_samples(&planes[band.plane], dims[band.plane].0, b);
         let q = block::quantize(&v, step_of(&header, band));
         let rates = block::code(&q).rates();
         let keys = block::keys(&q, &rates);

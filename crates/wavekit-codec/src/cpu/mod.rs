@@ -111,7 +111,32 @@ pub fn step_of(header: &Header, band: &Band) -> u32 {
     s.round().clamp(1.0, f64::from(u32::MAX >> 8)) as u32
 }
 
-fn block_samples(plane: &[i32], pitch: usize, b: &crate::format::Block) -> Vec<i32> {
+/// The frame's three planes before the wavelet: the RCT when lossless, else BT.709 YCbCr.
+pub fn color_planes(rgb: &[u8], header: &Header) -> [Vec<i32>; 3] {
+    let (w, h) = (header.width as usize, header.height as usize);
+    if header.lossless {
+        color::to_rct(rgb, w, h)
+    } else {
+        color::to_ycbcr(rgb, w, h, header.chroma)
+    }
+}
+
+/// The frame's forward wavelet, each plane in place (the GPU's kernel's CPU port).
+pub fn forward(planes: &mut [Vec<i32>; 3], header: &Header) {
+    for (p, &(pw, ph)) in planes.iter_mut().zip(header.planes().iter()) {
+        wavekit_dwt::sim::forward_2d(
+            wavelet_of(header),
+            SHAPES[0],
+            p,
+            pw,
+            ph,
+            u32::from(header.levels),
+        );
+    }
+}
+
+/// A block's samples, row by row, from its plane (of width `pitch`).
+pub fn block_samples(plane: &[i32], pitch: usize, b: &crate::format::Block) -> Vec<i32> {
     let mut v = Vec::with_capacity(b.len());
     for y in b.y..b.y + b.height {
         v.extend_from_slice(&plane[y * pitch + b.x..y * pitch + b.x + b.width]);
@@ -184,21 +209,8 @@ pub fn encode(
     }
     let (header, layout) = frame_layout(width, height, config)?;
     let overhead = layout.overhead();
-    let mut planes = if header.lossless {
-        color::to_rct(rgb, w, h)
-    } else {
-        color::to_ycbcr(rgb, w, h, config.chroma)
-    };
-    for (p, &(pw, ph)) in planes.iter_mut().zip(header.planes().iter()) {
-        wavekit_dwt::sim::forward_2d(
-            wavelet_of(&header),
-            SHAPES[0],
-            p,
-            pw,
-            ph,
-            u32::from(header.levels),
-        );
-    }
+    let mut planes = color_planes(rgb, &header);
+    forward(&mut planes, &header);
     let dims = header.planes();
     let mut coded = Vec::with_capacity(layout.blocks.len());
     let mut costs = Vec::with_capacity(layout.blocks.len());

@@ -12,7 +12,7 @@
 // coefficients, 3 the chroma coefficients, 4 one word a block: 0 decoded, 1 damaged,
 // 5 params: frame bytes, blocks, overhead (header and table bytes).
 #import subgroup/api
-#import workgroup/scan
+#import codec/scan
 
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -124,13 +124,6 @@ fn get_rice(k: u32, most: u32) -> u32 {
         rd_fail = true;
     }
     return v;
-}
-
-// Exclusive prefix of `v` over the workgroup's invocations; the total is in sh_wg_total.
-fn wg_exclusive(v: u32, l: Lane) -> u32 {
-    let incl = sg_inclusive(v, l.lane, l.size);
-    let excl = sg_exclusive(v, incl, l.lane);
-    return wg_exclusive_of_subgroups(sg_last(incl, l.size), l) + excl;
 }
 
 fn reconstruct(t: u32, dropped: u32, step: u32) -> i32 {

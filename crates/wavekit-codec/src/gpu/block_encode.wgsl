@@ -9,7 +9,8 @@
 // word's top bit), 4 the blocks' records (64 words each: [0] P, [1 + n] the bits of n planes
 // for n = 0 ..= P, [26 + n − 1] the key of plane n for n = 1 ..= P), 5 params: blocks.
 #import subgroup/api
-#import workgroup/scan
+#import codec/scan
+#import codec/layout
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -24,10 +25,6 @@ const CAP: u32 = 0xffffffu;
 const SIG: u32 = 1u << 30u;
 const NEG: u32 = 1u << 31u;
 const M_MASK: u32 = 0xffffffu;
-// Words of a block's bits: 24 planes of at most 1029 bits and 1024 signs (25720 bits).
-const STRIDE: u32 = 808u;
-const RECORD: u32 = 64u;
-const KEY_BINS: u32 = 4096u;
 
 var<workgroup> mag: array<u32, SAMPLES>;
 var<workgroup> nr: array<u32, SAMPLES>;
@@ -39,12 +36,6 @@ var<workgroup> sh_max: atomic<u32>;
 var<workgroup> sh_k: u32;
 var<workgroup> sh_pos: u32;
 var<workgroup> sh_planes: u32;
-
-fn wg_exclusive(v: u32, l: Lane) -> u32 {
-    let incl = sg_inclusive(v, l.lane, l.size);
-    let excl = sg_exclusive(v, incl, l.lane);
-    return wg_exclusive_of_subgroups(sg_last(incl, l.size), l) + excl;
-}
 
 // n bits of v (n ≤ 32), most significant first, at bit `at`.
 fn put_bits(at: u32, v: u32, n: u32) {
@@ -101,10 +92,6 @@ fn ilog(x: u32) -> u32 {
         frac = (x << (5u - e)) & 31u;
     }
     return 32u * e + frac;
-}
-
-fn bytes_of(end: u32) -> u32 {
-    return 2u + (end + 7u) / 8u;
 }
 
 @compute @workgroup_size(WG_SIZE)

@@ -16,31 +16,45 @@ use crate::cpu::EncodeConfig;
 use crate::error::{CodecError, Result};
 use crate::format::Header;
 
-/// Words of a block's bit string (block_encode.wgsl's STRIDE) and of its record.
+/// Words of a block's bit string (24 planes of at most 1029 bits and 1024 signs: 25720 bits,
+/// with room to spare) and of its record; the kernels get these (and KEY_BINS) as constants.
 const STRIDE: u64 = 808;
 const RECORD: u64 = 64;
-const KEY_BINS: u64 = 4096;
+const KEY_BINS: u64 = crate::cpu::block::KEY_BINS as u64;
 /// Bytes of the largest payload a block can have (24 planes of 1029 bits, 1024 signs, 2 bytes).
 const MAX_PAYLOAD: u64 = 2 + 25720 / 8;
 
 fn builder(entry: &str) -> KernelBuilder {
-    KernelBuilder::new(entry, SOURCES).workgroup_size(256)
+    KernelBuilder::new(entry, SOURCES)
+        .workgroup_size(256)
+        .constant("STRIDE", STRIDE as u32)
+        .constant("RECORD", RECORD as u32)
+        .constant("KEY_BINS", KEY_BINS as u32)
 }
 
-/// The encoder's kernels, for their tests.
-pub fn kernels(header: &Header) -> Vec<KernelBuilder> {
-    let mut k = vec![
-        builder("codec/color_forward")
-            .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420)
-            .constant("LOSSLESS", header.lossless),
-        builder("codec/block_encode"),
-        builder("codec/rate_threshold"),
-        builder("codec/pack"),
-    ];
-    for phase in 0..3u32 {
-        k.push(builder("codec/rate").constant("PHASE", phase));
-    }
-    k
+/// The encoder's kernels, in the order `Encoder::new` binds them, each with the name it is
+/// shared by on a device (the colour kernel's depends on the format).
+pub fn kernels(header: &Header) -> [(String, KernelBuilder); 7] {
+    let rate = |phase: u32| {
+        (
+            format!("rate {phase}"),
+            builder("codec/rate").constant("PHASE", phase),
+        )
+    };
+    [
+        (
+            format!("color_forward {:?} {}", header.chroma, header.lossless),
+            builder("codec/color_forward")
+                .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420)
+                .constant("LOSSLESS", header.lossless),
+        ),
+        ("block_encode".into(), builder("codec/block_encode")),
+        ("rate_threshold".into(), builder("codec/rate_threshold")),
+        ("pack".into(), builder("codec/pack")),
+        rate(0),
+        rate(1),
+        rate(2),
+    ]
 }
 
 /// A GPU encoder for frames of one size, format and byte budget.
@@ -114,21 +128,10 @@ impl Encoder {
         )?;
         let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
 
-        let k = kernels(&header);
-        let names = [
-            format!("color_forward {:?} {}", header.chroma, header.lossless),
-            "block_encode".into(),
-            "rate_threshold".into(),
-            "pack".into(),
-            "rate 0".into(),
-            "rate 1".into(),
-            "rate 2".into(),
-        ];
-        let built: Vec<Kernel> = k
-            .into_iter()
-            .zip(&names)
-            .map(|(b, name)| super::shared::kernel(ctx, name, || b))
-            .collect::<Result<_>>()?;
+        let mut built = Vec::with_capacity(7);
+        for (name, b) in kernels(&header) {
+            built.push(super::shared::kernel(ctx, &name, || b)?);
+        }
         let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
             .try_into()
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;

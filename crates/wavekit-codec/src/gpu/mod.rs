@@ -6,7 +6,8 @@
 //!
 //! A [`Decoder`] is built once for a frame size and format; per frame it uploads the bytes and
 //! records three stages into the caller's encoder (blocks, inverse wavelet, colour), with no
-//! allocation. The GPU encoder is the next step (see `docs/codec-bitstream.md`).
+//! allocation. The [`Encoder`] (encoder.rs) runs the other direction, its bytes the CPU
+//! encoder's.
 
 use wavekit::GpuContext;
 use wavekit::prelude::{Kernel, KernelBuilder, WgslSource};
@@ -25,6 +26,8 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/rate", "rate.wgsl"),
     wavekit::wgsl_source!("codec/rate_threshold", "rate_threshold.wgsl"),
     wavekit::wgsl_source!("codec/pack", "pack.wgsl"),
+    wavekit::wgsl_source!("codec/scan", "scan.wgsl"),
+    wavekit::wgsl_source!("codec/layout", "layout.wgsl"),
 ];
 
 mod encoder;
@@ -285,7 +288,7 @@ mod tests {
                 lossless,
             };
             color_kernel(&h).check().unwrap();
-            for k in encoder_kernels(&h) {
+            for (_, k) in encoder_kernels(&h) {
                 k.check().unwrap();
             }
         }

@@ -18,8 +18,7 @@
 @group(0) @binding(7) var<storage, read_write> control: array<u32>;
 @group(0) @binding(8) var<uniform> params: vec4<u32>;
 
-const RECORD: u32 = 64u;
-const STRIDE: u32 = 808u;
+#import codec/layout
 
 fn byte_of(p: u32, blocks: u32, overhead: u32) -> u32 {
     if (p < 24u) {

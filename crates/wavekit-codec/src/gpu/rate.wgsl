@@ -19,11 +19,7 @@
 @group(0) @binding(6) var<storage, read_write> sizes: array<u32>;
 @group(0) @binding(7) var<uniform> params: vec4<u32>;
 
-const RECORD: u32 = 64u;
-
-fn bytes_of(end: u32) -> u32 {
-    return 2u + (end + 7u) / 8u;
-}
+#import codec/layout
 
 // Bytes of plane n (1 ..= P) of the block at record `r`.
 fn plane_bytes(r: u32, n: u32) -> u32 {

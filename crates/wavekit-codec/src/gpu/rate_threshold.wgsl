@@ -5,13 +5,12 @@
 // Bindings: 0 the histogram (KEY_BINS words), 1 control (out: θ, room left), 2 params: the
 // blocks' header bytes (2 a block), the room for payloads.
 #import subgroup/api
-#import workgroup/scan
+#import codec/scan
 
 @group(0) @binding(0) var<storage, read> hist: array<u32>;
 @group(0) @binding(1) var<storage, read_write> control: array<u32>;
 @group(0) @binding(2) var<uniform> params: vec4<u32>;
 
-const KEY_BINS: u32 = 4096u;
 const PER: u32 = KEY_BINS / WG_SIZE;
 
 var<workgroup> sh_over: atomic<u32>;
@@ -31,8 +30,7 @@ fn main(inv: Invocation) {
     for (var j = 0u; j < PER; j++) {
         mine += hist[lo + j];
     }
-    let incl = sg_inclusive(mine, l.lane, l.size);
-    let above = wg_exclusive_of_subgroups(sg_last(incl, l.size), l) + sg_exclusive(mine, incl, l.lane);
+    let above = wg_exclusive(mine, l);
     // Bins that do not fit: base + (their suffix) > room; they are the low ones.
     var suffix = above;
     var over = 0u;

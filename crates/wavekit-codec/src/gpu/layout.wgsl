@@ -1,0 +1,8 @@
+// The encoder's block records, shared by block_encode.wgsl, rate.wgsl and pack.wgsl. STRIDE
+// (words of a block's bit string), RECORD (words of its record) and KEY_BINS are prepended by
+// the builder from gpu/encoder.rs, the one place that sizes the buffers.
+
+// A payload's bytes with `end` bits of planes: P and n, then the bits, padded to a byte.
+fn bytes_of(end: u32) -> u32 {
+    return 2u + (end + 7u) / 8u;
+}
