@@ -103,6 +103,7 @@ pub fn run(
                 let budget = (bpp * px / 8.0) as usize;
                 let config = EncodeConfig {
                     lossless: false,
+                    source: wavekit_codec::format::Source::Rgb,
                     chroma,
                     levels: 5,
                     budget,

@@ -40,7 +40,7 @@ impl From<CodecError> for CliError {
     }
 }
 
-fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
+pub(crate) fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
     CliError::File {
         path: path.display().to_string(),
         message: e.to_string(),
@@ -48,7 +48,7 @@ fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
 }
 
 /// Refuse an output that is the input, or a folder that does not exist, before any work.
-fn check_output(input: &Path, output: &Path) -> Result<(), CliError> {
+pub(crate) fn check_output(input: &Path, output: &Path) -> Result<(), CliError> {
     let same = match (input.canonicalize(), output.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -69,7 +69,7 @@ fn check_output(input: &Path, output: &Path) -> Result<(), CliError> {
 }
 
 /// Write `bytes` to `path` through a temporary file beside it, renamed into place when whole.
-fn write_atomic(
+pub(crate) fn write_atomic(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
@@ -111,6 +111,9 @@ pub fn encode_png(
     });
     let levels = mode.levels;
     check_output(input, output)?;
+    if crate::codec_y4m::is_y4m(input)? {
+        return crate::codec_y4m::encode(input, output, (bytes, bpp), mode, ctx);
+    }
     let img =
         image::open(input).map_err(|e| file_err(input, format!("cannot read the image: {e}")))?;
     if img.color() != image::ColorType::Rgb8 {
@@ -122,7 +125,25 @@ pub fn encode_png(
     }
     let rgb = img.to_rgb8();
     let (w, h) = rgb.dimensions();
-    let budget = match (bytes, bpp) {
+    let budget = budget_of((bytes, bpp), w, h, mode.lossless)?;
+    let config = EncodeConfig {
+        lossless: mode.lossless,
+        source: wavekit_codec::format::Source::Rgb,
+        chroma: chroma.into(),
+        levels,
+        budget,
+    };
+    encode_rgb(rgb, output, config, ctx)
+}
+
+/// The budget a frame from `--bytes` or `--bpp`; lossless without either, room for any frame.
+pub(crate) fn budget_of(
+    (bytes, bpp): (Option<usize>, Option<f64>),
+    w: u32,
+    h: u32,
+    lossless: bool,
+) -> Result<usize, CliError> {
+    Ok(match (bytes, bpp) {
         (Some(b), None) => b,
         (None, Some(x)) if x.is_finite() && x > 0.0 => {
             (x * f64::from(w) * f64::from(h) / 8.0) as usize
@@ -134,7 +155,7 @@ pub fn encode_png(
         }
         // Lossless without a cap: room for any frame (at most about 9.4 bytes a pixel and the
         // block table).
-        (None, None) if mode.lossless => {
+        (None, None) if lossless => {
             (12 * w as usize * h as usize + 65_536).min(wavekit_codec::gpu::MAX_FRAME_BYTES)
         }
         _ => {
@@ -142,13 +163,18 @@ pub fn encode_png(
                 "give the frame's size: --bytes N or --bpp X".into(),
             ));
         }
-    };
-    let config = EncodeConfig {
-        lossless: mode.lossless,
-        chroma: chroma.into(),
-        levels,
-        budget,
-    };
+    })
+}
+
+fn encode_rgb(
+    rgb: image::RgbImage,
+    output: &Path,
+    config: EncodeConfig,
+    ctx: Option<&wavekit::GpuContext>,
+) -> Result<(), CliError> {
+    let (w, h) = rgb.dimensions();
+    let budget = config.budget;
+    let mode = &config;
     let (frame, all_planes) = match ctx {
         None => {
             let (frame, stats) = encode(rgb.as_raw(), w, h, &config)?;
@@ -206,6 +232,9 @@ pub fn decode_png(
     ctx: Option<&wavekit::GpuContext>,
 ) -> Result<(), CliError> {
     check_output(input, output)?;
+    if crate::codec_y4m::wants_y4m(output) || crate::codec_y4m::is_stream(input)? {
+        return crate::codec_y4m::decode(input, output, ctx);
+    }
     let bytes = std::fs::read(input).map_err(|e| file_err(input, e))?;
     let (header, rgb, report) = match ctx {
         None => decode(&bytes).map_err(|e| file_err(input, e))?,
@@ -348,6 +377,7 @@ pub fn demo(ctx: &wavekit::GpuContext, dir: &Path) -> Result<Vec<(String, bool)>
         levels: 5,
         budget: (w * h / 8) as usize,
         lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
     };
     let encoder = wavekit_codec::gpu::Encoder::new(ctx, w, h, &config)?;
     let frame = encoder.encode(ctx, rgb)?;
@@ -383,6 +413,7 @@ pub fn demo(ctx: &wavekit::GpuContext, dir: &Path) -> Result<Vec<(String, bool)>
         chroma: Chroma::Yuv444,
         budget: 12 * (w * h) as usize + 65_536,
         lossless: true,
+        source: wavekit_codec::format::Source::Rgb,
         ..config
     };
     let frame = wavekit_codec::gpu::Encoder::new(ctx, w, h, &lossless)?.encode(ctx, rgb)?;

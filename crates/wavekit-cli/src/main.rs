@@ -2,6 +2,7 @@
 
 mod bench;
 mod codec;
+mod codec_y4m;
 mod demo;
 mod dwt;
 mod error;
@@ -128,28 +129,31 @@ enum Command {
     /// The 2D wavelet transform of JPEG 2000 (5/3 or 9/7): forward, inverse, round trip.
     #[command(subcommand)]
     Dwt(DwtCommand),
-    /// Encode a PNG frame into the codec's bitstream at a byte budget, on the GPU (--cpu: the
-    /// reference, the same bytes; docs/codec-bitstream.md); prints its size and PSNR.
+    /// Encode a PNG frame, or a .y4m stream frame by frame, into the codec's bitstream at a
+    /// byte budget a frame, on the GPU (--cpu: the reference, the same bytes;
+    /// docs/codec-bitstream.md); prints each frame's size and PSNR.
     Encode {
-        /// The frame: a PNG (8-bit RGB; alpha is dropped).
+        /// A PNG (8-bit RGB; alpha is dropped), or a .y4m stream (8-bit 4:2:0 or 4:4:4, coded
+        /// as YCbCr as it is, limited range unless tagged XCOLORRANGE=FULL).
         input: std::path::PathBuf,
-        /// The coded frame.
+        /// The coded frame (from a PNG), or the stream of frames (from a .y4m).
         #[arg(short, long)]
         output: std::path::PathBuf,
-        /// The frame's size at most, in bytes.
+        /// Each frame's size at most, in bytes.
         #[arg(long, conflicts_with = "bpp")]
         bytes: Option<usize>,
         /// The frame's size at most, in bits a pixel.
         #[arg(long)]
         bpp: Option<f64>,
-        /// Chroma sampling (default 420; 444 when lossless).
+        /// Chroma sampling of a PNG (default 420; 444 when lossless); a .y4m keeps its own.
         #[arg(long, value_enum)]
         chroma: Option<codec::ChromaArg>,
         /// Wavelet levels (fewer where the frame is too small).
         #[arg(long, default_value_t = 5)]
         levels: u8,
-        /// Lossless: the 5/3 with the reversible colour transform, every plane, decoded bit
-        /// for bit (4:4:4; --bytes/--bpp, if given, are a cap the frame must fit).
+        /// Lossless: the 5/3, every plane, decoded bit for bit; a PNG with the reversible
+        /// colour transform at 4:4:4, a .y4m's samples as they are (--bytes/--bpp, if given,
+        /// are a cap each frame must fit).
         #[arg(long)]
         lossless: bool,
         /// Encode with the CPU reference encoder instead (no GPU needed; the same bytes).
@@ -159,12 +163,13 @@ enum Command {
     /// The codec's benchmark.
     #[command(subcommand)]
     Codec(CodecCommand),
-    /// Decode a coded frame to a PNG, on the GPU (the same pixels as the CPU reference);
-    /// damaged blocks are decoded as flat and reported.
+    /// Decode a coded frame to a PNG or a .y4m, or a stream of frames to a .y4m, on the GPU
+    /// (the same pixels as the CPU reference); damaged blocks are decoded as flat and
+    /// reported.
     Decode {
-        /// The coded frame.
+        /// The coded frame or stream.
         input: std::path::PathBuf,
-        /// The PNG to write.
+        /// The PNG or .y4m to write (by its extension; a stream needs .y4m).
         #[arg(short, long)]
         output: std::path::PathBuf,
         /// Decode with the CPU reference decoder instead (no GPU needed).

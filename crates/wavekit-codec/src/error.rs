@@ -14,6 +14,12 @@ pub enum CodecError {
     /// names an impossible size): nothing could be decoded.
     #[error("not a decodable wavekit frame: {0}")]
     Bitstream(String),
+    /// A `.y4m` stream this codec cannot read: what is wrong with it, and what to do.
+    #[error("not a usable YUV4MPEG2 stream: {0}")]
+    Y4m(String),
+    /// Reading or writing a stream failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl From<wavekit_dwt::DwtError> for CodecError {

@@ -31,6 +31,99 @@ pub enum Chroma {
     Yuv444,
 }
 
+/// What the encoder was given, which the frame's planes follow (header byte 20).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// 8-bit RGB, turned into BT.709 YCbCr (or the RCT when lossless) by the codec.
+    #[default]
+    Rgb,
+    /// 8-bit YCbCr in full range (0 ..= 255), as from a `.y4m` stream tagged
+    /// `XCOLORRANGE=FULL`: the planes are the samples themselves.
+    YcbcrFull,
+    /// 8-bit YCbCr in limited ("video") range (Y 16 ..= 235, Cb and Cr 16 ..= 240), the
+    /// `.y4m` default: mapped to the full-range planes, and back on the way out.
+    YcbcrLimited,
+}
+
+impl Source {
+    /// Whether the planes came as YCbCr samples (no colour transform in the codec).
+    pub fn is_ycbcr(self) -> bool {
+        self != Source::Rgb
+    }
+
+    /// The header's byte.
+    pub fn byte(self) -> u8 {
+        match self {
+            Source::Rgb => 0,
+            Source::YcbcrFull => 1,
+            Source::YcbcrLimited => 2,
+        }
+    }
+}
+
+/// The sizes of the Y, Cb and Cr planes of a `width × height` picture (chroma rounded up at
+/// 4:2:0).
+pub fn plane_sizes(width: u32, height: u32, chroma: Chroma) -> [(usize, usize); 3] {
+    let (w, h) = (width as usize, height as usize);
+    let c = match chroma {
+        Chroma::Yuv420 => (w.div_ceil(2), h.div_ceil(2)),
+        Chroma::Yuv444 => (w, h),
+    };
+    [(w, h), c, c]
+}
+
+/// An 8-bit YCbCr picture, as a `.y4m` stream carries it: three planes, row by row, the chroma
+/// planes at half width and height (rounded up) at 4:2:0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YcbcrImage {
+    /// Width of the luma plane.
+    pub width: u32,
+    /// Height of the luma plane.
+    pub height: u32,
+    /// Chroma sampling.
+    pub chroma: Chroma,
+    /// Limited ("video") range rather than full range.
+    pub limited: bool,
+    /// Y, Cb, Cr.
+    pub planes: [Vec<u8>; 3],
+}
+
+impl YcbcrImage {
+    /// The source kind the codec records for this picture.
+    pub fn source(&self) -> Source {
+        if self.limited {
+            Source::YcbcrLimited
+        } else {
+            Source::YcbcrFull
+        }
+    }
+
+    /// Each plane's size: Y, Cb, Cr.
+    pub fn plane_sizes(&self) -> [(usize, usize); 3] {
+        plane_sizes(self.width, self.height, self.chroma)
+    }
+
+    /// Fails when a plane's length does not match the size.
+    pub fn check(&self) -> Result<()> {
+        for ((p, (w, h)), name) in self
+            .planes
+            .iter()
+            .zip(self.plane_sizes())
+            .zip(["Y", "Cb", "Cr"])
+        {
+            if p.len() != w * h {
+                return Err(CodecError::InvalidArgument(format!(
+                    "the {name} plane of a {} x {} picture holds {} samples: expected {w} x {h}",
+                    self.width,
+                    self.height,
+                    p.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What a frame holds: its size, chroma sampling, wavelet levels and quantizer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Header {
@@ -46,8 +139,11 @@ pub struct Header {
     /// synthesis gain).
     pub step: f32,
     /// Lossless coding: the reversible colour transform (RCT), the 5/3 wavelet, every band's
-    /// step one unit, every plane sent (4:4:4 only).
+    /// step one unit, every plane sent (4:4:4 only, unless the source is YCbCr: then the
+    /// samples themselves, no colour transform, at either sampling).
     pub lossless: bool,
+    /// What the encoder was given (RGB, or YCbCr in full or limited range).
+    pub source: Source,
 }
 
 impl Header {
@@ -75,10 +171,10 @@ impl Header {
                 self.levels, self.width, self.height
             ));
         }
-        if self.lossless && self.chroma != Chroma::Yuv444 {
+        if self.lossless && self.chroma != Chroma::Yuv444 && !self.source.is_ycbcr() {
             return bad(format!(
-                "lossless coding of a {} x {} frame at 4:2:0: 4:2:0 drops chroma samples; use \
-                 4:4:4",
+                "lossless coding of a {} x {} RGB frame at 4:2:0: 4:2:0 drops chroma samples; \
+                 use 4:4:4",
                 self.width, self.height
             ));
         }
@@ -100,12 +196,7 @@ impl Header {
 
     /// Each plane's size: Y, Cb, Cr.
     pub fn planes(&self) -> [(usize, usize); 3] {
-        let (w, h) = (self.width as usize, self.height as usize);
-        let c = match self.chroma {
-            Chroma::Yuv420 => (w.div_ceil(2), h.div_ceil(2)),
-            Chroma::Yuv444 => (w, h),
-        };
-        [(w, h), c, c]
+        plane_sizes(self.width, self.height, self.chroma)
     }
 
     /// The header's bytes.
@@ -122,6 +213,7 @@ impl Header {
         b[8..12].copy_from_slice(&self.width.to_le_bytes());
         b[12..16].copy_from_slice(&self.height.to_le_bytes());
         b[16..20].copy_from_slice(&self.step.to_le_bytes());
+        b[20] = self.source.byte();
         b
     }
 
@@ -153,8 +245,22 @@ impl Header {
             1 => true,
             m => return bad(format!("unknown coding mode {m} (0 lossy, 1 lossless)")),
         };
+        let source = match bytes[20] {
+            0 => Source::Rgb,
+            1 => Source::YcbcrFull,
+            2 => Source::YcbcrLimited,
+            s => {
+                return bad(format!(
+                    "unknown source {s} (0 RGB, 1 YCbCr full range, 2 YCbCr limited range)"
+                ));
+            }
+        };
+        if bytes[21..24] != [0, 0, 0] {
+            return bad("reserved header bytes 21 to 23 are not 0".into());
+        }
         let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
         let h = Header {
+            source,
             lossless,
             width: word(8),
             height: word(12),
@@ -317,6 +423,7 @@ mod tests {
             levels,
             step: 1.5,
             lossless: false,
+            source: crate::format::Source::Rgb,
         }
     }
 
@@ -373,6 +480,7 @@ mod tests {
         assert!(header(16, 16, Chroma::Yuv444, 9).check().is_err());
         let lossless = Header {
             lossless: true,
+            source: crate::format::Source::Rgb,
             ..header(64, 32, Chroma::Yuv444, 3)
         };
         assert_eq!(Header::parse(&lossless.to_bytes()).unwrap(), lossless);

@@ -11,10 +11,12 @@
 //!
 //! ```
 //! use wavekit_codec::cpu::{EncodeConfig, decode, encode, psnr};
-//! use wavekit_codec::Chroma;
+//! use wavekit_codec::{Chroma, Source};
 //! let (w, h) = (64u32, 48u32);
 //! let rgb: Vec<u8> = (0..w * h * 3).map(|i| ((i / 3) % w * 4) as u8).collect();
-//! let config = EncodeConfig { lossless: false, chroma: Chroma::Yuv420, levels: 5, budget: 2_000 };
+//! let config = EncodeConfig {
+//!     lossless: false, chroma: Chroma::Yuv420, levels: 5, budget: 2_000, source: Source::Rgb,
+//! };
 //! let (frame, stats) = encode(&rgb, w, h, &config)?;
 //! assert!(frame.len() <= 2_000 && stats.bytes == frame.len());
 //! let (header, back, report) = decode(&frame)?;
@@ -28,6 +30,8 @@ pub mod cpu;
 mod error;
 pub mod format;
 pub mod gpu;
+pub mod stream;
+pub mod y4m;
 
 pub use error::{CodecError, Result};
-pub use format::{Chroma, Header};
+pub use format::{Chroma, Header, Source, YcbcrImage};

@@ -22,6 +22,7 @@ fn every_frame_fits_its_budget_and_uses_it() {
             let budget = (bpp * f64::from(w * h) / 8.0) as usize;
             let config = EncodeConfig {
                 lossless: false,
+                source: wavekit_codec::format::Source::Rgb,
                 chroma,
                 levels: 5,
                 budget,
@@ -77,6 +78,7 @@ fn sizes_around_the_block_and_odd_ones_round_trip() {
         // A generous budget: every plane fits, and the frame is within a few steps.
         let config = EncodeConfig {
             lossless: false,
+            source: wavekit_codec::format::Source::Rgb,
             chroma,
             levels: 5,
             budget: 64 * 1024,
@@ -101,6 +103,7 @@ fn bad_inputs_are_clear_errors() {
     let rgb = picture(16, 16, 2);
     let config = EncodeConfig {
         lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
         chroma: Chroma::Yuv420,
         levels: 5,
         budget: 10,
@@ -133,6 +136,7 @@ fn corrupted_and_truncated_frames_decode_without_panicking() {
     let rgb = picture(w, h, 5);
     let config = EncodeConfig {
         lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
         chroma: Chroma::Yuv420,
         levels: 5,
         budget: 1200,
@@ -212,6 +216,7 @@ fn lossless_frames_decode_bit_for_bit() {
                     levels,
                     budget: 16 * (w * h) as usize + 4096,
                     lossless: true,
+                    source: wavekit_codec::format::Source::Rgb,
                 };
                 let (frame, _) = encode(&rgb, w, h, &config).unwrap();
                 let (header, back, report) = decode(&frame).unwrap();
@@ -231,6 +236,7 @@ fn lossless_frames_decode_bit_for_bit() {
         levels: 3,
         budget: 100_000,
         lossless: true,
+        source: wavekit_codec::format::Source::Rgb,
     };
     let e = encode(&picture(16, 16, 1), 16, 16, &config).unwrap_err();
     assert!(e.to_string().contains("use 4:4:4"), "{e}");

@@ -45,6 +45,7 @@ fn gpu_decoder_equals_the_cpu_decoder() {
             let px = f64::from(w * h);
             let config = EncodeConfig {
                 lossless: false,
+                source: wavekit_codec::format::Source::Rgb,
                 chroma,
                 levels,
                 budget: ((bpp * px / 8.0) as usize).max(2_000),
@@ -72,6 +73,7 @@ fn gpu_decoder_equals_the_cpu_decoder_on_damaged_frames() {
     for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
         let config = EncodeConfig {
             lossless: false,
+            source: wavekit_codec::format::Source::Rgb,
             chroma,
             levels: 4,
             budget: 3_000,
@@ -120,6 +122,7 @@ fn gpu_decoder_refuses_other_formats_and_short_frames() {
     let rgb = picture(64, 64, 9);
     let config = EncodeConfig {
         lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
         chroma: Chroma::Yuv420,
         levels: 3,
         budget: 2_000,

@@ -36,6 +36,7 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
             levels: levels.min(8),
             step: 0.25,
             lossless: false,
+            source: wavekit_codec::format::Source::Rgb,
         };
         let least = Layout::of(&wavekit_codec::Header {
             levels: levels.min(hd.max_levels()),
@@ -48,6 +49,7 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
         for budget in [16 * px + 4096, least, least + px / 16, least + px / 2] {
             let config = EncodeConfig {
                 lossless: false,
+                source: wavekit_codec::format::Source::Rgb,
                 chroma,
                 levels,
                 budget,
@@ -98,6 +100,7 @@ fn gpu_lossless_frames_equal_the_cpus_and_decode_exactly() {
             levels,
             budget: 16 * (w * h) as usize + 4096,
             lossless: true,
+            source: wavekit_codec::format::Source::Rgb,
         };
         let (want, _) = encode(&rgb, w, h, &config).unwrap();
         let enc = Encoder::new(ctx, w, h, &config).unwrap();
@@ -139,6 +142,7 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
     let ctx = gpu();
     let config = EncodeConfig {
         lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
         chroma: Chroma::Yuv420,
         levels: 3,
         budget: 10,

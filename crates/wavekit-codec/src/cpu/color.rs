@@ -11,7 +11,7 @@
 //! `R = Y + (25802 Cr + 2^13) >> 14`, `G = Y − (3069 Cb + 7670 Cr + 2^13) >> 14`,
 //! `B = Y + (30402 Cb + 2^13) >> 14`, each `(v + 128·2^5 + 16) >> 5` clamped to 0..=255.
 
-use crate::format::{Chroma, FRAC_BITS};
+use crate::format::{Chroma, FRAC_BITS, Header, Source, YcbcrImage};
 
 /// Y's offset: 128 in units of 2^-FRAC_BITS.
 const SHIFT: i32 = 128 << FRAC_BITS;
@@ -155,9 +155,136 @@ pub fn to_rgb(planes: &[Vec<i32>; 3], width: usize, height: usize, chroma: Chrom
     rgb
 }
 
+/// Limited range to the planes' units, Q8: luma `255·32/219`, chroma `255·32/224`.
+const LIMITED_Y: i32 = 9539;
+const LIMITED_C: i32 = 9326;
+
+/// An 8-bit YCbCr sample as a plane value: lossless, the sample less 128, in whole units;
+/// lossy, BT.709 full range with [`FRAC_BITS`] fractional bits (Y shifted by −128), from full
+/// range `v·32 − 4096` (Y) or `(v − 128)·32` (Cb, Cr), from limited range
+/// `((v − 16)·9539 + 128) >> 8 − 4096` (Y) or `((v − 128)·9326 + 128) >> 8` (Cb, Cr).
+pub fn sample_to_plane(v: u8, luma: bool, limited: bool, lossless: bool) -> i32 {
+    let v = i32::from(v);
+    match (lossless, limited, luma) {
+        (true, _, _) => v - 128,
+        (false, false, true) => (v << FRAC_BITS) - SHIFT,
+        (false, false, false) => (v - 128) << FRAC_BITS,
+        (false, true, true) => (((v - 16) * LIMITED_Y + 128) >> 8) - SHIFT,
+        (false, true, false) => ((v - 128) * LIMITED_C + 128) >> 8,
+    }
+}
+
+/// A lossy plane value (full range, [`FRAC_BITS`] fractional bits) as an 8-bit sample in full
+/// or limited range, rounded, clamped to 0 ..= 255 (the plane clamped to ±2^16 first). Limited:
+/// `Y = (438·(p + 4096) + 8160 + 16·16320) / 16320`, `C = (448·p + 8160 + 128·16320) / 16320`
+/// (`219/8160` and `224/8160` with rounding; negative numerators give 0).
+pub fn plane_to_sample(p: i32, luma: bool, limited: bool) -> u8 {
+    let p = p.clamp(-LIMIT, LIMIT);
+    let v = match (limited, luma) {
+        (false, true) => (p + SHIFT + (1 << (FRAC_BITS - 1))) >> FRAC_BITS,
+        (false, false) => ((p + (1 << (FRAC_BITS - 1))) >> FRAC_BITS) + 128,
+        (true, true) => (438 * (p + SHIFT) + 8160 + 16 * 16320).max(0) / 16320,
+        (true, false) => (448 * p + 8160 + 128 * 16320).max(0) / 16320,
+    };
+    v.clamp(0, 255) as u8
+}
+
+/// The planes of a YCbCr picture (its own sampling; no colour transform).
+pub fn ycbcr_to_planes(img: &YcbcrImage, lossless: bool) -> [Vec<i32>; 3] {
+    let mut k = 0;
+    img.planes.clone().map(|p| {
+        let luma = k == 0;
+        k += 1;
+        p.iter()
+            .map(|&v| sample_to_plane(v, luma, img.limited, lossless))
+            .collect()
+    })
+}
+
+/// Decoded planes as 8-bit RGB, whatever the frame's source and mode.
+pub fn planes_to_rgb(planes: &[Vec<i32>; 3], header: &Header) -> Vec<u8> {
+    let (w, h) = (header.width as usize, header.height as usize);
+    match (header.lossless, header.source) {
+        (true, Source::Rgb) => rct_planes_to_rgb(planes, w, h),
+        (true, source) => {
+            let limited = source == Source::YcbcrLimited;
+            let mut k = 0;
+            let fixed = planes.clone().map(|p| {
+                let luma = k == 0;
+                k += 1;
+                p.iter()
+                    .map(|&v| sample_to_plane((v + 128).clamp(0, 255) as u8, luma, limited, false))
+                    .collect()
+            });
+            to_rgb(&fixed, w, h, header.chroma)
+        }
+        (false, _) => to_rgb(planes, w, h, header.chroma),
+    }
+}
+
+/// Decoded planes as an 8-bit YCbCr picture at the frame's sampling, in the source's range
+/// (full range for an RGB source; an RCT frame goes through RGB and BT.709).
+pub fn planes_to_ycbcr(planes: &[Vec<i32>; 3], header: &Header) -> YcbcrImage {
+    let (w, h) = (header.width as usize, header.height as usize);
+    let limited = header.source == Source::YcbcrLimited;
+    let samples = match (header.lossless, header.source) {
+        (true, Source::Rgb) => {
+            let rgb = rct_planes_to_rgb(planes, w, h);
+            let fixed = to_ycbcr(&rgb, w, h, Chroma::Yuv444);
+            let mut k = 0;
+            fixed.map(|p| {
+                let luma = k == 0;
+                k += 1;
+                p.iter().map(|&v| plane_to_sample(v, luma, false)).collect()
+            })
+        }
+        (true, _) => planes
+            .clone()
+            .map(|p| p.iter().map(|&v| (v + 128).clamp(0, 255) as u8).collect()),
+        (false, _) => {
+            let mut k = 0;
+            planes.clone().map(|p| {
+                let luma = k == 0;
+                k += 1;
+                p.iter()
+                    .map(|&v| plane_to_sample(v, luma, limited))
+                    .collect()
+            })
+        }
+    };
+    YcbcrImage {
+        width: header.width,
+        height: header.height,
+        chroma: header.chroma,
+        limited,
+        planes: samples,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_ycbcr_sample_comes_back_exactly() {
+        for limited in [false, true] {
+            for luma in [false, true] {
+                for v in 0..=255u8 {
+                    let p = sample_to_plane(v, luma, limited, false);
+                    assert_eq!(plane_to_sample(p, luma, limited), v, "{v} {luma} {limited}");
+                    let l = sample_to_plane(v, luma, limited, true);
+                    assert_eq!(l, i32::from(v) - 128);
+                }
+            }
+        }
+        // Limited range's black and white are full range's, within a unit of 2^-5.
+        assert_eq!(sample_to_plane(16, true, true, false), -4096);
+        assert!((sample_to_plane(235, true, true, false) - (255 * 32 - 4096)).abs() <= 1);
+        assert!((sample_to_plane(240, false, true, false) - 127 * 32).abs() <= 16);
+        // Out-of-range planes clamp.
+        assert_eq!(plane_to_sample(i32::MAX, true, true), 255);
+        assert_eq!(plane_to_sample(i32::MIN, false, true), 0);
+    }
 
     #[test]
     fn every_colour_comes_back_within_one_step_at_444() {

@@ -15,7 +15,9 @@ use std::sync::{Mutex, OnceLock};
 use wavekit_dwt::{SHAPES, Wavelet};
 
 use crate::error::{CodecError, Result};
-use crate::format::{Band, Chroma, FRAC_BITS, Header, Layout, OFFSET_BYTES, Orientation};
+use crate::format::{
+    Band, Chroma, FRAC_BITS, Header, Layout, OFFSET_BYTES, Orientation, Source, YcbcrImage,
+};
 
 /// What to encode: the chroma sampling, wavelet levels and the frame's byte budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,8 +29,11 @@ pub struct EncodeConfig {
     /// The coded frame's size at most, in bytes; the rate control fills it as far as the
     /// blocks' bit-planes allow. A lossless frame that needs more is an error.
     pub budget: usize,
-    /// Lossless coding (4:4:4 only): RCT, the 5/3, every plane; decoded bit for bit.
+    /// Lossless coding: RCT (4:4:4 only), or the YCbCr samples themselves; the 5/3, every
+    /// plane; decoded bit for bit.
     pub lossless: bool,
+    /// What the encoder is given: RGB ([`encode`]) or YCbCr ([`encode_ycbcr`]).
+    pub source: Source,
 }
 
 /// The base quantizer step, in 8-bit levels: fine enough that the bit-planes the rate control
@@ -155,6 +160,7 @@ pub fn frame_layout(width: u32, height: u32, config: &EncodeConfig) -> Result<(H
         levels: 0,
         step: BASE_STEP,
         lossless: config.lossless,
+        source: config.source,
     };
     header.check()?;
     header.levels = config.levels.min(header.max_levels());
@@ -207,9 +213,50 @@ pub fn encode(
             3 * w * h
         )));
     }
+    if config.source != Source::Rgb {
+        return Err(CodecError::InvalidArgument(format!(
+            "the config's source is {:?}: encode RGB with source Rgb, or call encode_ycbcr",
+            config.source
+        )));
+    }
     let (header, layout) = frame_layout(width, height, config)?;
+    let planes = color_planes(rgb, &header);
+    encode_planes(planes, &header, &layout, config.budget)
+}
+
+/// Encode an 8-bit YCbCr picture (as a `.y4m` stream carries it), its planes coded as they are:
+/// `config.chroma` must be the picture's, `config.source` its range.
+pub fn encode_ycbcr(img: &YcbcrImage, config: &EncodeConfig) -> Result<(Vec<u8>, EncodeStats)> {
+    let (header, layout) = ycbcr_layout(img, config)?;
+    let planes = color::ycbcr_to_planes(img, header.lossless);
+    encode_planes(planes, &header, &layout, config.budget)
+}
+
+/// The header and layout of a YCbCr picture coded with `config`, or why they do not fit.
+pub fn ycbcr_layout(img: &YcbcrImage, config: &EncodeConfig) -> Result<(Header, Layout)> {
+    img.check()?;
+    if config.chroma != img.chroma || config.source != img.source() {
+        return Err(CodecError::InvalidArgument(format!(
+            "a {:?} picture in {} range with a config for {:?} from {:?}: give the picture's \
+             chroma and source (YcbcrFull or YcbcrLimited) in the config",
+            img.chroma,
+            if img.limited { "limited" } else { "full" },
+            config.chroma,
+            config.source
+        )));
+    }
+    frame_layout(img.width, img.height, config)
+}
+
+/// The coding of a frame's planes (before the wavelet) within `budget` bytes.
+fn encode_planes(
+    mut planes: [Vec<i32>; 3],
+    header: &Header,
+    layout: &Layout,
+    budget: usize,
+) -> Result<(Vec<u8>, EncodeStats)> {
+    let header = *header;
     let overhead = layout.overhead();
-    let mut planes = color_planes(rgb, &header);
     forward(&mut planes, &header);
     let dims = header.planes();
     let mut coded = Vec::with_capacity(layout.blocks.len());
@@ -228,7 +275,7 @@ pub fn encode(
         .iter()
         .map(|(r, k)| rate::Choices { rates: r, keys: k })
         .collect();
-    let (planes_sent, theta) = rate::choose(&choices, config.budget - overhead)
+    let (planes_sent, theta) = rate::choose(&choices, budget - overhead)
         .expect("the budget holds every block's header (checked above)");
     if header.lossless
         && planes_sent
@@ -240,10 +287,10 @@ pub fn encode(
         return Err(CodecError::InvalidArgument(format!(
             "this lossless frame needs {need} bytes, more than the budget of {}: give at least \
              {need}, or code it lossy",
-            config.budget
+            budget
         )));
     }
-    let mut out = Vec::with_capacity(config.budget);
+    let mut out = Vec::with_capacity(budget);
     out.extend_from_slice(&header.to_bytes());
     out.resize(overhead, 0);
     for (i, ((_, coded), &n)) in coded.iter().zip(&planes_sent).enumerate() {
@@ -252,7 +299,7 @@ pub fn encode(
             .copy_from_slice(&offset.to_le_bytes());
         coded.write(n as u8, &mut out);
     }
-    debug_assert!(out.len() <= config.budget);
+    debug_assert!(out.len() <= budget);
     let stats = EncodeStats {
         bytes: out.len(),
         overhead,
@@ -267,6 +314,19 @@ pub fn encode(
 /// frame's is an error; a block whose offset or payload is out of the frame or malformed is
 /// decoded as zeros and reported, and damages only its own area.
 pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
+    let (header, planes, report) = decode_planes(bytes)?;
+    Ok((header, color::planes_to_rgb(&planes, &header), report))
+}
+
+/// Decode a frame to 8-bit YCbCr at its own sampling, in its source's range (full range for
+/// an RGB source): what `.y4m` output takes. Safe on any byte string, as [`decode`] is.
+pub fn decode_ycbcr(bytes: &[u8]) -> Result<(Header, YcbcrImage, DecodeReport)> {
+    let (header, planes, report) = decode_planes(bytes)?;
+    Ok((header, color::planes_to_ycbcr(&planes, &header), report))
+}
+
+/// Decode a frame's planes (after the inverse wavelet, before any colour conversion).
+pub fn decode_planes(bytes: &[u8]) -> Result<(Header, [Vec<i32>; 3], DecodeReport)> {
     let header = Header::parse(bytes)?;
     let layout = Layout::of(&header);
     if bytes.len() < layout.overhead() {
@@ -318,13 +378,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Header, Vec<u8>, DecodeReport)> {
             u32::from(header.levels),
         );
     }
-    let (w, h) = (header.width as usize, header.height as usize);
-    let rgb = if header.lossless {
-        color::rct_planes_to_rgb(&planes, w, h)
-    } else {
-        color::to_rgb(&planes, w, h, header.chroma)
-    };
-    Ok((header, rgb, report))
+    Ok((header, planes, report))
 }
 
 /// Peak signal-to-noise ratio of `b` against `a` (8-bit samples), dB; infinite when equal.

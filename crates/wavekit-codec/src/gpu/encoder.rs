@@ -14,7 +14,7 @@ use wavekit_dwt::BoundDwt;
 use super::{SOURCES, block_table};
 use crate::cpu::EncodeConfig;
 use crate::error::{CodecError, Result};
-use crate::format::Header;
+use crate::format::{Header, Source, YcbcrImage};
 
 /// Words of a block's bit string (24 planes of at most 1029 bits and 1024 signs: 25720 bits,
 /// with room to spare) and of its record; the kernels get these (and KEY_BINS) as constants.
@@ -43,10 +43,14 @@ pub fn kernels(header: &Header) -> [(String, KernelBuilder); 7] {
     };
     [
         (
-            format!("color_forward {:?} {}", header.chroma, header.lossless),
+            format!(
+                "color_forward {:?} {} {:?}",
+                header.chroma, header.lossless, header.source
+            ),
             builder("codec/color_forward")
                 .constant("CHROMA_420", header.chroma == crate::Chroma::Yuv420)
-                .constant("LOSSLESS", header.lossless),
+                .constant("LOSSLESS", header.lossless)
+                .constant("SOURCE", u32::from(header.source.byte())),
         ),
         ("block_encode".into(), builder("codec/block_encode")),
         ("rate_threshold".into(), builder("codec/rate_threshold")),
@@ -315,9 +319,16 @@ impl Encoder {
         pass(enc, &self.steps[6]);
     }
 
-    /// Encode 8-bit RGB (3 bytes a pixel) on the GPU and read the frame back.
+    /// Encode 8-bit RGB (3 bytes a pixel) on the GPU and read the frame back (an encoder
+    /// built for an RGB source).
     pub fn encode(&self, ctx: &GpuContext, rgb: &[u8]) -> Result<Vec<u8>> {
         let px = (self.header.width * self.header.height) as usize;
+        if self.header.source != Source::Rgb {
+            return Err(CodecError::InvalidArgument(format!(
+                "encode() of RGB with an encoder built for {:?}: call encode_ycbcr()",
+                self.header.source
+            )));
+        }
         if rgb.len() != 3 * px {
             return Err(CodecError::InvalidArgument(format!(
                 "{} bytes of RGB for a {} x {} frame: expected {}",
@@ -331,8 +342,54 @@ impl Encoder {
             .chunks_exact(3)
             .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16)
             .collect();
+        self.run(ctx, &words)
+    }
+
+    /// Encode an 8-bit YCbCr picture on the GPU (an encoder built with its chroma and its
+    /// source, as [`crate::cpu::encode_ycbcr`] takes them) and read the frame back.
+    pub fn encode_ycbcr(&self, ctx: &GpuContext, img: &YcbcrImage) -> Result<Vec<u8>> {
+        img.check()?;
+        let h = &self.header;
+        if (img.width, img.height, img.chroma, img.source())
+            != (h.width, h.height, h.chroma, h.source)
+        {
+            return Err(CodecError::InvalidArgument(format!(
+                "a {} x {} {:?} picture from {:?}, for an encoder of {} x {} {:?} frames from \
+                 {:?}: build an encoder for this format",
+                img.width,
+                img.height,
+                img.chroma,
+                img.source(),
+                h.width,
+                h.height,
+                h.chroma,
+                h.source
+            )));
+        }
+        let [(w, hh), (cw, _), _] = img.plane_sizes();
+        let step = if img.chroma == crate::Chroma::Yuv420 {
+            2
+        } else {
+            1
+        };
+        let mut words = Vec::with_capacity(w * hh);
+        for y in 0..hh {
+            for x in 0..w {
+                let c = (y / step) * cw + x / step;
+                words.push(
+                    u32::from(img.planes[0][y * w + x])
+                        | u32::from(img.planes[1][c]) << 8
+                        | u32::from(img.planes[2][c]) << 16,
+                );
+            }
+        }
+        self.run(ctx, &words)
+    }
+
+    /// Upload the input words, encode, read the frame back.
+    fn run(&self, ctx: &GpuContext, words: &[u32]) -> Result<Vec<u8>> {
         ctx.queue
-            .write_buffer(&self.input, 0, bytemuck::cast_slice(&words));
+            .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
         ctx.submit(|enc| self.record(enc));
         let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
         let len = control[2] as usize;

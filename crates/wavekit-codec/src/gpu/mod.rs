@@ -28,10 +28,12 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/pack", "pack.wgsl"),
     wavekit::wgsl_source!("codec/scan", "scan.wgsl"),
     wavekit::wgsl_source!("codec/layout", "layout.wgsl"),
+    wavekit::wgsl_source!("codec/ycbcr", "ycbcr.wgsl"),
 ];
 
 mod encoder;
 mod shared;
+pub use crate::format::YcbcrImage;
 pub use encoder::{Encoder, kernels as encoder_kernels};
 
 /// The block decoder's kernel (one workgroup of 256 a block).
@@ -39,12 +41,32 @@ pub fn block_kernel() -> KernelBuilder {
     KernelBuilder::new("codec/block", SOURCES).workgroup_size(256)
 }
 
-/// The colour kernel (one invocation a pixel).
-pub fn color_kernel(header: &Header) -> KernelBuilder {
-    KernelBuilder::new("codec/color", SOURCES)
-        .workgroup_size(256)
-        .constant("CHROMA_420", header.chroma == Chroma::Yuv420)
-        .constant("LOSSLESS", header.lossless)
+/// What a [`Decoder`] writes: RGB, or YCbCr samples at the frame's sampling and its source's
+/// range (what a `.y4m` stream takes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Output {
+    /// `R | G << 8 | B << 16 | 255 << 24` a pixel.
+    #[default]
+    Rgb,
+    /// `Y | Cb << 8 | Cr << 16` a pixel, the pixel's chroma samples (repeated over a 2 × 2 block
+    /// at 4:2:0).
+    Ycbcr,
+}
+
+/// The colour kernel (one invocation a pixel) and the name it is shared by on a device.
+pub fn color_kernel(header: &Header, output: Output) -> (String, KernelBuilder) {
+    (
+        format!(
+            "color {:?} {} {:?} {output:?}",
+            header.chroma, header.lossless, header.source
+        ),
+        KernelBuilder::new("codec/color", SOURCES)
+            .workgroup_size(256)
+            .constant("CHROMA_420", header.chroma == Chroma::Yuv420)
+            .constant("LOSSLESS", header.lossless)
+            .constant("SOURCE", u32::from(header.source.byte()))
+            .constant("YCBCR_OUT", output == Output::Ycbcr),
+    )
 }
 
 /// Largest frame the decoder and encoder take: bit positions must fit in 32 bits.
@@ -86,15 +108,26 @@ pub struct Decoder {
     rgba: wgpu::Buffer,
     block: (Kernel, wgpu::BindGroup),
     color: (Kernel, wgpu::BindGroup),
+    output: Output,
     dwt: [BoundDwt; 2],
     // The buffers the bind groups and bound transforms hold.
     _keep: [wgpu::Buffer; 4],
 }
 
 impl Decoder {
-    /// A decoder for frames laid out as `header` says (size, chroma, levels; the step may
-    /// differ per frame), of at most `capacity` bytes.
+    /// A decoder to RGB for frames laid out as `header` says (size, chroma, levels, mode,
+    /// source), of at most `capacity` bytes.
     pub fn new(ctx: &GpuContext, header: &Header, capacity: usize) -> Result<Self> {
+        Self::with_output(ctx, header, capacity, Output::Rgb)
+    }
+
+    /// A decoder that writes `output` (RGB, or YCbCr samples).
+    pub fn with_output(
+        ctx: &GpuContext,
+        header: &Header,
+        capacity: usize,
+        output: Output,
+    ) -> Result<Self> {
         header.check()?;
         if capacity > MAX_FRAME_BYTES {
             return Err(CodecError::InvalidArgument(format!(
@@ -133,11 +166,8 @@ impl Decoder {
                 (5, &params),
             ],
         )?;
-        let color_k = shared::kernel(
-            ctx,
-            &format!("color {:?} {}", header.chroma, header.lossless),
-            || color_kernel(header),
-        )?;
+        let (name, builder) = color_kernel(header, output);
+        let color_k = shared::kernel(ctx, &name, || builder)?;
         let color_b = color_k.bind(
             ctx,
             &[(0, &luma), (1, &chroma), (2, &rgba), (3, &color_params)],
@@ -153,6 +183,7 @@ impl Decoder {
             rgba,
             block: (block_k, block_b),
             color: (color_k, color_b),
+            output,
             dwt,
             _keep: [table, luma, chroma, color_params],
         })
@@ -174,29 +205,32 @@ impl Decoder {
     /// decoder's, or that is shorter than its block table or longer than the capacity.
     pub fn upload(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<Header> {
         let h = Header::parse(bytes)?;
-        let same = (h.width, h.height, h.chroma, h.levels, h.lossless)
+        let same = (h.width, h.height, h.chroma, h.levels, h.lossless, h.source)
             == (
                 self.header.width,
                 self.header.height,
                 self.header.chroma,
                 self.header.levels,
                 self.header.lossless,
+                self.header.source,
             );
         if !same {
             let mode = |l: bool| if l { "lossless" } else { "lossy" };
             return Err(CodecError::InvalidArgument(format!(
-                "a {} x {} {:?} {} frame of {} levels, for a decoder of {} x {} {:?} {} frames \
-                 of {}: build a decoder for this format",
+                "a {} x {} {:?} {} frame of {} levels from {:?}, for a decoder of {} x {} {:?} \
+                 {} frames of {} from {:?}: build a decoder for this format",
                 h.width,
                 h.height,
                 h.chroma,
                 mode(h.lossless),
                 h.levels,
+                h.source,
                 self.header.width,
                 self.header.height,
                 self.header.chroma,
                 mode(self.header.lossless),
-                self.header.levels
+                self.header.levels,
+                self.header.source
             )));
         }
         if h.step != self.header.step {
@@ -249,21 +283,74 @@ impl Decoder {
     /// Decode `bytes` on the GPU and read the frame back: 8-bit RGB and what was damaged, as
     /// [`crate::cpu::decode`] gives them.
     pub fn decode(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u8>, DecodeReport)> {
+        if self.output != Output::Rgb {
+            return Err(CodecError::InvalidArgument(
+                "decode() of a decoder built for YCbCr output: call decode_ycbcr()".into(),
+            ));
+        }
+        let (words, report) = self.run(ctx, bytes)?;
+        let mut rgb = Vec::with_capacity(3 * words.len());
+        for p in words {
+            rgb.extend_from_slice(&p.to_le_bytes()[..3]);
+        }
+        Ok((rgb, report))
+    }
+
+    /// Decode `bytes` on the GPU to 8-bit YCbCr, as [`crate::cpu::decode_ycbcr`] gives it (the
+    /// decoder built with [`Output::Ycbcr`]).
+    pub fn decode_ycbcr(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+    ) -> Result<(crate::format::YcbcrImage, DecodeReport)> {
+        if self.output != Output::Ycbcr {
+            return Err(CodecError::InvalidArgument(
+                "decode_ycbcr() of a decoder built for RGB output: build it with Output::Ycbcr"
+                    .into(),
+            ));
+        }
+        let (words, report) = self.run(ctx, bytes)?;
+        let h = &self.header;
+        let (w, cw, ch) = match h.planes() {
+            [(w, _), (cw, ch), _] => (w, cw, ch),
+        };
+        let step = if h.chroma == Chroma::Yuv420 { 2 } else { 1 };
+        let mut planes = [
+            Vec::with_capacity(words.len()),
+            Vec::with_capacity(cw * ch),
+            Vec::with_capacity(cw * ch),
+        ];
+        planes[0].extend(words.iter().map(|p| p.to_le_bytes()[0]));
+        for y in 0..ch {
+            for x in 0..cw {
+                let b = words[step * y * w + step * x].to_le_bytes();
+                planes[1].push(b[1]);
+                planes[2].push(b[2]);
+            }
+        }
+        let img = crate::format::YcbcrImage {
+            width: h.width,
+            height: h.height,
+            chroma: h.chroma,
+            limited: h.source == crate::format::Source::YcbcrLimited,
+            planes,
+        };
+        Ok((img, report))
+    }
+
+    /// Upload, decode and read back the output words and the damage report.
+    fn run(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u32>, DecodeReport)> {
         self.upload(ctx, bytes)?;
         ctx.submit(|enc| self.record(enc));
         let pixels = (self.header.width * self.header.height) as usize;
-        let rgba: Vec<u32> = ctx.read_back("codec rgba", &self.rgba, pixels)?;
+        let words: Vec<u32> = ctx.read_back("codec output", &self.rgba, pixels)?;
         let flags: Vec<u32> =
             ctx.read_back("codec damaged", &self.damaged, self.blocks as usize)?;
-        let mut rgb = Vec::with_capacity(3 * pixels);
-        for p in rgba {
-            rgb.extend_from_slice(&p.to_le_bytes()[..3]);
-        }
         let report = DecodeReport {
             damaged: (0..flags.len()).filter(|&i| flags[i] != 0).collect(),
             blocks: flags.len(),
         };
-        Ok((rgb, report))
+        Ok((words, report))
     }
 }
 
@@ -274,10 +361,13 @@ mod tests {
     #[test]
     fn kernels_validate_with_and_without_subgroups() {
         block_kernel().check().unwrap();
-        for (chroma, lossless) in [
-            (Chroma::Yuv420, false),
-            (Chroma::Yuv444, false),
-            (Chroma::Yuv444, true),
+        use crate::format::Source;
+        for (chroma, lossless, source) in [
+            (Chroma::Yuv420, false, Source::Rgb),
+            (Chroma::Yuv444, false, Source::Rgb),
+            (Chroma::Yuv444, true, Source::Rgb),
+            (Chroma::Yuv420, false, Source::YcbcrLimited),
+            (Chroma::Yuv420, true, Source::YcbcrFull),
         ] {
             let h = Header {
                 width: 64,
@@ -286,8 +376,11 @@ mod tests {
                 levels: 3,
                 step: 0.25,
                 lossless,
+                source,
             };
-            color_kernel(&h).check().unwrap();
+            for output in [Output::Rgb, Output::Ycbcr] {
+                color_kernel(&h, output).1.check().unwrap();
+            }
             for (_, k) in encoder_kernels(&h) {
                 k.check().unwrap();
             }
