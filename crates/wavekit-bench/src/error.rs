@@ -20,6 +20,9 @@ pub enum Error {
     /// The codec failed.
     #[error(transparent)]
     Codec(#[from] wavekit_codec::CodecError),
+    /// The point queries failed.
+    #[error(transparent)]
+    Spatial(#[from] wavekit_spatial::SpatialError),
     /// A file could not be read, written or parsed.
     #[error("{path}: {message}")]
     File {

@@ -7,7 +7,7 @@
 //!   flag below 90 % of its maximum);
 //! - [`clock`]: the SM clock through NVML where the device has it;
 //! - [`bench_copy`]: the copy kernel's bandwidth, every benchmark's 100 % line;
-//! - the benchmarks: [`primitives`], [`dwt`], [`ui`], [`trace`], and the probes of the
+//! - the benchmarks: [`primitives`], [`dwt`], [`ui`], [`trace`], [`spatial`], [`codec`], and the probes of the
 //!   platform ([`probe`], [`occupancy`], [`chain`]);
 //! - [`peer`]: peers' results (JSON lines), [`plot`]: throughput against size as SVG.
 
@@ -22,6 +22,7 @@ pub mod plot;
 pub mod primitives;
 pub mod probe;
 pub mod protocol;
+pub mod spatial;
 pub mod trace;
 pub mod ui;
 

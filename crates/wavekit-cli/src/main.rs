@@ -10,6 +10,7 @@ mod npy;
 mod prims;
 mod probe;
 mod selftest;
+mod spatial;
 mod stream;
 mod trace;
 mod ui;
@@ -185,6 +186,13 @@ enum Command {
     /// Ray tracing on a BVH: render a mesh (-o OUT.png), trace your rays (--rays-in,
     /// --hits-out), or benchmark the kernels (wavekit trace bench).
     Trace(trace::TraceCmd),
+    /// k nearest neighbours of each query among the points (.npy in and out), on the GPU.
+    Knn(spatial::KnnArgs),
+    /// Every point within a radius of each query, as CSR (.npy offsets and indices).
+    Radius(spatial::RadiusArgs),
+    /// The point queries' benchmark.
+    #[command(subcommand)]
+    Spatial(spatial::SpatialCommand),
     /// The compute-shader UI compositor: render a JSON scene, the demo panel, the benchmark.
     #[command(subcommand)]
     Ui(ui::UiCommand),
@@ -574,6 +582,11 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
         }
         Command::Demo => demo::demo(&*context(cli.adapter)?),
         Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
+        Command::Knn(a) => spatial::knn(&*context(cli.adapter)?, &a),
+        Command::Radius(a) => spatial::radius(&*context(cli.adapter)?, &a),
+        Command::Spatial(spatial::SpatialCommand::Bench(a)) => {
+            spatial::bench(&*context(cli.adapter)?, &a)
+        }
         Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),
         Command::Bench(BenchCommand::Primitives {
             log2,

@@ -77,6 +77,77 @@ pub fn write(path: &Path, array: &Array) -> Result<(), CliError> {
     r.map_err(|e| bad(path, e))
 }
 
+/// Read points: a float32 array of shape `[N, 3]` (C or Fortran order), every coordinate
+/// finite.
+pub fn read_points(path: &Path) -> Result<Vec<[f32; 3]>, CliError> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+        .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
+    let shape = npy.shape().to_vec();
+    if shape.len() != 2 || shape[1] != 3 {
+        return Err(bad(
+            path,
+            format!("shape {shape:?}: expected points of shape [N, 3] (x, y, z a row)"),
+        ));
+    }
+    let dtype = match npy.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => format!("{other:?}"),
+    };
+    if dtype != "<f4" {
+        return Err(bad(
+            path,
+            format!("dtype '{dtype}': expected float32 points (arr.astype(np.float32))"),
+        ));
+    }
+    let n = usize::try_from(shape[0]).map_err(|_| bad(path, "too many points"))?;
+    let fortran = npy.order() == npyz::Order::Fortran;
+    let data: Vec<f32> = npy
+        .into_vec()
+        .map_err(|e| bad(path, format!("reading the data: {e}")))?;
+    if data.len() != 3 * n {
+        return Err(bad(path, format!("{} values for {n} points", data.len())));
+    }
+    let points: Vec<[f32; 3]> = (0..n)
+        .map(|i| {
+            if fortran {
+                [data[i], data[n + i], data[2 * n + i]]
+            } else {
+                [data[3 * i], data[3 * i + 1], data[3 * i + 2]]
+            }
+        })
+        .collect();
+    if let Some(i) = points.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
+        return Err(bad(
+            path,
+            format!(
+                "point {i} is {:?}: every coordinate must be finite (no NaN or infinity)",
+                points[i]
+            ),
+        ));
+    }
+    Ok(points)
+}
+
+/// Write a 2-D array of `rows × cols` (C order).
+pub fn write_2d<T: npyz::AutoSerialize + Copy>(
+    path: &Path,
+    data: &[T],
+    rows: usize,
+    cols: usize,
+) -> Result<(), CliError> {
+    use npyz::WriterBuilder;
+    let file = std::fs::File::create(path).map_err(|e| bad(path, e))?;
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&[rows as u64, cols as u64])
+        .writer(std::io::BufWriter::new(file))
+        .begin_nd()
+        .map_err(|e| bad(path, e))?;
+    w.extend(data.iter().copied()).map_err(|e| bad(path, e))?;
+    w.finish().map_err(|e| bad(path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,169 @@
+//! `wavekit spatial bench`: the point queries' GPU time on the benchmark protocol — the tree's
+//! build, k-NN (the queries' Morton sort included), radius search's count and scan, and its
+//! write (keys, their sort, the indices) — on seeded point sets, with the results the peers
+//! are checked against (`peer/python/spatial_peers.py`).
+
+use serde::Serialize;
+
+use wavekit::GpuContext;
+use wavekit_spatial::{Spatial, SpatialConfig};
+
+use crate::protocol::{Case, ClockReader, Protocol, clock_text, measure};
+use crate::{Error, Result};
+
+/// A seeded point set: `uniform` in the unit cube, or `clustered` (Gaussian blobs of very
+/// different sizes and populations in a cube of side 1, and 1 % outliers).
+pub fn points(set: &str, n: usize, seed: u64) -> Result<Vec<[f32; 3]>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    match set {
+        "uniform" => Ok((0..n).map(|_| [rng.f32(), rng.f32(), rng.f32()]).collect()),
+        "clustered" => {
+            let mut gauss = || {
+                let (u, v) = (rng.f32().max(1e-7), rng.f32());
+                (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+            };
+            // The blobs are the same for every seed (points and queries share them).
+            let mut brng = fastrand::Rng::with_seed(0x5eed);
+            let blobs: Vec<([f32; 3], f32)> = (0..16)
+                .map(|b| {
+                    (
+                        [brng.f32(), brng.f32(), brng.f32()],
+                        0.002 * 4f32.powi(b % 4),
+                    )
+                })
+                .collect();
+            let mut prng = fastrand::Rng::with_seed(seed ^ 0xb10b);
+            Ok((0..n)
+                .map(|i| {
+                    if i % 100 == 0 {
+                        return [prng.f32(), prng.f32(), prng.f32()];
+                    }
+                    let b = ((prng.f32().powi(2)) * blobs.len() as f32) as usize;
+                    let (c, s) = blobs[b.min(blobs.len() - 1)];
+                    [c[0] + s * gauss(), c[1] + s * gauss(), c[2] + s * gauss()]
+                })
+                .collect())
+        }
+        other => Err(Error::InvalidArgument(format!(
+            "point set '{other}': give uniform or clustered"
+        ))),
+    }
+}
+
+/// One measurement: the sizes, the GPU times (median µs), and the radius search's mean
+/// neighbour count.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpatialRow {
+    /// The point set.
+    pub set: String,
+    /// Points.
+    pub points: usize,
+    /// Queries.
+    pub queries: usize,
+    /// Neighbours a k-NN query.
+    pub k: u32,
+    /// The radius.
+    pub radius: f32,
+    /// Points a leaf, and whether the queries were sorted.
+    pub leaf: u32,
+    /// Queries walked in Morton order.
+    pub sort_queries: bool,
+    /// The build, µs (median).
+    pub build_us: f64,
+    /// k-NN, µs (median).
+    pub knn_us: f64,
+    /// Radius search: counts and their scan, µs.
+    pub radius_count_us: f64,
+    /// Radius search: keys, their sort, the indices, µs.
+    pub radius_write_us: f64,
+    /// Neighbours within the radius, mean a query.
+    pub mean_neighbours: f64,
+    /// Spread across rounds, worst of the four.
+    pub spread: f64,
+    /// SM clock during the runs (lowest), and whether it was low.
+    pub clock: String,
+}
+
+/// What the measured run computed (for the peers' equality checks).
+pub struct SpatialResults {
+    /// k indices a query.
+    pub knn: Vec<u32>,
+    /// k squared distances a query.
+    pub knn_d2: Vec<f32>,
+    /// Radius search offsets (queries + 1).
+    pub offsets: Vec<u32>,
+    /// Radius search indices.
+    pub indices: Vec<u32>,
+}
+
+/// Measure the build and the queries on the protocol.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    ctx: &GpuContext,
+    config: &SpatialConfig,
+    (set, points, queries): (&str, &[[f32; 3]], &[[f32; 3]]),
+    k: u32,
+    radius: f32,
+    protocol: &Protocol,
+    clock: &dyn ClockReader,
+    progress: &mut dyn FnMut(String),
+) -> Result<(SpatialRow, SpatialResults)> {
+    let spatial = Spatial::new(ctx, config)?;
+    let flat = |v: &[[f32; 3]], what: &str| -> Result<wgpu::Buffer> {
+        let f = wavekit_spatial::flatten(v, what)?;
+        Ok(ctx.storage_from(what, if f.is_empty() { &[0.0f32][..] } else { &f })?)
+    };
+    let pb = flat(points, "point")?;
+    let qb = flat(queries, "query")?;
+    let (n, nq) = (points.len() as u32, queries.len() as u32);
+    progress(format!("building the tree of {n} points"));
+    let build = spatial.bind_build(ctx, &pb, n)?;
+    ctx.submit(|e| build.record(e));
+    let tree = build.tree();
+    let knn = spatial.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
+    let rad = spatial.bind_radius(ctx, tree, &qb, nq, radius * radius)?;
+    ctx.submit(|e| {
+        knn.record(e);
+        rad.record_count(e);
+    });
+    let offsets: Vec<u32> = ctx.read_back("offsets", &rad.offsets, nq as usize + 1)?;
+    let total = offsets[nq as usize];
+    let out = ctx.storage_uninit("radius indices", u64::from(total.max(1)) * 4)?;
+    let write = rad.bind_write(ctx, &spatial, &out, total)?;
+    ctx.submit(|e| rad.record_write(e, &write));
+    let results = SpatialResults {
+        knn: ctx.read_back("knn", &knn.indices, (nq * k) as usize)?,
+        knn_d2: ctx.read_back("knn d2", &knn.distances, (nq * k) as usize)?,
+        offsets: offsets.clone(),
+        indices: ctx.read_back("indices", &out, total as usize)?,
+    };
+    let mut cases = vec![
+        Case::new("build", |e| build.record(e)),
+        Case::new("knn", |e| knn.record(e)),
+        Case::new("radius count", |e| rad.record_count(e)),
+        Case::new("radius write", |e| rad.record_write(e, &write)),
+    ];
+    let m = measure(ctx, &mut cases, protocol, clock, progress)?;
+    let us = |i: usize| m[i].timing.median_ns / 1000.0;
+    let worst = m.iter().map(|x| x.spread).fold(0.0, f64::max);
+    let low = m.iter().find(|x| x.clock_low).or(m.first());
+    Ok((
+        SpatialRow {
+            set: set.into(),
+            points: points.len(),
+            queries: queries.len(),
+            k,
+            radius,
+            leaf: config.leaf,
+            sort_queries: config.sort_queries,
+            build_us: us(0),
+            knn_us: us(1),
+            radius_count_us: us(2),
+            radius_write_us: us(3),
+            mean_neighbours: f64::from(total) / f64::from(nq.max(1)),
+            spread: worst,
+            clock: low.map_or("-".into(), |x| clock_text(x.clock, x.clock_low)),
+        },
+        results,
+    ))
+}

@@ -1,0 +1,233 @@
+//! wavekit-spatial: point queries on the GPU — k nearest neighbours, radius search (CSR out)
+//! and counts within a radius — on a tree built on the GPU from Morton codes sorted by
+//! wavekit's radix sort.
+//!
+//! ```text
+//! points [N, 3] ──► tree.rs: bounds → Morton codes → wavekit's radix sort → points in leaf
+//!                   order → leaf boxes → the boxes up, a level a dispatch ──► PointTree
+//! queries [Q, 3] ─► query.rs: Morton order (sorted) → one query an invocation walks the tree
+//!                   ──► k-NN (indices, squared distances) | counts → exclusive scan → indices
+//! ```
+//!
+//! The tree is a bounding-volume hierarchy over buckets: leaves of [`SpatialConfig::leaf`]
+//! consecutive points in Morton order, an implicit complete binary tree above them (node k's
+//! children are 2k and 2k + 1), each node's box fitted to its points. Every kernel has its CPU
+//! twin in [`reference`] ([`reference::Tree`] builds the same tree and walks it the same way),
+//! and brute force checks both.
+//!
+//! ```
+//! use wavekit::GpuContext;
+//! use wavekit_spatial::{Spatial, SpatialConfig, reference};
+//! let ctx = GpuContext::new(&Default::default())?;
+//! let points: Vec<[f32; 3]> = (0..1000).map(|i| [(i % 10) as f32, (i / 10 % 10) as f32, (i / 100) as f32]).collect();
+//! let queries = vec![[4.2, 4.9, 5.1], [-3.0, 0.0, 0.0]];
+//! let spatial = Spatial::new(&ctx, &SpatialConfig::default())?;
+//! let tree = spatial.build(&ctx, &points)?;
+//! let (idx, d2) = spatial.knn(&ctx, &tree, &queries, 4, None)?;
+//! let (want_idx, _) = reference::knn_brute(&points, &queries, 4, f32::INFINITY);
+//! assert_eq!(idx, want_idx);
+//! let (offsets, within) = spatial.radius(&ctx, &tree, &queries, 1.0)?;
+//! assert_eq!(offsets.len(), 3);
+//! # let _ = (d2, within);
+//! # Ok::<(), wavekit_spatial::SpatialError>(())
+//! ```
+
+mod error;
+pub mod query;
+pub mod reference;
+pub mod tree;
+
+pub use error::{Result, SpatialError};
+pub use query::{BoundKnn, BoundRadius};
+pub use tree::{BoundBuild, PointTree};
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use wavekit::GpuContext;
+use wavekit::kernel::Kernel;
+use wavekit::prelude::{KernelBuilder, WgslSource};
+use wavekit::scan::{Scan, ScanConfig};
+use wavekit::sort::{KeyType, RadixSort, SortConfig, Values};
+
+/// The crate's WGSL files (on wavekit's kernel prelude).
+pub static SOURCES: &[WgslSource] = &[
+    wavekit::wgsl_source!("spatial/codes", "codes.wgsl"),
+    wavekit::wgsl_source!("spatial/tree_common", "tree/common.wgsl"),
+    wavekit::wgsl_source!("spatial/bounds", "tree/bounds.wgsl"),
+    wavekit::wgsl_source!("spatial/morton", "tree/morton.wgsl"),
+    wavekit::wgsl_source!("spatial/gather", "tree/gather.wgsl"),
+    wavekit::wgsl_source!("spatial/leaves", "tree/leaves.wgsl"),
+    wavekit::wgsl_source!("spatial/up", "tree/up.wgsl"),
+    wavekit::wgsl_source!("spatial/query_common", "query/common.wgsl"),
+    wavekit::wgsl_source!("spatial/keys", "query/keys.wgsl"),
+    wavekit::wgsl_source!("spatial/knn", "query/knn.wgsl"),
+    wavekit::wgsl_source!("spatial/radius", "query/radius.wgsl"),
+    wavekit::wgsl_source!("spatial/extract", "query/extract.wgsl"),
+];
+
+/// Invocations per workgroup of every kernel here.
+pub const WORKGROUP: u32 = 256;
+/// Most neighbours a k-NN query returns.
+pub const MAX_K: u32 = 64;
+
+/// How the tree is built and walked (the crate's tuning policy, passed in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpatialConfig {
+    /// Points a leaf: a power of two from 4 to 256 (default 8, the fastest of 8, 16 and 32 on
+    /// the H200; ADR-0073).
+    pub leaf: u32,
+    /// Walk the queries in Morton order (a sort of the queries first), so that neighbouring
+    /// invocations walk the same nodes (default on).
+    pub sort_queries: bool,
+}
+
+impl Default for SpatialConfig {
+    fn default() -> Self {
+        Self {
+            leaf: 8,
+            sort_queries: true,
+        }
+    }
+}
+
+impl SpatialConfig {
+    /// Fails on a leaf size the kernels do not take.
+    pub fn check(&self) -> Result<()> {
+        if !(4..=256).contains(&self.leaf) || !self.leaf.is_power_of_two() {
+            return Err(SpatialError::InvalidArgument(format!(
+                "leaf size {}: give a power of two from 4 to 256",
+                self.leaf
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Kernel `name` with the configuration's constants.
+pub fn builder(name: &str, config: &SpatialConfig) -> KernelBuilder {
+    KernelBuilder::new(name, SOURCES)
+        .workgroup_size(WORKGROUP)
+        .constant("LEAF", config.leaf)
+        .constant("SORTED", config.sort_queries)
+}
+
+/// The builder and the queries, their kernels, sort and scan built once for a device.
+#[derive(Debug)]
+pub struct Spatial {
+    config: SpatialConfig,
+    build: [Kernel; 5],
+    keys: Kernel,
+    count: Kernel,
+    write: Kernel,
+    extract: Kernel,
+    knn: Mutex<HashMap<u32, Kernel>>,
+    pair_sorts: Mutex<HashMap<u32, std::sync::Arc<RadixSort>>>,
+    sort: RadixSort,
+    scan: Scan,
+}
+
+impl Spatial {
+    /// Build the kernels, the sort and the scan.
+    pub fn new(ctx: &GpuContext, config: &SpatialConfig) -> Result<Self> {
+        config.check()?;
+        let k = |name: &str| builder(name, config).build(ctx);
+        let build = [
+            k("spatial/bounds")?,
+            k("spatial/morton")?,
+            k("spatial/gather")?,
+            k("spatial/leaves")?,
+            k("spatial/up")?,
+        ];
+        let radius = |count: bool| {
+            builder("spatial/radius", config)
+                .constant("COUNT", count)
+                .build(ctx)
+        };
+        let sort = RadixSort::new(
+            ctx,
+            &SortConfig {
+                values: Values::Indices,
+                bits: Some((0, 30)),
+                ..SortConfig::keys(KeyType::U32)
+            },
+        )?;
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig::new(
+                wavekit::monoid::Monoid::builtin(
+                    wavekit::monoid::Scalar::U32,
+                    wavekit::monoid::Op::Add,
+                ),
+                false,
+            ),
+        )?;
+        Ok(Self {
+            config: *config,
+            build,
+            keys: k("spatial/keys")?,
+            count: radius(true)?,
+            write: radius(false)?,
+            extract: k("spatial/extract")?,
+            knn: Mutex::new(HashMap::new()),
+            pair_sorts: Mutex::new(HashMap::new()),
+            sort,
+            scan,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SpatialConfig {
+        &self.config
+    }
+
+    /// The sort of radius search's 64-bit (query, index) keys on their low `bits` bits
+    /// (built on first use).
+    fn pair_sort(&self, ctx: &GpuContext, bits: u32) -> Result<std::sync::Arc<RadixSort>> {
+        let mut map = self.pair_sorts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = map.get(&bits) {
+            return Ok(s.clone());
+        }
+        let s = std::sync::Arc::new(RadixSort::new(
+            ctx,
+            &SortConfig {
+                bits: Some((0, bits)),
+                ..SortConfig::keys(KeyType::U64)
+            },
+        )?);
+        map.insert(bits, s.clone());
+        Ok(s)
+    }
+
+    /// The k-NN kernel for `k` (built on first use).
+    fn knn_kernel(&self, ctx: &GpuContext, k: u32) -> Result<Kernel> {
+        let mut map = self.knn.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(kernel) = map.get(&k) {
+            return Ok(kernel.clone());
+        }
+        let kernel = builder("spatial/knn", &self.config)
+            .constant("K", k)
+            .generated("spatial/insert", query::insert_wgsl(k))
+            .build(ctx)?;
+        map.insert(k, kernel.clone());
+        Ok(kernel)
+    }
+}
+
+/// Points as the kernels read them (three f32 each), checked: finite coordinates, at most
+/// 2^31 points.
+pub fn flatten(points: &[[f32; 3]], what: &str) -> Result<Vec<f32>> {
+    if points.len() >= 1 << 31 {
+        return Err(SpatialError::InvalidArgument(format!(
+            "{} {what}: at most 2^31 - 1",
+            points.len()
+        )));
+    }
+    if let Some(i) = points.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
+        return Err(SpatialError::InvalidArgument(format!(
+            "{what} {i} is {:?}: every coordinate must be finite (no NaN or infinity)",
+            points[i]
+        )));
+    }
+    Ok(points.iter().flatten().copied().collect())
+}

@@ -1,0 +1,447 @@
+//! The queries on the GPU (kernels in `query/`; the CPU twins are [`crate::reference::Tree`]'s
+//! walks): k nearest neighbours (`knn.wgsl`), and radius search as CSR — a count a query
+//! (`radius.wgsl`, COUNT), the core's exclusive scan of the counts, then each query's indices
+//! written at its offset and sorted (`radius.wgsl`). With [`crate::SpatialConfig::sort_queries`]
+//! the queries are first put in Morton order (`keys.wgsl` and wavekit's radix sort).
+
+use wavekit::GpuContext;
+use wavekit::kernel::Kernel;
+use wavekit::scan::BoundScan;
+use wavekit::sort::BoundSort;
+
+use crate::tree::PointTree;
+use crate::{MAX_K, Result, Spatial, SpatialError, WORKGROUP, flatten};
+
+/// The k-NN kernel's best-k list for `k` slots, as straight-line WGSL (imported as
+/// `spatial/insert`): `clear_best`, `before`, `insert` (a candidate known to come before the
+/// last slot moves the slots behind it down one, at constant indices) and `write_best`.
+pub fn insert_wgsl(k: u32) -> String {
+    let mut s = String::from(
+        "var<private> best_d: array<f32, K>;\nvar<private> best_i: array<u32, K>;\n\n\
+         fn before(d: f32, i: u32, e: f32, j: u32) -> bool {\n    return d < e || (d == e && i < j);\n}\n\n\
+         fn clear_best() {\n",
+    );
+    for j in 0..k {
+        s +=
+            &format!("    best_d[{j}] = bitcast<f32>(0x7f800000u);\n    best_i[{j}] = NO_POINT;\n");
+    }
+    // Slot j takes the one before it if the candidate comes before that one, else the
+    // candidate if it comes before slot j, else keeps its own: selects only, no branches
+    // (lanes of a subgroup that insert at different times do not serialise on nested ifs).
+    s += "}\n\nfn insert(d: f32, i: u32) {\n";
+    s += &format!(
+        "    var after = before(d, i, best_d[{l}], best_i[{l}]);\n",
+        l = k - 1
+    );
+    for j in (1..k).rev() {
+        s += &format!(
+            "    {{\n        let prev = before(d, i, best_d[{p}], best_i[{p}]);\n        \
+             best_d[{j}] = select(select(best_d[{j}], d, after), best_d[{p}], prev);\n        \
+             best_i[{j}] = select(select(best_i[{j}], i, after), best_i[{p}], prev);\n        \
+             after = prev;\n    }}\n",
+            p = j - 1
+        );
+    }
+    s += "    best_d[0] = select(best_d[0], d, after);\n    best_i[0] = select(best_i[0], i, after);\n}\n\n\
+          fn write_best(o: u32) {\n";
+    for j in 0..k {
+        s += &format!(
+            "    out_index[o + {j}u] = best_i[{j}];\n    out_dist[o + {j}u] = best_d[{j}];\n"
+        );
+    }
+    s += "}\n";
+    s
+}
+
+/// Steps bound to their buffers.
+type Steps = Vec<(Kernel, wgpu::BindGroup, u32)>;
+
+/// A k-NN query bound to the tree, the queries and the outputs.
+#[derive(Debug)]
+pub struct BoundKnn {
+    order: Option<(Kernel, wgpu::BindGroup, BoundSort)>,
+    steps: Steps,
+    queries: u32,
+    /// k indices a query (u32, [`crate::reference::NO_POINT`] where missing).
+    pub indices: wgpu::Buffer,
+    /// k squared distances a query (f32, infinity where missing).
+    pub distances: wgpu::Buffer,
+    _keep: Vec<wgpu::Buffer>,
+}
+
+/// The count pass of a radius search bound (then [`BoundRadius::bind_write`]).
+#[derive(Debug)]
+pub struct BoundRadius {
+    order: Option<(Kernel, wgpu::BindGroup, BoundSort)>,
+    count: Steps,
+    scan: BoundScan,
+    /// The count a query, and a 0 past them.
+    pub counts: wgpu::Buffer,
+    /// After the scan, `queries + 1` offsets, the total last.
+    pub offsets: wgpu::Buffer,
+    queries: u32,
+    points: u32,
+    entries: Vec<(u32, wgpu::Buffer)>,
+    write: Kernel,
+}
+
+/// The write pass of a radius search: the neighbours' keys, their sort, the indices.
+#[derive(Debug)]
+pub struct BoundWrite {
+    write: Steps,
+    sort: Option<BoundSort>,
+    extract: Steps,
+    _keep: Vec<wgpu::Buffer>,
+}
+
+/// Bits of an index below `n` (at least 1).
+pub fn index_bits(n: u32) -> u32 {
+    (32 - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// Every binding a query kernel may use; `order` and the outputs are the caller's.
+struct QueryBuffers {
+    params: wgpu::Buffer,
+    radius: wgpu::Buffer,
+    order: wgpu::Buffer,
+    qkeys: wgpu::Buffer,
+}
+
+impl Spatial {
+    fn query_buffers(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        nq: u32,
+        k: u32,
+        r2: f32,
+    ) -> Result<QueryBuffers> {
+        Ok(QueryBuffers {
+            params: ctx.uniform_from("spatial query params", &[nq, tree.leaves, tree.points, k])?,
+            radius: ctx.uniform_from("spatial radius", &[r2, 0.0, 0.0, 0.0])?,
+            // The identity: the order when the queries are not sorted (or only one).
+            order: ctx
+                .storage_from("spatial query order", &(0..nq.max(1)).collect::<Vec<u32>>())?,
+            qkeys: ctx.storage_uninit("spatial query keys", u64::from(nq.max(1)) * 4)?,
+        })
+    }
+
+    fn entries(
+        tree: &PointTree,
+        queries: &wgpu::Buffer,
+        b: &QueryBuffers,
+        out: [&wgpu::Buffer; 3],
+    ) -> Vec<(u32, wgpu::Buffer)> {
+        vec![
+            (0, b.params.clone()),
+            (1, tree.sorted.clone()),
+            (2, tree.boxes.clone()),
+            (3, queries.clone()),
+            (4, b.order.clone()),
+            (5, out[0].clone()),
+            (6, out[1].clone()),
+            (7, b.radius.clone()),
+            (8, out[2].clone()),
+            (9, tree.bounds.clone()),
+            (10, b.qkeys.clone()),
+            (11, tree.codes.clone()),
+        ]
+    }
+
+    fn bind_entries(
+        ctx: &GpuContext,
+        k: &Kernel,
+        e: &[(u32, wgpu::Buffer)],
+    ) -> Result<wgpu::BindGroup> {
+        let r: Vec<(u32, &wgpu::Buffer)> = e.iter().map(|(b, x)| (*b, x)).collect();
+        Ok(k.bind(ctx, &r)?)
+    }
+
+    fn order(
+        &self,
+        ctx: &GpuContext,
+        b: &QueryBuffers,
+        e: &[(u32, wgpu::Buffer)],
+        nq: u32,
+    ) -> Result<Option<(Kernel, wgpu::BindGroup, BoundSort)>> {
+        if !self.config.sort_queries || nq <= 1 {
+            return Ok(None);
+        }
+        let bind = Self::bind_entries(ctx, &self.keys, e)?;
+        let sort = self
+            .sort
+            .bind(ctx, &b.qkeys, Some(&b.order), u64::from(nq))?;
+        Ok(Some((self.keys.clone(), bind, sort)))
+    }
+
+    /// Bind a k-NN search of `nq` queries (three f32 each, finite) for `k` neighbours (1 to
+    /// [`MAX_K`]), at squared distance ≤ `max_d2` (infinity: no limit).
+    pub fn bind_knn(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &wgpu::Buffer,
+        nq: u32,
+        k: u32,
+        max_d2: f32,
+    ) -> Result<BoundKnn> {
+        if !(1..=MAX_K).contains(&k) {
+            return Err(SpatialError::InvalidArgument(format!(
+                "k = {k}: give 1 to {MAX_K} neighbours"
+            )));
+        }
+        if max_d2.is_nan() || max_d2 < 0.0 {
+            return Err(SpatialError::InvalidArgument(format!(
+                "a largest squared distance of {max_d2}: give a non-negative number"
+            )));
+        }
+        let out_words = u64::from(nq.max(1)) * u64::from(k);
+        ctx.check_binding("spatial k-NN indices", out_words * 4)?;
+        let b = self.query_buffers(ctx, tree, nq, k, max_d2)?;
+        let indices = ctx.storage_uninit("spatial k-NN indices", out_words * 4)?;
+        let distances = ctx.storage_uninit("spatial k-NN distances", out_words * 4)?;
+        let unused = ctx.storage_uninit("spatial unused", 4)?;
+        let e = Self::entries(tree, queries, &b, [&indices, &distances, &unused]);
+        let kernel = self.knn_kernel(ctx, k)?;
+        let mut steps = Vec::new();
+        if nq > 0 {
+            let bind = Self::bind_entries(ctx, &kernel, &e)?;
+            steps.push((kernel, bind, nq.div_ceil(WORKGROUP)));
+        }
+        Ok(BoundKnn {
+            order: self.order(ctx, &b, &e, nq)?,
+            steps,
+            queries: nq,
+            indices,
+            distances,
+            _keep: vec![b.params, b.radius, b.order, b.qkeys, unused],
+        })
+    }
+
+    /// The `k` nearest points of each query (sorted by squared distance, then index), within
+    /// `max_dist` when given: k indices and k squared distances a query, read back.
+    pub fn knn(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        k: u32,
+        max_dist: Option<f32>,
+    ) -> Result<(Vec<u32>, Vec<f32>)> {
+        let max_d2 = match max_dist {
+            None => f32::INFINITY,
+            Some(r) if r.is_finite() && r >= 0.0 => r * r,
+            Some(r) => {
+                return Err(SpatialError::InvalidArgument(format!(
+                    "a largest distance of {r}: give a non-negative finite number"
+                )));
+            }
+        };
+        let q = upload(ctx, queries)?;
+        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_d2)?;
+        ctx.submit(|e| bound.record(e));
+        let n = queries.len() * k as usize;
+        Ok((
+            ctx.read_back("spatial k-NN indices", &bound.indices, n)?,
+            ctx.read_back("spatial k-NN distances", &bound.distances, n)?,
+        ))
+    }
+
+    /// Bind the count pass of a radius search (squared radius `r2`); `counts` get the number
+    /// of points within it a query, then their exclusive scan (`nq + 1` words).
+    pub fn bind_radius(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &wgpu::Buffer,
+        nq: u32,
+        r2: f32,
+    ) -> Result<BoundRadius> {
+        if r2.is_nan() || r2 < 0.0 {
+            return Err(SpatialError::InvalidArgument(format!(
+                "a squared radius of {r2}: give a non-negative number"
+            )));
+        }
+        let b = self.query_buffers(ctx, tree, nq, index_bits(tree.points), r2)?;
+        let counts = ctx.storage_from("spatial counts", &vec![0u32; nq as usize + 1])?;
+        let offsets = ctx.storage_uninit("spatial offsets", (u64::from(nq) + 1) * 4)?;
+        let unused = ctx.storage_uninit("spatial unused", 4)?;
+        let e = Self::entries(tree, queries, &b, [&unused, &unused, &counts]);
+        let mut count = Vec::new();
+        if nq > 0 {
+            let bind = Self::bind_entries(ctx, &self.count, &e)?;
+            count.push((self.count.clone(), bind, nq.div_ceil(WORKGROUP)));
+        }
+        let scan = self
+            .scan
+            .bind(ctx, &counts, Some(&offsets), u64::from(nq) + 1)?;
+        Ok(BoundRadius {
+            order: self.order(ctx, &b, &e, nq)?,
+            count,
+            scan,
+            counts,
+            offsets,
+            queries: nq,
+            points: tree.points,
+            entries: e,
+            write: self.write.clone(),
+        })
+    }
+
+    /// Every point within `r` of each query, as CSR: `queries + 1` offsets and the indices
+    /// (ascending a query), read back.
+    pub fn radius(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+    ) -> Result<(Vec<u32>, Vec<u32>)> {
+        let r2 = radius_squared(r)?;
+        let q = upload(ctx, queries)?;
+        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
+        ctx.submit(|e| bound.record_count(e));
+        let offsets: Vec<u32> =
+            ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
+        let total = offsets[queries.len()];
+        let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
+        let write = bound.bind_write(ctx, self, &indices, total)?;
+        ctx.submit(|e| bound.record_write(e, &write));
+        let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
+        Ok((offsets, got))
+    }
+
+    /// The number of points within `r` of each query.
+    pub fn count(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+    ) -> Result<Vec<u32>> {
+        let r2 = radius_squared(r)?;
+        let q = upload(ctx, queries)?;
+        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
+        ctx.submit(|e| {
+            bound.record_order(e);
+            bound.record_passes(e, &bound.count);
+        });
+        Ok(ctx.read_back("spatial counts", &bound.counts, queries.len())?)
+    }
+}
+
+fn radius_squared(r: f32) -> Result<f32> {
+    if !(r.is_finite() && r >= 0.0) {
+        return Err(SpatialError::InvalidArgument(format!(
+            "radius {r}: give a non-negative finite number"
+        )));
+    }
+    Ok(r * r)
+}
+
+fn upload(ctx: &GpuContext, queries: &[[f32; 3]]) -> Result<wgpu::Buffer> {
+    let flat = flatten(queries, "query")?;
+    let words = if flat.is_empty() { vec![0.0] } else { flat };
+    Ok(ctx.storage_from("spatial queries", &words)?)
+}
+
+fn record_order(
+    enc: &mut wgpu::CommandEncoder,
+    order: &Option<(Kernel, wgpu::BindGroup, BoundSort)>,
+    nq: u32,
+) {
+    if let Some((k, b, sort)) = order {
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            k.dispatch(&mut pass, b, nq.div_ceil(WORKGROUP));
+        }
+        sort.record(enc);
+    }
+}
+
+fn record_steps(enc: &mut wgpu::CommandEncoder, steps: &Steps) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("wavekit.spatial.query"),
+        timestamp_writes: None,
+    });
+    for (k, b, g) in steps {
+        k.dispatch(&mut pass, b, *g);
+    }
+}
+
+impl BoundKnn {
+    /// Record the search (the queries' order first, when sorted).
+    pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        record_order(enc, &self.order, self.queries);
+        record_steps(enc, &self.steps);
+    }
+}
+
+impl BoundRadius {
+    fn record_order(&self, enc: &mut wgpu::CommandEncoder) {
+        record_order(enc, &self.order, self.queries);
+    }
+
+    fn record_passes(&self, enc: &mut wgpu::CommandEncoder, steps: &Steps) {
+        record_steps(enc, steps);
+    }
+
+    /// Record the order, the counts and their scan: then `offsets` holds `queries + 1`
+    /// offsets, the total last.
+    pub fn record_count(&self, enc: &mut wgpu::CommandEncoder) {
+        self.record_order(enc);
+        record_steps(enc, &self.count);
+        self.scan.record(enc);
+    }
+
+    /// Bind the write pass for `total` neighbours (the last offset) into `indices`: the keys,
+    /// their sort, the indices out.
+    pub fn bind_write(
+        &self,
+        ctx: &GpuContext,
+        spatial: &Spatial,
+        indices: &wgpu::Buffer,
+        total: u32,
+    ) -> Result<BoundWrite> {
+        if self.queries == 0 || total == 0 {
+            return Ok(BoundWrite {
+                write: Vec::new(),
+                sort: None,
+                extract: Vec::new(),
+                _keep: Vec::new(),
+            });
+        }
+        ctx.check_binding("spatial radius keys", u64::from(total) * 8)?;
+        let keys = ctx.storage_uninit("spatial radius keys", u64::from(total) * 8)?;
+        let mut e = self.entries.clone();
+        e[5].1 = keys.clone();
+        e[8].1 = self.offsets.clone();
+        let bind = Spatial::bind_entries(ctx, &self.write, &e)?;
+        let write = vec![(self.write.clone(), bind, self.queries.div_ceil(WORKGROUP))];
+        let nb = index_bits(self.points);
+        let qb = index_bits(self.queries);
+        let sort = spatial.pair_sort(ctx, nb + qb)?;
+        let sort = sort.bind(ctx, &keys, None, u64::from(total))?;
+        let params = ctx.uniform_from("spatial extract params", &[total, 0, 0, nb])?;
+        e[0].1 = params.clone();
+        e[8].1 = indices.clone();
+        let bind = Spatial::bind_entries(ctx, &spatial.extract, &e)?;
+        let extract = vec![(spatial.extract.clone(), bind, total.div_ceil(WORKGROUP))];
+        Ok(BoundWrite {
+            write,
+            sort: Some(sort),
+            extract,
+            _keep: vec![keys, params],
+        })
+    }
+
+    /// Record the write pass (after [`BoundRadius::record_count`] has run and `indices` was
+    /// sized from the total).
+    pub fn record_write(&self, enc: &mut wgpu::CommandEncoder, write: &BoundWrite) {
+        record_steps(enc, &write.write);
+        if let Some(s) = &write.sort {
+            s.record(enc);
+        }
+        record_steps(enc, &write.extract);
+    }
+}
