@@ -23,17 +23,22 @@ for sr in uniform:0.02 clustered:0.0005; do
 done
 cat "$OUT/wavekit.jsonl" "$OUT/peers.jsonl"; grep -v '^\[round' "$OUT/wavekit.log" | tail -n 3
 tail -n 3 "$OUT/peers.log"
-# Variants: leaf size and query order (a decision record's rows).
-for v in "--leaf 8" "--leaf 32" "--unsorted-queries"; do
-    $W spatial bench --points 1000000 --queries 1000000 -k 16 --radius 0.02 $v \
-        --runs 10 --rounds 2 --json 2>>"$OUT/variants.log" | sed "s/^/$v /" >>"$OUT/variants.txt"
+# Variants: the k-NN kernels (with the share of lanes at work), the pool, the leaf size and the
+# query order, on both sets (a decision record's rows).
+for sr in uniform:0.02 clustered:0.0005; do
+    s=${sr%:*}; r=${sr#*:}
+    for v in "--kernel persistent" "--kernel compacted" "--kernel compacted --pool 16" \
+        "--kernel persistent --pool 16" "--leaf 16" "--unsorted-queries"; do
+        $W spatial bench --sets $s --points 1000000 --queries 1000000 -k 16 --radius $r $v \
+            --runs 10 --rounds 2 --json 2>>"$OUT/variants.log" | sed "s/^/$v /" >>"$OUT/variants.txt"
+    done
+done
+# k = 1 and 64 at 2^20 (the measured size for CuPy).
+for k in 1 64; do
+    $W spatial bench --points 1048576 --queries 1048576 -k $k --radius 0.02 --sets uniform \
+        --runs 10 --rounds 2 --json 2>>"$OUT/variants.log" | sed "s/^/k=$k /" >>"$OUT/variants.txt"
 done
 cat "$OUT/variants.txt"
-# k = 1 and 64, 2^20 (the measured size for CuPy).
-$W spatial bench --points 1048576 --queries 1048576 -k 64 --radius 0.02 --sets uniform \
-    --runs 10 --rounds 2 --json >>"$OUT/variants.txt" 2>>"$OUT/variants.log"
-$W spatial bench --points 1048576 --queries 1048576 -k 1 --radius 0.02 --sets uniform \
-    --runs 10 --rounds 2 --json >>"$OUT/variants.txt" 2>>"$OUT/variants.log"
 # 10^8 points, 10^6 queries.
 $W spatial bench --points 100000000 --queries 1000000 -k 16 --radius 0.002 --sets uniform \
     --runs 5 --rounds 2 --json >"$OUT/large.jsonl" 2>"$OUT/large.log"

@@ -68,6 +68,10 @@ pub struct SpatialRow {
     pub leaf: u32,
     /// Queries walked in Morton order.
     pub sort_queries: bool,
+    /// The k-NN kernel.
+    pub kernel: String,
+    /// Share of the k-NN kernel's lane-steps at work (a separate run with diagnostics).
+    pub utilisation: f64,
     /// The build, µs (median).
     pub build_us: f64,
     /// k-NN, µs (median).
@@ -145,6 +149,17 @@ pub fn run(
     ];
     let m = measure(ctx, &mut cases, protocol, clock, progress)?;
     let us = |i: usize| m[i].timing.median_ns / 1000.0;
+    // The lanes at work, from a run with the diagnostics (not timed: they cost atomics).
+    let diag = Spatial::new(
+        ctx,
+        &SpatialConfig {
+            diagnostics: true,
+            ..*config
+        },
+    )?;
+    let counted = diag.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
+    ctx.submit(|e| counted.record(e));
+    let utilisation = counted.utilisation(ctx)?.unwrap_or(0.0);
     let worst = m.iter().map(|x| x.spread).fold(0.0, f64::max);
     let low = m.iter().find(|x| x.clock_low).or(m.first());
     Ok((
@@ -156,6 +171,8 @@ pub fn run(
             radius,
             leaf: config.leaf,
             sort_queries: config.sort_queries,
+            kernel: format!("{:?}", config.kernel).to_lowercase(),
+            utilisation,
             build_us: us(0),
             knn_us: us(1),
             radius_count_us: us(2),

@@ -29,6 +29,25 @@ pub struct TreeArgs {
     /// Walk the queries in the order given instead of sorting them by Morton code first.
     #[arg(long)]
     pub unsorted_queries: bool,
+    /// The k-NN kernel: baseline (a query an invocation), persistent (lanes refilled from
+    /// their subgroup's pool one by one), compacted (refilled together: ballot, one atomic,
+    /// shuffle, exclusive bit count).
+    #[arg(long, value_enum, default_value = "baseline")]
+    pub kernel: KernelArg,
+    /// Queries a lane in a subgroup's pool (persistent, compacted).
+    #[arg(long, default_value_t = 4)]
+    pub pool: u32,
+}
+
+/// The k-NN kernel on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum KernelArg {
+    /// One query an invocation.
+    Baseline,
+    /// Lanes refilled one by one.
+    Persistent,
+    /// Lanes refilled together.
+    Compacted,
 }
 
 impl TreeArgs {
@@ -36,6 +55,13 @@ impl TreeArgs {
         SpatialConfig {
             leaf: self.leaf,
             sort_queries: !self.unsorted_queries,
+            kernel: match self.kernel {
+                KernelArg::Baseline => wavekit_spatial::KnnKernel::Baseline,
+                KernelArg::Persistent => wavekit_spatial::KnnKernel::Persistent,
+                KernelArg::Compacted => wavekit_spatial::KnnKernel::Compacted,
+            },
+            pool: self.pool,
+            diagnostics: false,
         }
     }
 }
@@ -255,15 +281,17 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
             println!("{}", serde_json::to_string(&row).expect("rows serialize"));
         } else {
             println!(
-                "{:<10} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>7.1} {:>6.3} {:>6}",
+                "{:<10} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10} {:>10.1} {:>10.1} {:>5.2} {:>11.1} {:>11.1} {:>7.1} {:>6.3} {:>6}",
                 row.set,
                 row.points,
                 row.queries,
                 row.k,
                 row.radius,
                 row.leaf,
+                row.kernel,
                 row.build_us,
                 row.knn_us,
+                row.utilisation,
                 row.radius_count_us,
                 row.radius_write_us,
                 row.mean_neighbours,

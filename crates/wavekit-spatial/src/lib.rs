@@ -40,6 +40,7 @@ pub mod tree;
 pub use error::{Result, SpatialError};
 pub use query::{BoundKnn, BoundRadius};
 pub use tree::{BoundBuild, PointTree};
+pub use query::BoundWrite;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -61,7 +62,9 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("spatial/up", "tree/up.wgsl"),
     wavekit::wgsl_source!("spatial/query_common", "query/common.wgsl"),
     wavekit::wgsl_source!("spatial/keys", "query/keys.wgsl"),
+    wavekit::wgsl_source!("spatial/knn_walk", "query/knn_walk.wgsl"),
     wavekit::wgsl_source!("spatial/knn", "query/knn.wgsl"),
+    wavekit::wgsl_source!("spatial/knn_pool", "query/knn_pool.wgsl"),
     wavekit::wgsl_source!("spatial/radius", "query/radius.wgsl"),
     wavekit::wgsl_source!("spatial/extract", "query/extract.wgsl"),
 ];
@@ -70,6 +73,20 @@ pub static SOURCES: &[WgslSource] = &[
 pub const WORKGROUP: u32 = 256;
 /// Most neighbours a k-NN query returns.
 pub const MAX_K: u32 = 64;
+
+/// How the k-NN queries reach the lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KnnKernel {
+    /// One query an invocation, walked to its end.
+    #[default]
+    Baseline,
+    /// Lanes take a new query from their subgroup's pool when theirs ends, each with its own
+    /// atomic.
+    Persistent,
+    /// As persistent, but the free lanes are refilled together: a ballot, one atomic for all
+    /// of them, a shuffle of the base and an exclusive bit count.
+    Compacted,
+}
 
 /// How the tree is built and walked (the crate's tuning policy, passed in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +97,14 @@ pub struct SpatialConfig {
     /// Walk the queries in Morton order (a sort of the queries first), so that neighbouring
     /// invocations walk the same nodes (default on).
     pub sort_queries: bool,
+    /// The k-NN kernel.
+    pub kernel: KnnKernel,
+    /// Queries a lane in each subgroup's pool (persistent and compacted kernels; 1 to 64,
+    /// default 4).
+    pub pool: u32,
+    /// Count the lanes at work in the k-NN kernels ([`BoundKnn::utilisation`]); off by
+    /// default (it costs two atomics an invocation).
+    pub diagnostics: bool,
 }
 
 impl Default for SpatialConfig {
@@ -87,6 +112,9 @@ impl Default for SpatialConfig {
         Self {
             leaf: 8,
             sort_queries: true,
+            kernel: KnnKernel::Baseline,
+            pool: 4,
+            diagnostics: false,
         }
     }
 }
@@ -100,6 +128,12 @@ impl SpatialConfig {
                 self.leaf
             )));
         }
+        if !(1..=64).contains(&self.pool) {
+            return Err(SpatialError::InvalidArgument(format!(
+                "a pool of {} queries a lane: give 1 to 64",
+                self.pool
+            )));
+        }
         Ok(())
     }
 }
@@ -110,6 +144,9 @@ pub fn builder(name: &str, config: &SpatialConfig) -> KernelBuilder {
         .workgroup_size(WORKGROUP)
         .constant("LEAF", config.leaf)
         .constant("SORTED", config.sort_queries)
+        .constant("POOL", config.pool)
+        .constant("DIAGNOSTICS", config.diagnostics)
+        .constant("COMPACTED", config.kernel == KnnKernel::Compacted)
 }
 
 /// The builder and the queries, their kernels, sort and scan built once for a device.
@@ -205,7 +242,11 @@ impl Spatial {
         if let Some(kernel) = map.get(&k) {
             return Ok(kernel.clone());
         }
-        let kernel = builder("spatial/knn", &self.config)
+        let name = match self.config.kernel {
+            KnnKernel::Baseline => "spatial/knn",
+            _ => "spatial/knn_pool",
+        };
+        let kernel = builder(name, &self.config)
             .constant("K", k)
             .generated("spatial/insert", query::insert_wgsl(k))
             .build(ctx)?;

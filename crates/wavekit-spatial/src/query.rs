@@ -66,6 +66,7 @@ pub struct BoundKnn {
     pub indices: wgpu::Buffer,
     /// k squared distances a query (f32, infinity where missing).
     pub distances: wgpu::Buffer,
+    diag: wgpu::Buffer,
     _keep: Vec<wgpu::Buffer>,
 }
 
@@ -105,6 +106,7 @@ struct QueryBuffers {
     radius: wgpu::Buffer,
     order: wgpu::Buffer,
     qkeys: wgpu::Buffer,
+    diag: wgpu::Buffer,
 }
 
 impl Spatial {
@@ -123,6 +125,7 @@ impl Spatial {
             order: ctx
                 .storage_from("spatial query order", &(0..nq.max(1)).collect::<Vec<u32>>())?,
             qkeys: ctx.storage_uninit("spatial query keys", u64::from(nq.max(1)) * 4)?,
+            diag: ctx.storage_from("spatial diagnostics", &[0u32; 4])?,
         })
     }
 
@@ -145,6 +148,7 @@ impl Spatial {
             (9, tree.bounds.clone()),
             (10, b.qkeys.clone()),
             (11, tree.codes.clone()),
+            (12, b.diag.clone()),
         ]
     }
 
@@ -204,11 +208,17 @@ impl Spatial {
         let e = Self::entries(tree, queries, &b, [&indices, &distances, &unused]);
         let kernel = self.knn_kernel(ctx, k)?;
         let mut steps = Vec::new();
+        let per_group = match self.config.kernel {
+            crate::KnnKernel::Baseline => WORKGROUP,
+            _ => WORKGROUP * self.config.pool,
+        };
         if nq > 0 {
             let bind = Self::bind_entries(ctx, &kernel, &e)?;
-            steps.push((kernel, bind, nq.div_ceil(WORKGROUP)));
+            steps.push((kernel, bind, nq.div_ceil(per_group)));
         }
+        let diag = b.diag.clone();
         Ok(BoundKnn {
+            diag,
             order: self.order(ctx, &b, &e, nq)?,
             steps,
             queries: nq,
@@ -372,8 +382,17 @@ fn record_steps(enc: &mut wgpu::CommandEncoder, steps: &Steps) {
 impl BoundKnn {
     /// Record the search (the queries' order first, when sorted).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.clear_buffer(&self.diag, 0, None);
         record_order(enc, &self.order, self.queries);
         record_steps(enc, &self.steps);
+    }
+
+    /// After a run with [`crate::SpatialConfig::diagnostics`]: the share of lane-steps that
+    /// walked a query, of all lane-steps of the subgroups that ran (1 is every lane busy
+    /// throughout); `None` without diagnostics.
+    pub fn utilisation(&self, ctx: &GpuContext) -> Result<Option<f64>> {
+        let d: Vec<u32> = ctx.read_back("spatial diagnostics", &self.diag, 2)?;
+        Ok((d[1] > 0).then(|| f64::from(d[0]) / f64::from(d[1])))
     }
 }
 

@@ -11,7 +11,7 @@
 
 use wavekit_harness::gpu;
 use wavekit_spatial::reference::{NO_POINT, Tree, dist, knn_brute, radius_brute};
-use wavekit_spatial::{Spatial, SpatialConfig};
+use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig};
 
 fn uniform(n: usize, seed: u64) -> Vec<[f32; 3]> {
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -240,11 +240,19 @@ fn gpu_tree_and_queries_equal_brute_force() {
         SpatialConfig {
             leaf: 4,
             sort_queries: false,
+            kernel: KnnKernel::Persistent,
+            pool: 3,
+            ..Default::default()
+        },
+        SpatialConfig {
+            kernel: KnnKernel::Compacted,
+            diagnostics: true,
+            ..Default::default()
         },
     ] {
         let spatial = Spatial::new(ctx, &config).unwrap();
         for (name, points, queries, exact) in sets() {
-            // The second configuration on the smaller sets only (lavapipe is slow).
+            // The other configurations on the smaller sets only (lavapipe is slow).
             if config != SpatialConfig::default() && points.len() > 2000 && !exact {
                 continue;
             }
@@ -368,4 +376,41 @@ fn gpu_queries_write_every_output_slot() {
     ctx.submit(|e| radius.record_write(e, &write));
     let got: Vec<u32> = ctx.read_back("i", &out, total).unwrap();
     assert!(!got.contains(&wavekit::POISON));
+}
+
+/// Every k-NN kernel gives the same answers, and reports how busy its lanes were.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_knn_kernels_agree_and_report_utilisation() {
+    let ctx = gpu();
+    let points = clustered(4001, 21);
+    let queries = clustered(1999, 22);
+    let mut first: Option<Vec<u32>> = None;
+    for kernel in [KnnKernel::Baseline, KnnKernel::Persistent, KnnKernel::Compacted] {
+        let config = SpatialConfig {
+            kernel,
+            diagnostics: true,
+            ..Default::default()
+        };
+        let spatial = Spatial::new(ctx, &config).unwrap();
+        let tree = spatial.build(ctx, &points).unwrap();
+        let q: Vec<f32> = queries.iter().flatten().copied().collect();
+        let qb = ctx.storage_from("q", &q).unwrap();
+        let bound = spatial.bind_knn(ctx, &tree, &qb, 1999, 8, f32::INFINITY).unwrap();
+        ctx.submit(|e| bound.record(e));
+        let got: Vec<u32> = ctx.read_back("i", &bound.indices, 1999 * 8).unwrap();
+        let u = bound.utilisation(ctx).unwrap().expect("diagnostics on");
+        assert!(u > 0.0 && u <= 1.0, "{kernel:?}: utilisation {u}");
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert!(*f == got, "{kernel:?} differs from the baseline"),
+        }
+    }
+    // Without diagnostics, no figure.
+    let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
+    let tree = spatial.build(ctx, &points).unwrap();
+    let qb = ctx.storage_from("q", &[0.5f32; 3]).unwrap();
+    let bound = spatial.bind_knn(ctx, &tree, &qb, 1, 4, f32::INFINITY).unwrap();
+    ctx.submit(|e| bound.record(e));
+    assert_eq!(bound.utilisation(ctx).unwrap(), None);
 }

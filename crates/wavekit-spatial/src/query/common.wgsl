@@ -25,6 +25,8 @@
 @group(0) @binding(10) var<storage, read_write> qkeys: array<u32>;
 // The points' Morton codes in leaf order (k-NN's starting window).
 @group(0) @binding(11) var<storage, read> codes: array<u32>;
+// DIAGNOSTICS: [0] lane-steps at work, [1] lane-steps of the subgroups that ran.
+@group(0) @binding(12) var<storage, read_write> diag: array<atomic<u32>>;
 
 const NO_POINT: u32 = 0xffffffffu;
 // Deeper than any tree of 2^32 points in leaves of 4 (the walk pushes at most one node a
