@@ -133,7 +133,7 @@ pub fn run(
     let offsets: Vec<u32> = ctx.read_back("offsets", &rad.offsets, nq as usize + 1)?;
     let total = offsets[nq as usize];
     let out = ctx.storage_uninit("radius indices", u64::from(total.max(1)) * 4)?;
-    let write = rad.bind_write(ctx, &spatial, &out, total)?;
+    let write = rad.bind_write(ctx, &spatial, &out, &offsets)?;
     ctx.submit(|e| rad.record_write(e, &write));
     let results = SpatialResults {
         knn: ctx.read_back("knn", &knn.indices, (nq * k) as usize)?,

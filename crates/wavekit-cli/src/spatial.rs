@@ -61,6 +61,7 @@ impl TreeArgs {
                 KernelArg::Compacted => wavekit_spatial::KnnKernel::Compacted,
             },
             pool: self.pool,
+            radius_chunk: 0,
             diagnostics: false,
         }
     }

@@ -38,9 +38,9 @@ pub mod reference;
 pub mod tree;
 
 pub use error::{Result, SpatialError};
+pub use query::BoundWrite;
 pub use query::{BoundKnn, BoundRadius};
 pub use tree::{BoundBuild, PointTree};
-pub use query::BoundWrite;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -102,6 +102,9 @@ pub struct SpatialConfig {
     /// Queries a lane in each subgroup's pool (persistent and compacted kernels; 1 to 64,
     /// default 4).
     pub pool: u32,
+    /// Most neighbours radius search writes and sorts a pass; 0 (the default): as many as one
+    /// storage binding of 64-bit keys holds. Larger results are written in chunks of queries.
+    pub radius_chunk: u32,
     /// Count the lanes at work in the k-NN kernels ([`BoundKnn::utilisation`]); off by
     /// default (it costs two atomics an invocation).
     pub diagnostics: bool,
@@ -114,6 +117,7 @@ impl Default for SpatialConfig {
             sort_queries: true,
             kernel: KnnKernel::Baseline,
             pool: 4,
+            radius_chunk: 0,
             diagnostics: false,
         }
     }

@@ -54,7 +54,7 @@ pub fn insert_wgsl(k: u32) -> String {
 }
 
 /// Steps bound to their buffers.
-type Steps = Vec<(Kernel, wgpu::BindGroup, u32)>;
+type Steps = Vec<Step>;
 
 /// A k-NN query bound to the tree, the queries and the outputs.
 #[derive(Debug)]
@@ -86,12 +86,14 @@ pub struct BoundRadius {
     write: Kernel,
 }
 
-/// The write pass of a radius search: the neighbours' keys, their sort, the indices.
+/// One step bound to its buffers: the kernel, its bind group, its workgroups.
+type Step = (Kernel, wgpu::BindGroup, u32);
+
+/// The write pass of a radius search, in chunks of queries: each chunk's keys written, sorted,
+/// their indices out.
 #[derive(Debug)]
 pub struct BoundWrite {
-    write: Steps,
-    sort: Option<BoundSort>,
-    extract: Steps,
+    chunks: Vec<(Step, BoundSort, Step)>,
     _keep: Vec<wgpu::Buffer>,
 }
 
@@ -107,6 +109,7 @@ struct QueryBuffers {
     order: wgpu::Buffer,
     qkeys: wgpu::Buffer,
     diag: wgpu::Buffer,
+    chunk: wgpu::Buffer,
 }
 
 impl Spatial {
@@ -126,6 +129,7 @@ impl Spatial {
                 .storage_from("spatial query order", &(0..nq.max(1)).collect::<Vec<u32>>())?,
             qkeys: ctx.storage_uninit("spatial query keys", u64::from(nq.max(1)) * 4)?,
             diag: ctx.storage_from("spatial diagnostics", &[0u32; 4])?,
+            chunk: ctx.uniform_from("spatial radius chunk", &[0, nq, 0, 0])?,
         })
     }
 
@@ -149,6 +153,7 @@ impl Spatial {
             (10, b.qkeys.clone()),
             (11, tree.codes.clone()),
             (12, b.diag.clone()),
+            (13, b.chunk.clone()),
         ]
     }
 
@@ -315,7 +320,7 @@ impl Spatial {
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
         let total = offsets[queries.len()];
         let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
-        let write = bound.bind_write(ctx, self, &indices, total)?;
+        let write = bound.bind_write(ctx, self, &indices, &offsets)?;
         ctx.submit(|e| bound.record_write(e, &write));
         let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
         Ok((offsets, got))
@@ -369,7 +374,7 @@ fn record_order(
     }
 }
 
-fn record_steps(enc: &mut wgpu::CommandEncoder, steps: &Steps) {
+fn record_steps(enc: &mut wgpu::CommandEncoder, steps: &[Step]) {
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some("wavekit.spatial.query"),
         timestamp_writes: None,
@@ -413,54 +418,106 @@ impl BoundRadius {
         self.scan.record(enc);
     }
 
-    /// Bind the write pass for `total` neighbours (the last offset) into `indices`: the keys,
-    /// their sort, the indices out.
+    /// Bind the write pass into `indices` (room for the last offset), given the `offsets` the
+    /// count pass left: the keys, their sort, the indices out, in chunks of queries whose
+    /// neighbours' keys fit one storage binding (or [`crate::SpatialConfig::radius_chunk`]).
     pub fn bind_write(
         &self,
         ctx: &GpuContext,
         spatial: &Spatial,
         indices: &wgpu::Buffer,
-        total: u32,
+        offsets: &[u32],
     ) -> Result<BoundWrite> {
+        let mut out = BoundWrite {
+            chunks: Vec::new(),
+            _keep: Vec::new(),
+        };
+        let total = offsets.last().copied().unwrap_or(0);
         if self.queries == 0 || total == 0 {
-            return Ok(BoundWrite {
-                write: Vec::new(),
-                sort: None,
-                extract: Vec::new(),
-                _keep: Vec::new(),
-            });
+            return Ok(out);
         }
-        ctx.check_binding("spatial radius keys", u64::from(total) * 8)?;
-        let keys = ctx.storage_uninit("spatial radius keys", u64::from(total) * 8)?;
-        let mut e = self.entries.clone();
-        e[5].1 = keys.clone();
-        e[8].1 = self.offsets.clone();
-        let bind = Spatial::bind_entries(ctx, &self.write, &e)?;
-        let write = vec![(self.write.clone(), bind, self.queries.div_ceil(WORKGROUP))];
+        if offsets.len() != self.queries as usize + 1 {
+            return Err(SpatialError::InvalidArgument(format!(
+                "{} offsets for {} queries: give the count pass's queries + 1",
+                offsets.len(),
+                self.queries
+            )));
+        }
+        let align = u64::from(ctx.caps.limits.min_storage_buffer_offset_alignment.max(4));
+        let limit = ctx.binding_limit();
+        let mut cap = (limit - align) / 8;
+        if spatial.config.radius_chunk > 0 {
+            cap = cap.min(u64::from(spatial.config.radius_chunk));
+        }
+        // Queries [q0, q1) a chunk, as many as fit `cap` keys.
+        let mut plan = Vec::new();
+        let mut q0 = 0usize;
+        while q0 < self.queries as usize {
+            let base = offsets[q0];
+            let mut q1 = q0;
+            while q1 < self.queries as usize && u64::from(offsets[q1 + 1] - base) <= cap {
+                q1 += 1;
+            }
+            if q1 == q0 {
+                return Err(SpatialError::InvalidArgument(format!(
+                    "query {q0} has {} neighbours, more than one pass can sort ({cap}): use a \
+                     smaller radius",
+                    offsets[q0 + 1] - base
+                )));
+            }
+            plan.push((q0 as u32, q1 as u32, base, offsets[q1] - base));
+            q0 = q1;
+        }
+        let most = plan.iter().map(|c| c.3).max().unwrap_or(1);
+        let keys = ctx.storage_uninit("spatial radius keys", u64::from(most) * 8)?;
         let nb = index_bits(self.points);
         let qb = index_bits(self.queries);
-        let sort = spatial.pair_sort(ctx, nb + qb)?;
-        let sort = sort.bind(ctx, &keys, None, u64::from(total))?;
-        let params = ctx.uniform_from("spatial extract params", &[total, 0, 0, nb])?;
-        e[0].1 = params.clone();
-        e[8].1 = indices.clone();
-        let bind = Spatial::bind_entries(ctx, &spatial.extract, &e)?;
-        let extract = vec![(spatial.extract.clone(), bind, total.div_ceil(WORKGROUP))];
-        Ok(BoundWrite {
-            write,
-            sort: Some(sort),
-            extract,
-            _keep: vec![keys, params],
-        })
+        let sorter = spatial.pair_sort(ctx, nb + qb)?;
+        for (q0, q1, base, n) in plan {
+            if n == 0 {
+                continue;
+            }
+            // The indices' window: from the aligned byte at or below the chunk's first index.
+            let first = u64::from(base) * 4;
+            let at = first / align * align;
+            let shift = ((first - at) / 4) as u32;
+            let size = (indices.size() - at).min(limit / 4 * 4);
+            let chunk = ctx.uniform_from("spatial radius chunk", &[q0, q1, base, shift])?;
+            let mut e = self.entries.clone();
+            e[5].1 = keys.clone();
+            e[8].1 = self.offsets.clone();
+            e[13].1 = chunk.clone();
+            let bind = Spatial::bind_entries(ctx, &self.write, &e)?;
+            let write = (self.write.clone(), bind, self.queries.div_ceil(WORKGROUP));
+            let sort = sorter.bind(ctx, &keys, None, u64::from(n))?;
+            let params = ctx.uniform_from("spatial extract params", &[n, 0, 0, nb])?;
+            e[0].1 = params.clone();
+            let ranged: Vec<(u32, &wgpu::Buffer, u64, Option<u64>)> = e
+                .iter()
+                .map(|(b, x)| {
+                    if *b == 8 {
+                        (*b, indices, at, Some(size))
+                    } else {
+                        (*b, x, 0, None)
+                    }
+                })
+                .collect();
+            let bind = spatial.extract.bind_ranges(ctx, &ranged)?;
+            let extract = (spatial.extract.clone(), bind, n.div_ceil(WORKGROUP));
+            out.chunks.push((write, sort, extract));
+            out._keep.extend([chunk, params]);
+        }
+        out._keep.push(keys);
+        Ok(out)
     }
 
     /// Record the write pass (after [`BoundRadius::record_count`] has run and `indices` was
     /// sized from the total).
     pub fn record_write(&self, enc: &mut wgpu::CommandEncoder, write: &BoundWrite) {
-        record_steps(enc, &write.write);
-        if let Some(s) = &write.sort {
-            s.record(enc);
+        for (w, sort, extract) in &write.chunks {
+            record_steps(enc, std::slice::from_ref(w));
+            sort.record(enc);
+            record_steps(enc, std::slice::from_ref(extract));
         }
-        record_steps(enc, &write.extract);
     }
 }

@@ -370,9 +370,7 @@ fn gpu_queries_write_every_output_slot() {
     let total = off[777] as usize;
     assert!(total > 0);
     let out = ctx.storage_poisoned("indices", total).unwrap();
-    let write = radius
-        .bind_write(ctx, &spatial, &out, total as u32)
-        .unwrap();
+    let write = radius.bind_write(ctx, &spatial, &out, &off).unwrap();
     ctx.submit(|e| radius.record_write(e, &write));
     let got: Vec<u32> = ctx.read_back("i", &out, total).unwrap();
     assert!(!got.contains(&wavekit::POISON));
@@ -386,7 +384,11 @@ fn gpu_knn_kernels_agree_and_report_utilisation() {
     let points = clustered(4001, 21);
     let queries = clustered(1999, 22);
     let mut first: Option<Vec<u32>> = None;
-    for kernel in [KnnKernel::Baseline, KnnKernel::Persistent, KnnKernel::Compacted] {
+    for kernel in [
+        KnnKernel::Baseline,
+        KnnKernel::Persistent,
+        KnnKernel::Compacted,
+    ] {
         let config = SpatialConfig {
             kernel,
             diagnostics: true,
@@ -396,7 +398,9 @@ fn gpu_knn_kernels_agree_and_report_utilisation() {
         let tree = spatial.build(ctx, &points).unwrap();
         let q: Vec<f32> = queries.iter().flatten().copied().collect();
         let qb = ctx.storage_from("q", &q).unwrap();
-        let bound = spatial.bind_knn(ctx, &tree, &qb, 1999, 8, f32::INFINITY).unwrap();
+        let bound = spatial
+            .bind_knn(ctx, &tree, &qb, 1999, 8, f32::INFINITY)
+            .unwrap();
         ctx.submit(|e| bound.record(e));
         let got: Vec<u32> = ctx.read_back("i", &bound.indices, 1999 * 8).unwrap();
         let u = bound.utilisation(ctx).unwrap().expect("diagnostics on");
@@ -410,7 +414,62 @@ fn gpu_knn_kernels_agree_and_report_utilisation() {
     let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
     let tree = spatial.build(ctx, &points).unwrap();
     let qb = ctx.storage_from("q", &[0.5f32; 3]).unwrap();
-    let bound = spatial.bind_knn(ctx, &tree, &qb, 1, 4, f32::INFINITY).unwrap();
+    let bound = spatial
+        .bind_knn(ctx, &tree, &qb, 1, 4, f32::INFINITY)
+        .unwrap();
     ctx.submit(|e| bound.record(e));
     assert_eq!(bound.utilisation(ctx).unwrap(), None);
+}
+
+/// Radius search written in many small chunks of queries gives what one pass gives.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_radius_search_in_chunks_equals_one_pass() {
+    let ctx = gpu();
+    let points = clustered(3001, 31);
+    let queries: Vec<[f32; 3]> = points.iter().step_by(5).copied().collect();
+    let (wo, wi) = radius_brute(&points, &queries, 0.02 * 0.02);
+    // The largest query's neighbours: chunks of just that many, a few more, and the default.
+    let most = wo.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    for chunk in [0u32, most, most + 13] {
+        let config = SpatialConfig {
+            radius_chunk: chunk,
+            ..Default::default()
+        };
+        let spatial = Spatial::new(ctx, &config).unwrap();
+        let tree = spatial.build(ctx, &points).unwrap();
+        let (go, gi) = spatial.radius(ctx, &tree, &queries, 0.02).unwrap();
+        assert_eq!(go.len(), wo.len());
+        assert!(
+            go[queries.len()] as usize > 3000,
+            "too few neighbours to need chunks"
+        );
+        for (qi, q) in queries.iter().enumerate() {
+            let got = &gi[go[qi] as usize..go[qi + 1] as usize];
+            let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
+            check_radius(
+                &points,
+                *q,
+                0.0004,
+                got,
+                want,
+                &format!("chunk {chunk} query {qi}"),
+            );
+        }
+    }
+    // A query with more neighbours than a chunk holds is an error, not a truncation.
+    let spatial = Spatial::new(
+        ctx,
+        &SpatialConfig {
+            radius_chunk: most - 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let tree = spatial.build(ctx, &points).unwrap();
+    let e = spatial
+        .radius(ctx, &tree, &queries, 0.02)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than one pass can sort"), "{e}");
 }

@@ -27,6 +27,9 @@
 @group(0) @binding(11) var<storage, read> codes: array<u32>;
 // DIAGNOSTICS: [0] lane-steps at work, [1] lane-steps of the subgroups that ran.
 @group(0) @binding(12) var<storage, read_write> diag: array<atomic<u32>>;
+// Radius search's write, a chunk of queries: [x, y) the queries, z their first offset, w where
+// that offset falls in the indices' window (extract.wgsl).
+@group(0) @binding(13) var<uniform> chunk: vec4<u32>;
 
 const NO_POINT: u32 = 0xffffffffu;
 // Deeper than any tree of 2^32 points in leaves of 4 (the walk pushes at most one node a

@@ -3,7 +3,8 @@
 // r²) a query, into counts. Otherwise (after the core's exclusive scan turned the counts into
 // offsets) a 64-bit key a neighbour at the query's offset, `query << B | index` (B = params.w
 // bits of index; low word first): wavekit's radix sort of the keys then puts each query's
-// neighbours in ascending index, and extract.wgsl keeps the indices. (A sort a query in the
+// neighbours in ascending index, and extract.wgsl keeps the indices. The write runs in chunks
+// of queries [chunk.x, chunk.y) whose keys fit one binding, from offset chunk.z. (A sort a query in the
 // kernel would loop past llvmpipe's loop limit on large neighbourhoods; ADR-0073.)
 #import spatial/query_common
 
@@ -14,11 +15,14 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         return;
     }
     let qi = query_of(t);
+    if (!COUNT && (qi < chunk.x || qi >= chunk.y)) {
+        return;
+    }
     let p = query(qi);
     let r2 = radius.x;
     var base = 0u;
     if (!COUNT) {
-        base = counts[qi];
+        base = counts[qi] - chunk.z;
     }
     var found = 0u;
     var stack: array<u32, STACK>;
