@@ -246,13 +246,16 @@ fn both_against_the_reference(
 fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
     let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(19);
-    for tile in [
+    for (t, tile) in [
         shape(10, 2, 1),
         shape(10, 4, 3),
         shape(12, 2, 2),
         shape(16, 6, 2),
         shape(32, 8, 4),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let (tw, th) = tile.tile(Wavelet::Reversible53);
         let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
         let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
@@ -267,7 +270,13 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
         ] {
             let planes = rng.u32(1..=3);
             let most = max_levels(w as usize, h as usize);
-            for levels in [0, 1.min(most), most] {
+            // Every level count on the first tile; the most levels on the others (CI time).
+            let counts = if t == 0 {
+                vec![0, 1.min(most), most]
+            } else {
+                vec![most]
+            };
+            for levels in counts {
                 let d53 = base53.resized(ctx, w, h, levels, planes).unwrap();
                 let d97 = base97.resized(ctx, w, h, levels, planes).unwrap();
                 let case = format!("tile {tile:?} {w}x{h}x{planes} levels {levels}");
@@ -437,7 +446,7 @@ fn check_u8(
 fn eight_bit_images_of_several_tiles_with_the_default_plan() {
     let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(89);
-    for (w, h, planes, levels) in [(517u32, 389u32, 1u32, 5u32), (300, 259, 3, 9)] {
+    for (w, h, planes, levels) in [(389u32, 261u32, 1u32, 5u32), (300, 259, 2, 9)] {
         assert!(levels <= max_levels(w as usize, h as usize));
         let bytes: Vec<u8> = (0..w * h * planes).map(|_| rng.u8(..)).collect();
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {

@@ -1,0 +1,252 @@
+//! The GPU build and kernels against brute force, at every lavapipe width and without
+//! subgroups (the CPU tree's own tests are in spatial.rs; the sets and checks in common/).
+
+mod common;
+
+use common::*;
+use wavekit_harness::gpu;
+use wavekit_spatial::reference::{NO_POINT, knn_brute, radius_brute};
+use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig};
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_tree_and_queries_equal_brute_force() {
+    let ctx = gpu();
+    for config in [
+        SpatialConfig::default(),
+        SpatialConfig {
+            leaf: 4,
+            sort_queries: false,
+            kernel: KnnKernel::Persistent,
+            pool: 3,
+            ..Default::default()
+        },
+        SpatialConfig {
+            kernel: KnnKernel::Compacted,
+            diagnostics: true,
+            ..Default::default()
+        },
+    ] {
+        let spatial = Spatial::new(ctx, &config).unwrap();
+        for (name, points, queries, exact) in sets() {
+            // The other configurations on the smaller sets only (lavapipe is slow).
+            if config != SpatialConfig::default() && points.len() > 2000 && !exact {
+                continue;
+            }
+            let case = format!("{name} leaf {} sorted {}", config.leaf, config.sort_queries);
+            let tree = spatial.build(ctx, &points).unwrap();
+            // The tree: every point once, each leaf's box its points', each node's its
+            // children's union.
+            let (sorted, boxes) = tree.read(ctx).unwrap();
+            let mut seen: Vec<u32> = sorted.iter().map(|p| p.1).collect();
+            seen.sort_unstable();
+            assert!(
+                seen.iter().copied().eq(0..points.len() as u32),
+                "{case}: not a permutation"
+            );
+            for (p, i) in &sorted {
+                assert_eq!(*p, points[*i as usize], "{case}");
+            }
+            let (l, leaf) = (tree.leaves as usize, config.leaf as usize);
+            for (node, b) in boxes.iter().enumerate().skip(1) {
+                let (lo, hi) = if node >= l {
+                    let pts = sorted.iter().skip((node - l) * leaf).take(leaf);
+                    pts.fold(
+                        ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]),
+                        |(lo, hi), (p, _)| {
+                            (
+                                [0, 1, 2].map(|a| lo[a].min(p[a])),
+                                [0, 1, 2].map(|a| hi[a].max(p[a])),
+                            )
+                        },
+                    )
+                } else {
+                    let (x, y) = (boxes[2 * node], boxes[2 * node + 1]);
+                    (
+                        [0, 1, 2].map(|a| x.0[a].min(y.0[a])),
+                        [0, 1, 2].map(|a| x.1[a].max(y.1[a])),
+                    )
+                };
+                assert_eq!(*b, (lo, hi), "{case}: node {node}");
+            }
+            for (k, max_dist) in [(1u32, None), (16, None), (64, None), (8, Some(0.05f32))] {
+                let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
+                let (gi, gd) = spatial.knn(ctx, &tree, &queries, k, max_dist).unwrap();
+                let (wi, wd) = knn_brute(&points, &queries, k as usize, max_d2);
+                let k = k as usize;
+                for (qi, q) in queries.iter().enumerate() {
+                    let s = qi * k..(qi + 1) * k;
+                    check_knn(
+                        &points,
+                        *q,
+                        (&gi[s.clone()], &gd[s.clone()]),
+                        (&wi[s.clone()], &wd[s]),
+                        exact,
+                        &format!("{case} k {k} query {qi}"),
+                    );
+                }
+            }
+            for r in [0.0f32, 0.05, 1.5] {
+                let (go, gi) = spatial.radius(ctx, &tree, &queries, r).unwrap();
+                let (wo, wi) = radius_brute(&points, &queries, r * r);
+                assert_eq!(go.len(), queries.len() + 1);
+                assert_eq!(go[queries.len()] as usize, gi.len(), "{case}");
+                let counts = spatial.count(ctx, &tree, &queries, r).unwrap();
+                for (qi, q) in queries.iter().enumerate() {
+                    let got = &gi[go[qi] as usize..go[qi + 1] as usize];
+                    let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
+                    assert_eq!(counts[qi] as usize, got.len(), "{case}");
+                    check_radius(
+                        &points,
+                        *q,
+                        r * r,
+                        got,
+                        want,
+                        &format!("{case} r {r} query {qi}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Outputs poisoned before the kernels run: every slot is written.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_queries_write_every_output_slot() {
+    let ctx = gpu();
+    let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
+    let points = clustered(3001, 11);
+    // Queries near the points (a jitter of some of them), so that radius search finds some.
+    let mut rng = fastrand::Rng::with_seed(12);
+    let queries: Vec<[f32; 3]> = (0..777)
+        .map(|i| points[i * 3].map(|c| c + 0.01 * (rng.f32() - 0.5)))
+        .collect();
+    let tree = spatial.build(ctx, &points).unwrap();
+    let q: Vec<f32> = queries.iter().flatten().copied().collect();
+    let qb = ctx.storage_from("q", &q).unwrap();
+    // k = 40 with few points in range: many slots stay empty and must say so.
+    let bound = spatial.bind_knn(ctx, &tree, &qb, 777, 40, 0.5).unwrap();
+    let poison = vec![wavekit::POISON; 777 * 40];
+    ctx.queue
+        .write_buffer(&bound.indices, 0, bytemuck::cast_slice(&poison));
+    ctx.queue
+        .write_buffer(&bound.distances, 0, bytemuck::cast_slice(&poison));
+    ctx.submit(|e| bound.record(e));
+    let i: Vec<u32> = ctx.read_back("i", &bound.indices, 777 * 40).unwrap();
+    let d: Vec<u32> = ctx.read_back("d", &bound.distances, 777 * 40).unwrap();
+    assert!(!i.contains(&wavekit::POISON) && !d.contains(&wavekit::POISON));
+    let (wi, _) = knn_brute(&points, &queries, 40, 0.5);
+    assert_eq!(
+        i.iter().filter(|&&x| x == NO_POINT).count(),
+        wi.iter().filter(|&&x| x == NO_POINT).count()
+    );
+    let radius = spatial.bind_radius(ctx, &tree, &qb, 777, 0.01).unwrap();
+    ctx.submit(|e| radius.record_count(e));
+    let off: Vec<u32> = ctx.read_back("o", &radius.offsets, 778).unwrap();
+    let total = off[777] as usize;
+    assert!(total > 0);
+    let out = ctx.storage_poisoned("indices", total).unwrap();
+    let write = radius.bind_write(ctx, &spatial, &out, &off).unwrap();
+    ctx.submit(|e| radius.record_write(e, &write));
+    let got: Vec<u32> = ctx.read_back("i", &out, total).unwrap();
+    assert!(!got.contains(&wavekit::POISON));
+}
+
+/// Every k-NN kernel gives the same answers, and reports how busy its lanes were.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_knn_kernels_agree_and_report_utilisation() {
+    let ctx = gpu();
+    let points = clustered(4001, 21);
+    let queries = clustered(1999, 22);
+    let mut first: Option<Vec<u32>> = None;
+    for kernel in [
+        KnnKernel::Baseline,
+        KnnKernel::Persistent,
+        KnnKernel::Compacted,
+    ] {
+        let config = SpatialConfig {
+            kernel,
+            diagnostics: true,
+            ..Default::default()
+        };
+        let spatial = Spatial::new(ctx, &config).unwrap();
+        let tree = spatial.build(ctx, &points).unwrap();
+        let q: Vec<f32> = queries.iter().flatten().copied().collect();
+        let qb = ctx.storage_from("q", &q).unwrap();
+        let bound = spatial
+            .bind_knn(ctx, &tree, &qb, 1999, 8, f32::INFINITY)
+            .unwrap();
+        ctx.submit(|e| bound.record(e));
+        let got: Vec<u32> = ctx.read_back("i", &bound.indices, 1999 * 8).unwrap();
+        let u = bound.utilisation(ctx).unwrap().expect("diagnostics on");
+        assert!(u > 0.0 && u <= 1.0, "{kernel:?}: utilisation {u}");
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert!(*f == got, "{kernel:?} differs from the baseline"),
+        }
+    }
+    // Without diagnostics, no figure.
+    let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
+    let tree = spatial.build(ctx, &points).unwrap();
+    let qb = ctx.storage_from("q", &[0.5f32; 3]).unwrap();
+    let bound = spatial
+        .bind_knn(ctx, &tree, &qb, 1, 4, f32::INFINITY)
+        .unwrap();
+    ctx.submit(|e| bound.record(e));
+    assert_eq!(bound.utilisation(ctx).unwrap(), None);
+}
+
+/// Radius search written in many small chunks of queries gives what one pass gives.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_radius_search_in_chunks_equals_one_pass() {
+    let ctx = gpu();
+    let points = clustered(3001, 31);
+    let queries: Vec<[f32; 3]> = points.iter().step_by(5).copied().collect();
+    let (wo, wi) = radius_brute(&points, &queries, 0.02 * 0.02);
+    // The largest query's neighbours: chunks of just that many, a few more, and the default.
+    let most = wo.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    for chunk in [0u32, most, most + 13] {
+        let config = SpatialConfig {
+            radius_chunk: chunk,
+            ..Default::default()
+        };
+        let spatial = Spatial::new(ctx, &config).unwrap();
+        let tree = spatial.build(ctx, &points).unwrap();
+        let (go, gi) = spatial.radius(ctx, &tree, &queries, 0.02).unwrap();
+        assert_eq!(go.len(), wo.len());
+        assert!(
+            go[queries.len()] as usize > 3000,
+            "too few neighbours to need chunks"
+        );
+        for (qi, q) in queries.iter().enumerate() {
+            let got = &gi[go[qi] as usize..go[qi + 1] as usize];
+            let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
+            check_radius(
+                &points,
+                *q,
+                0.0004,
+                got,
+                want,
+                &format!("chunk {chunk} query {qi}"),
+            );
+        }
+    }
+    // A query with more neighbours than a chunk holds is an error, not a truncation.
+    let spatial = Spatial::new(
+        ctx,
+        &SpatialConfig {
+            radius_chunk: most - 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let tree = spatial.build(ctx, &points).unwrap();
+    let e = spatial
+        .radius(ctx, &tree, &queries, 0.02)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than one pass can sort"), "{e}");
+}
