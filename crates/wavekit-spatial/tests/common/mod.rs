@@ -135,7 +135,8 @@ pub type Set = (String, Vec<[f32; 3]>, Vec<[f32; 3]>, bool);
 
 pub fn sets() -> Vec<Set> {
     let mut v = Vec::new();
-    for n in [0usize, 1, 15, 16, 17, 31, 257, 1009] {
+    // 0, 1, a leaf (8) and a leaf ± 1, the same for 16, primes.
+    for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 31, 257, 1009] {
         v.push((
             format!("uniform {n}"),
             uniform(n, n as u64),
@@ -146,13 +147,13 @@ pub fn sets() -> Vec<Set> {
     v.push((
         "uniform 6007".into(),
         uniform(6007, 3),
-        uniform(2003, 4),
+        uniform(1009, 4),
         false,
     ));
     v.push((
         "clustered 5003".into(),
         clustered(5003, 7),
-        clustered(1501, 8),
+        clustered(701, 8),
         false,
     ));
     v.push(("lattice 2 x 686".into(), lattice(1372), lattice(300), true));
