@@ -438,7 +438,7 @@ fn check_u8(
     );
 }
 
-/// 8-bit images of many tiles in both axes, 5 levels and all 9, with the plans
+/// 8-bit images of many tiles in both axes, 5 levels and 8, with the plans
 /// `Dwt::new` makes (at these sizes every level is small: the smaller tile shape) and with
 /// the first two levels in the default shape.
 #[test]
@@ -446,7 +446,7 @@ fn check_u8(
 fn eight_bit_images_of_several_tiles_with_the_default_plan() {
     let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(89);
-    for (w, h, planes, levels) in [(389u32, 261u32, 1u32, 5u32), (300, 259, 2, 9)] {
+    for (w, h, planes, levels) in [(389u32, 261u32, 1u32, 5u32), (300, 259, 1, 8)] {
         assert!(levels <= max_levels(w as usize, h as usize));
         let bytes: Vec<u8> = (0..w * h * planes).map(|_| rng.u8(..)).collect();
         for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
@@ -648,11 +648,13 @@ fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
     ];
     for (w, h, planes) in cases {
         let most = max_levels(w as usize, h as usize);
-        let levels: Vec<u32> = if w * h < 4096 {
-            (0..=most).collect()
+        // No levels, one, and the most (two and up take the same lifting steps; CI time).
+        let mut levels: Vec<u32> = if w * h < 4096 {
+            vec![0, 1.min(most), most]
         } else {
             vec![most.min(5)]
         };
+        levels.dedup();
         for levels in levels {
             // Pixels with 5 fractional bits, as the codec feeds them, and a few extremes.
             let mut x: Vec<i32> = (0..w * h * planes).map(|_| rng.i32(-4096..4096)).collect();
