@@ -113,12 +113,8 @@ pub fn run(
     progress: &mut dyn FnMut(String),
 ) -> Result<(SpatialRow, SpatialResults)> {
     let spatial = Spatial::new(ctx, config)?;
-    let flat = |v: &[[f32; 3]], what: &str| -> Result<wgpu::Buffer> {
-        let f = wavekit_spatial::flatten(v, what)?;
-        Ok(ctx.storage_from(what, if f.is_empty() { &[0.0f32][..] } else { &f })?)
-    };
-    let pb = flat(points, "point")?;
-    let qb = flat(queries, "query")?;
+    let pb = wavekit_spatial::upload_points(ctx, points, "point")?;
+    let qb = wavekit_spatial::upload_points(ctx, queries, "query")?;
     let (n, nq) = (points.len() as u32, queries.len() as u32);
     progress(format!("building the tree of {n} points"));
     let build = spatial.bind_build(ctx, &pb, n)?;

@@ -276,3 +276,11 @@ pub fn flatten(points: &[[f32; 3]], what: &str) -> Result<Vec<f32>> {
     }
     Ok(points.iter().flatten().copied().collect())
 }
+
+/// `points` checked ([`flatten`], whose errors name each one a `what`) in a new storage buffer
+/// labelled "spatial {what}s" (one word when empty: a binding is never of size 0).
+pub fn upload_points(ctx: &GpuContext, points: &[[f32; 3]], what: &str) -> Result<wgpu::Buffer> {
+    let flat = flatten(points, what)?;
+    let words = if flat.is_empty() { vec![0.0] } else { flat };
+    Ok(ctx.storage_from(&format!("spatial {what}s"), &words)?)
+}

@@ -10,7 +10,7 @@ use wavekit::scan::BoundScan;
 use wavekit::sort::BoundSort;
 
 use crate::tree::PointTree;
-use crate::{MAX_K, Result, Spatial, SpatialError, WORKGROUP, flatten};
+use crate::{MAX_K, Result, Spatial, SpatialError, WORKGROUP};
 
 /// The k-NN kernel's best-k list for `k` slots, as straight-line WGSL (imported as
 /// `spatial/insert`): `clear_best`, `before`, `insert` (a candidate known to come before the
@@ -252,7 +252,7 @@ impl Spatial {
                 )));
             }
         };
-        let q = upload(ctx, queries)?;
+        let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_d2)?;
         ctx.submit(|e| bound.record(e));
         let n = queries.len() * k as usize;
@@ -313,7 +313,7 @@ impl Spatial {
         r: f32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
         let r2 = radius_squared(r)?;
-        let q = upload(ctx, queries)?;
+        let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
         ctx.submit(|e| bound.record_count(e));
         let offsets: Vec<u32> =
@@ -335,11 +335,11 @@ impl Spatial {
         r: f32,
     ) -> Result<Vec<u32>> {
         let r2 = radius_squared(r)?;
-        let q = upload(ctx, queries)?;
+        let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
         ctx.submit(|e| {
             bound.record_order(e);
-            bound.record_passes(e, &bound.count);
+            record_steps(e, &bound.count);
         });
         Ok(ctx.read_back("spatial counts", &bound.counts, queries.len())?)
     }
@@ -352,12 +352,6 @@ fn radius_squared(r: f32) -> Result<f32> {
         )));
     }
     Ok(r * r)
-}
-
-fn upload(ctx: &GpuContext, queries: &[[f32; 3]]) -> Result<wgpu::Buffer> {
-    let flat = flatten(queries, "query")?;
-    let words = if flat.is_empty() { vec![0.0] } else { flat };
-    Ok(ctx.storage_from("spatial queries", &words)?)
 }
 
 fn record_order(
@@ -404,10 +398,6 @@ impl BoundKnn {
 impl BoundRadius {
     fn record_order(&self, enc: &mut wgpu::CommandEncoder) {
         record_order(enc, &self.order, self.queries);
-    }
-
-    fn record_passes(&self, enc: &mut wgpu::CommandEncoder, steps: &Steps) {
-        record_steps(enc, steps);
     }
 
     /// Record the order, the counts and their scan: then `offsets` holds `queries + 1`

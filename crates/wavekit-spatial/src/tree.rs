@@ -13,7 +13,7 @@ use wavekit::kernel::Kernel;
 use wavekit::sort::BoundSort;
 
 use crate::reference::leaf_count;
-use crate::{Result, Spatial, SpatialError, WORKGROUP, flatten};
+use crate::{Result, Spatial, SpatialError, WORKGROUP};
 
 /// A tree on the GPU: the points in leaf order and the nodes' boxes.
 #[derive(Debug)]
@@ -139,9 +139,7 @@ impl Spatial {
     /// Upload `points` and build their tree, waiting for it (time the steps with
     /// [`BoundBuild::record`]).
     pub fn build(&self, ctx: &GpuContext, points: &[[f32; 3]]) -> Result<PointTree> {
-        let flat = flatten(points, "point")?;
-        let words = if flat.is_empty() { vec![0.0] } else { flat };
-        let buf = ctx.storage_from("spatial points", &words)?;
+        let buf = crate::upload_points(ctx, points, "point")?;
         let bound = self.bind_build(ctx, &buf, points.len() as u32)?;
         ctx.submit(|e| bound.record(e));
         Ok(bound.into_tree())

@@ -189,15 +189,15 @@ pub fn plane_to_sample(p: i32, luma: bool, limited: bool) -> u8 {
     v.clamp(0, 255) as u8
 }
 
+/// Each sample of Y, Cb and Cr through `f(sample, luma)`.
+fn per_plane<A: Copy, B>(planes: &[Vec<A>; 3], f: impl Fn(A, bool) -> B) -> [Vec<B>; 3] {
+    std::array::from_fn(|k| planes[k].iter().map(|&v| f(v, k == 0)).collect())
+}
+
 /// The planes of a YCbCr picture (its own sampling; no colour transform).
 pub fn ycbcr_to_planes(img: &YcbcrImage, lossless: bool) -> [Vec<i32>; 3] {
-    let mut k = 0;
-    img.planes.clone().map(|p| {
-        let luma = k == 0;
-        k += 1;
-        p.iter()
-            .map(|&v| sample_to_plane(v, luma, img.limited, lossless))
-            .collect()
+    per_plane(&img.planes, |v, luma| {
+        sample_to_plane(v, luma, img.limited, lossless)
     })
 }
 
@@ -208,13 +208,8 @@ pub fn planes_to_rgb(planes: &[Vec<i32>; 3], header: &Header) -> Vec<u8> {
         (true, Source::Rgb) => rct_planes_to_rgb(planes, w, h),
         (true, source) => {
             let limited = source == Source::YcbcrLimited;
-            let mut k = 0;
-            let fixed = planes.clone().map(|p| {
-                let luma = k == 0;
-                k += 1;
-                p.iter()
-                    .map(|&v| sample_to_plane((v + 128).clamp(0, 255) as u8, luma, limited, false))
-                    .collect()
+            let fixed = per_plane(planes, |v, luma| {
+                sample_to_plane((v + 128).clamp(0, 255) as u8, luma, limited, false)
             });
             to_rgb(&fixed, w, h, header.chroma)
         }
@@ -231,26 +226,10 @@ pub fn planes_to_ycbcr(planes: &[Vec<i32>; 3], header: &Header) -> YcbcrImage {
         (true, Source::Rgb) => {
             let rgb = rct_planes_to_rgb(planes, w, h);
             let fixed = to_ycbcr(&rgb, w, h, Chroma::Yuv444);
-            let mut k = 0;
-            fixed.map(|p| {
-                let luma = k == 0;
-                k += 1;
-                p.iter().map(|&v| plane_to_sample(v, luma, false)).collect()
-            })
+            per_plane(&fixed, |v, luma| plane_to_sample(v, luma, false))
         }
-        (true, _) => planes
-            .clone()
-            .map(|p| p.iter().map(|&v| (v + 128).clamp(0, 255) as u8).collect()),
-        (false, _) => {
-            let mut k = 0;
-            planes.clone().map(|p| {
-                let luma = k == 0;
-                k += 1;
-                p.iter()
-                    .map(|&v| plane_to_sample(v, luma, limited))
-                    .collect()
-            })
-        }
+        (true, _) => per_plane(planes, |v, _| (v + 128).clamp(0, 255) as u8),
+        (false, _) => per_plane(planes, |v, luma| plane_to_sample(v, luma, limited)),
     };
     YcbcrImage {
         width: header.width,
