@@ -1,6 +1,7 @@
 """The point-query peers on the H200 machine, in the same run as `wavekit spatial bench`:
-SciPy's cKDTree on 16 workers, CuPy's cupyx.scipy.spatial.KDTree, and PyTorch brute force
-(cdist + topk, chunked) as the exact GPU reference. Each peer's results are checked against
+SciPy's cKDTree on 16 workers, CuPy's cupyx.scipy.spatial.KDTree, PyTorch brute force
+(cdist + topk, chunked) as the exact GPU reference, and NVIDIA Warp's HashGrid for radius
+search (when `warp` imports: its wheel is brought to the machine in parts). Each peer's results are checked against
 wavekit's (the .npy files `wavekit spatial bench --out DIR` writes) before its time is quoted.
 
     python peer/python/spatial_peers.py --dir DIR --sets uniform,clustered -k 16 --radius 0.02
@@ -15,6 +16,10 @@ import os
 import time
 
 import numpy as np
+
+
+class Skip(Exception):
+    """A peer not asked for (--peers)."""
 
 
 def now():
@@ -58,6 +63,75 @@ def radius_mismatch(lists, offsets, indices, points, queries, r):
     return bad
 
 
+def warp_radius(base, points, queries, offsets, indices, r):
+    """Warp's HashGrid: build (cell = r), count a query, exclusive scan, write a query's
+    neighbours, the CSR radius search wavekit does; best of three after a warm-up (kernel
+    compilation excluded), the GPU synchronised; each query's list sorted before the check."""
+    try:
+        import warp as wp
+    except Exception as e:  # noqa: BLE001 - report and go on
+        print(json.dumps(dict(base, peer="warp-hashgrid", error=f"warp does not import: {e}"[:300])), flush=True)
+        return
+    try:
+        wp.init()
+
+        @wp.kernel
+        def count(grid: wp.uint64, pts: wp.array(dtype=wp.vec3), qs: wp.array(dtype=wp.vec3),
+                  r2: float, r: float, out: wp.array(dtype=wp.int32)):
+            t = wp.tid()
+            q = qs[t]
+            c = int(0)
+            for i in wp.hash_grid_query(grid, q, r):
+                d = pts[i] - q
+                if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r2:
+                    c += 1
+            out[t] = c
+
+        @wp.kernel
+        def write(grid: wp.uint64, pts: wp.array(dtype=wp.vec3), qs: wp.array(dtype=wp.vec3),
+                  r2: float, r: float, off: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+            t = wp.tid()
+            q = qs[t]
+            c = off[t]
+            for i in wp.hash_grid_query(grid, q, r):
+                d = pts[i] - q
+                if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r2:
+                    out[c] = i
+                    c += 1
+
+        dev = "cuda:0" if wp.get_cuda_device_count() > 0 else "cpu"
+        wpts = wp.array(points, dtype=wp.vec3, device=dev)
+        wqs = wp.array(queries, dtype=wp.vec3, device=dev)
+        nq = len(queries)
+        counts = wp.zeros(nq + 1, dtype=wp.int32, device=dev)
+        off = wp.zeros(nq + 1, dtype=wp.int32, device=dev)
+        grid = wp.HashGrid(128, 128, 128, device=dev)
+        times = []
+        for rep in range(4):
+            wp.synchronize()
+            t0 = now()
+            grid.build(wpts, r)
+            wp.launch(count, dim=nq, inputs=[grid.id, wpts, wqs, r * r, r, counts], device=dev)
+            # counts[nq] stays 0: the exclusive scan's last entry is the total.
+            wp.utils.array_scan(counts, off, inclusive=False)
+            total = int(off[nq:].numpy()[0])
+            out = wp.empty(max(total, 1), dtype=wp.int32, device=dev)
+            wp.launch(write, dim=nq, inputs=[grid.id, wpts, wqs, r * r, r, off, out], device=dev)
+            wp.synchronize()
+            t1 = now()
+            if rep > 0:
+                times.append(t1 - t0)
+        o = off.numpy().astype(np.int64)
+        got = out.numpy()[:total]
+        lists = [got[o[q]:o[q + 1]] for q in range(nq)]
+        rbad = radius_mismatch(lists, offsets, indices, points, queries, r)
+        print(json.dumps(dict(base, peer="warp-hashgrid", warp=wp.config.version, device=dev, cells="128^3",
+                              radius_ms=1e3 * min(times), radius_queries=nq, neighbours=total,
+                              radius_queries_off=rbad)), flush=True)
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps(dict(base, peer="warp-hashgrid", error=str(e)[:300])), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -67,7 +141,9 @@ def main():
     ap.add_argument("--radius-queries", type=int, default=1 << 18)
     ap.add_argument("--torch-queries", type=int, default=1 << 14)
     ap.add_argument("--workers", type=int, default=16)
+    ap.add_argument("--peers", default="scipy,cupy,torch,warp")
     a = ap.parse_args()
+    peers = set(a.peers.split(","))
     for s in a.sets.split(","):
         f = lambda n: np.load(os.path.join(a.dir, f"{s}-{n}.npy"))
         points, queries = f("points"), f("queries")
@@ -75,6 +151,10 @@ def main():
         offsets, indices = f("offsets").astype(np.int64), f("indices").astype(np.int64)
         base = dict(set=s, points=len(points), queries=len(queries), k=a.k, radius=a.radius)
 
+        if "warp" in peers:
+            warp_radius(base, points, queries, offsets, indices, a.radius)
+        if "scipy" not in peers:
+            continue
         # SciPy cKDTree, 16 workers.
         from scipy.spatial import cKDTree
         t0 = now()
@@ -96,6 +176,8 @@ def main():
 
         # CuPy KDTree (best of three after a warm-up).
         try:
+            if "cupy" not in peers:
+                raise Skip()
             import cupy as cp
             from cupyx.scipy.spatial import KDTree
             gp, gq = cp.asarray(points), cp.asarray(queries)
@@ -116,11 +198,15 @@ def main():
             bad, differ = knn_mismatch(idx, ours_idx, ours_d2, points, queries)
             print(json.dumps(dict(base, peer="cupy-kdtree", build_ms=1e3 * b, knn_ms=1e3 * q,
                                   knn_queries_off=bad, knn_queries_reordered=differ)), flush=True)
+        except Skip:
+            pass
         except Exception as e:  # noqa: BLE001 - report and go on
             print(json.dumps(dict(base, peer="cupy-kdtree", error=str(e)[:300])), flush=True)
 
         # PyTorch brute force on a prefix of the queries, exact, chunked.
         try:
+            if "torch" not in peers:
+                raise Skip()
             import torch
             tp = torch.from_numpy(points).cuda()
             nt = min(a.torch_queries, len(queries))
@@ -143,6 +229,8 @@ def main():
                                   knn_ms=1e3 * (t1 - t0),
                                   knn_ms_scaled_to_all=1e3 * (t1 - t0) * len(queries) / nt,
                                   knn_queries_off=bad, knn_queries_reordered=differ)), flush=True)
+        except Skip:
+            pass
         except Exception as e:  # noqa: BLE001
             print(json.dumps(dict(base, peer="torch-brute", error=str(e)[:300])), flush=True)
 

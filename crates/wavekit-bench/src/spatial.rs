@@ -12,9 +12,17 @@ use crate::protocol::{Case, ClockReader, Protocol, clock_text, measure};
 use crate::{Error, Result};
 
 /// A seeded point set: `uniform` in the unit cube, or `clustered` (Gaussian blobs of very
-/// different sizes and populations in a cube of side 1, and 1 % outliers).
+/// different sizes and populations in a cube of side 1, and 1 % outliers); or real scan data,
+/// `mesh:PATH` (a `.ply` or `.obj` file): its vertices, all of them whatever `n`, as points
+/// and as queries alike (each vertex's neighbours among the others, as normal estimation
+/// asks).
 pub fn points(set: &str, n: usize, seed: u64) -> Result<Vec<[f32; 3]>> {
     let mut rng = fastrand::Rng::with_seed(seed);
+    if let Some(path) = set.strip_prefix("mesh:") {
+        let mesh = wavekit_trace::mesh::Mesh::load(path)
+            .map_err(|e| Error::InvalidArgument(format!("point set {set}: {e}")))?;
+        return Ok(mesh.positions);
+    }
     match set {
         "uniform" => Ok((0..n).map(|_| [rng.f32(), rng.f32(), rng.f32()]).collect()),
         "clustered" => {
@@ -45,8 +53,18 @@ pub fn points(set: &str, n: usize, seed: u64) -> Result<Vec<[f32; 3]>> {
                 .collect())
         }
         other => Err(Error::InvalidArgument(format!(
-            "point set '{other}': give uniform or clustered"
+            "point set '{other}': give uniform, clustered or mesh:PATH (a .ply or .obj file)"
         ))),
+    }
+}
+
+/// A set's name in tables and file names: the file's stem for `mesh:PATH`.
+pub fn label(set: &str) -> String {
+    match set.strip_prefix("mesh:") {
+        Some(path) => std::path::Path::new(path)
+            .file_stem()
+            .map_or("mesh".into(), |s| s.to_string_lossy().into_owned()),
+        None => set.to_string(),
     }
 }
 
@@ -64,7 +82,9 @@ pub struct SpatialRow {
     pub k: u32,
     /// The radius.
     pub radius: f32,
-    /// Points a leaf, and whether the queries were sorted.
+    /// The tree (bvh, kd, octree).
+    pub tree: String,
+    /// Points a leaf.
     pub leaf: u32,
     /// Queries walked in Morton order.
     pub sort_queries: bool,
@@ -72,6 +92,8 @@ pub struct SpatialRow {
     pub kernel: String,
     /// Share of the k-NN kernel's lane-steps at work (a separate run with diagnostics).
     pub utilisation: f64,
+    /// The k-NN walk's steps a query, mean (the same run; its counter wraps past 2^32).
+    pub steps_per_query: f64,
     /// The build, µs (median).
     pub build_us: f64,
     /// k-NN, µs (median).
@@ -156,6 +178,9 @@ pub fn run(
     let counted = diag.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
     ctx.submit(|e| counted.record(e));
     let utilisation = counted.utilisation(ctx)?.unwrap_or(0.0);
+    let steps = counted
+        .lane_steps(ctx)?
+        .map_or(0.0, |(busy, _)| busy as f64);
     let worst = m.iter().map(|x| x.spread).fold(0.0, f64::max);
     let low = m.iter().find(|x| x.clock_low).or(m.first());
     Ok((
@@ -165,10 +190,12 @@ pub fn run(
             queries: queries.len(),
             k,
             radius,
+            tree: config.tree.name().into(),
             leaf: config.leaf,
             sort_queries: config.sort_queries,
             kernel: format!("{:?}", config.kernel).to_lowercase(),
             utilisation,
+            steps_per_query: steps / f64::from(nq.max(1)),
             build_us: us(0),
             knn_us: us(1),
             radius_count_us: us(2),

@@ -23,6 +23,10 @@ impl From<SpatialError> for CliError {
 /// How the tree is built and walked.
 #[derive(Args, Clone, Debug)]
 pub struct TreeArgs {
+    /// The tree: bvh (fitted boxes over buckets of points in Morton order), kd (midpoint
+    /// splits: the radix tree of 63-bit Morton codes), octree (sparse, compressed).
+    #[arg(long, value_enum, default_value = "bvh")]
+    pub tree: TreeArg,
     /// Points a leaf (a power of two, 4 to 256).
     #[arg(long, default_value_t = 8)]
     pub leaf: u32,
@@ -39,6 +43,17 @@ pub struct TreeArgs {
     pub pool: u32,
 }
 
+/// The tree on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum TreeArg {
+    /// Bounding-volume hierarchy.
+    Bvh,
+    /// kd-tree.
+    Kd,
+    /// Octree.
+    Octree,
+}
+
 /// The k-NN kernel on the command line.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum KernelArg {
@@ -53,6 +68,11 @@ pub enum KernelArg {
 impl TreeArgs {
     fn config(&self) -> SpatialConfig {
         SpatialConfig {
+            tree: match self.tree {
+                TreeArg::Bvh => wavekit_spatial::TreeKind::Bvh,
+                TreeArg::Kd => wavekit_spatial::TreeKind::Kd,
+                TreeArg::Octree => wavekit_spatial::TreeKind::Octree,
+            },
             leaf: self.leaf,
             sort_queries: !self.unsorted_queries,
             kernel: match self.kernel {
@@ -123,7 +143,8 @@ pub enum SpatialCommand {
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Point sets: uniform (the unit cube), clustered (Gaussian blobs of very different
-    /// densities).
+    /// densities), mesh:PATH (a .ply or .obj scan's vertices as points and as queries; the
+    /// counts below do not apply).
     #[arg(long, value_delimiter = ',', default_value = "uniform,clustered")]
     pub sets: Vec<String>,
     /// Points.
@@ -238,8 +259,9 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     }
     if !a.json {
         println!(
-            "{:<10} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10} {:>10} {:>11} {:>11} {:>7} {:>6} {:>6}",
+            "{:<10} {:>6} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10} {:>10} {:>11} {:>11} {:>7} {:>6} {:>6}",
             "set",
+            "tree",
             "points",
             "queries",
             "k",
@@ -257,10 +279,11 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
     for set in &a.sets {
         let points = wavekit_bench::spatial::points(set, a.points, 1)?;
         let queries = wavekit_bench::spatial::points(set, a.queries, 2)?;
+        let label = wavekit_bench::spatial::label(set);
         let (row, res) = wavekit_bench::spatial::run(
             ctx,
             &a.tree.config(),
-            (set, &points, &queries),
+            (&label, &points, &queries),
             a.k,
             a.radius,
             &protocol,
@@ -270,7 +293,7 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         if let Some(dir) = &a.out {
             let flat = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<f32>>();
             let k = a.k as usize;
-            let f = |name: &str| dir.join(format!("{set}-{name}.npy"));
+            let f = |name: &str| dir.join(format!("{label}-{name}.npy"));
             npy::write_2d(&f("points"), &flat(&points), points.len(), 3)?;
             npy::write_2d(&f("queries"), &flat(&queries), queries.len(), 3)?;
             npy::write_2d(&f("knn"), &res.knn, queries.len(), k)?;
@@ -282,8 +305,9 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
             println!("{}", serde_json::to_string(&row).expect("rows serialize"));
         } else {
             println!(
-                "{:<10} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10} {:>10.1} {:>10.1} {:>5.2} {:>11.1} {:>11.1} {:>7.1} {:>6.3} {:>6}",
+                "{:<10} {:>6} {:>9} {:>9} {:>3} {:>6} {:>4} {:>10} {:>10.1} {:>10.1} {:>5.2} {:>11.1} {:>11.1} {:>7.1} {:>6.3} {:>6}",
                 row.set,
+                row.tree,
                 row.points,
                 row.queries,
                 row.k,

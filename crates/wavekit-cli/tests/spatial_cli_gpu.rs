@@ -62,50 +62,56 @@ fn gpu_knn_and_radius_commands_equal_brute_force() {
     write_f32(&pp, &flat(&points), &[3000, 3]);
     write_f32(&qp, &flat(&queries), &[400, 3]);
     let (ip, dp) = (d.join("i.npy"), d.join("d.npy"));
-    let out = wavekit(&[
-        "knn",
-        &s(&pp),
-        &s(&qp),
-        "-k",
-        "12",
-        "-o",
-        &s(&ip),
-        "--distances",
-        &s(&dp),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (shape, idx) = read::<u32>(&ip);
-    assert_eq!(shape, vec![400, 12]);
-    let (_, d2) = read::<f32>(&dp);
-    // Grid coordinates: every distance is exact in f32 on both sides, so the answers are
-    // equal, ties by index included.
-    let (wi, wd) = knn_brute(&points, &queries, 12, f32::INFINITY);
-    assert_eq!(idx, wi);
-    assert_eq!(d2, wd);
     let (op, xp) = (d.join("o.npy"), d.join("x.npy"));
-    let out = wavekit(&[
-        "radius",
-        &s(&pp),
-        &s(&qp),
-        "-r",
-        "0.25",
-        "--offsets",
-        &s(&op),
-        "--indices",
-        &s(&xp),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (wo, wx) = radius_brute(&points, &queries, 0.0625);
-    assert_eq!(read::<u32>(&op).1, wo);
-    assert_eq!(read::<u32>(&xp).1, wx);
+    for tree in ["bvh", "kd", "octree"] {
+        let out = wavekit(&[
+            "knn",
+            &s(&pp),
+            &s(&qp),
+            "-k",
+            "12",
+            "-o",
+            &s(&ip),
+            "--distances",
+            &s(&dp),
+            "--tree",
+            tree,
+        ]);
+        assert!(
+            out.status.success(),
+            "{tree}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (shape, idx) = read::<u32>(&ip);
+        assert_eq!(shape, vec![400, 12]);
+        let (_, d2) = read::<f32>(&dp);
+        // Grid coordinates: every distance is exact in f32 on both sides, so the answers are
+        // equal, ties by index included.
+        let (wi, wd) = knn_brute(&points, &queries, 12, f32::INFINITY);
+        assert_eq!(idx, wi, "{tree}");
+        assert_eq!(d2, wd, "{tree}");
+        let out = wavekit(&[
+            "radius",
+            &s(&pp),
+            &s(&qp),
+            "-r",
+            "0.25",
+            "--offsets",
+            &s(&op),
+            "--indices",
+            &s(&xp),
+            "--tree",
+            tree,
+        ]);
+        assert!(
+            out.status.success(),
+            "{tree}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (wo, wx) = radius_brute(&points, &queries, 0.0625);
+        assert_eq!(read::<u32>(&op).1, wo, "{tree}");
+        assert_eq!(read::<u32>(&xp).1, wx, "{tree}");
+    }
     // Fewer points than k: empty slots say so.
     let small = d.join("small.npy");
     write_f32(&small, &flat(&points[..5]), &[5, 3]);

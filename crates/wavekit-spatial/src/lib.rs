@@ -60,8 +60,15 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("spatial/gather", "tree/gather.wgsl"),
     wavekit::wgsl_source!("spatial/leaves", "tree/leaves.wgsl"),
     wavekit::wgsl_source!("spatial/up", "tree/up.wgsl"),
+    wavekit::wgsl_source!("spatial/nodes", "tree/nodes.wgsl"),
+    wavekit::wgsl_source!("spatial/morton63", "tree/morton63.wgsl"),
+    wavekit::wgsl_source!("spatial/kd", "tree/kd.wgsl"),
+    wavekit::wgsl_source!("spatial/octree", "tree/octree.wgsl"),
     wavekit::wgsl_source!("spatial/query_common", "query/common.wgsl"),
     wavekit::wgsl_source!("spatial/keys", "query/keys.wgsl"),
+    wavekit::wgsl_source!("spatial/walk_bvh", "query/walk_bvh.wgsl"),
+    wavekit::wgsl_source!("spatial/walk_kd", "query/walk_kd.wgsl"),
+    wavekit::wgsl_source!("spatial/walk_octree", "query/walk_octree.wgsl"),
     wavekit::wgsl_source!("spatial/knn_walk", "query/knn_walk.wgsl"),
     wavekit::wgsl_source!("spatial/knn", "query/knn.wgsl"),
     wavekit::wgsl_source!("spatial/knn_pool", "query/knn_pool.wgsl"),
@@ -88,9 +95,39 @@ pub enum KnnKernel {
     Compacted,
 }
 
+/// Which tree the points go into (ADR-0074 compares them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TreeKind {
+    /// A bounding-volume hierarchy over buckets: leaves of [`SpatialConfig::leaf`] points in
+    /// the order of their 30-bit Morton codes, a complete binary tree of fitted boxes above.
+    #[default]
+    Bvh,
+    /// A kd-tree of midpoint splits (not left-balanced): the binary radix tree of the points'
+    /// 63-bit Morton codes, each inner node a plane across one axis at the middle of its
+    /// cell, sides of [`SpatialConfig::leaf`] points or fewer leaves.
+    Kd,
+    /// A sparse octree, compressed (chains of one-child cells skipped) from the 63-bit Morton
+    /// codes: a node of more than [`SpatialConfig::leaf`] points splits into the cells of
+    /// their first differing octal digit.
+    Octree,
+}
+
+impl TreeKind {
+    /// Lower-case name (`bvh`, `kd`, `octree`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeKind::Bvh => "bvh",
+            TreeKind::Kd => "kd",
+            TreeKind::Octree => "octree",
+        }
+    }
+}
+
 /// How the tree is built and walked (the crate's tuning policy, passed in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpatialConfig {
+    /// The tree (default: the BVH).
+    pub tree: TreeKind,
     /// Points a leaf: a power of two from 4 to 256 (default 8, the fastest of 8, 16 and 32 on
     /// the H200; ADR-0073).
     pub leaf: u32,
@@ -113,6 +150,7 @@ pub struct SpatialConfig {
 impl Default for SpatialConfig {
     fn default() -> Self {
         Self {
+            tree: TreeKind::Bvh,
             leaf: 8,
             sort_queries: true,
             kernel: KnnKernel::Baseline,
@@ -151,13 +189,50 @@ pub fn builder(name: &str, config: &SpatialConfig) -> KernelBuilder {
         .constant("POOL", config.pool)
         .constant("DIAGNOSTICS", config.diagnostics)
         .constant("COMPACTED", config.kernel == KnnKernel::Compacted)
+        .constant("K", 1u32)
+        .generated(
+            "spatial/walk",
+            format!("#import spatial/walk_{}\n", config.tree.name()),
+        )
+}
+
+/// Every kernel a [`Spatial`] of `config` builds (k-NN for `k`), named: what the tests
+/// validate with naga on machines without a GPU.
+pub fn kernel_builders(config: &SpatialConfig, k: u32) -> Vec<(String, KernelBuilder)> {
+    let build: &[&str] = match config.tree {
+        TreeKind::Bvh => &["bounds", "morton", "gather", "leaves", "up"],
+        TreeKind::Kd => &["bounds", "morton63", "gather", "kd"],
+        TreeKind::Octree => &["bounds", "morton63", "gather", "octree"],
+    };
+    let mut v: Vec<(String, KernelBuilder)> = build
+        .iter()
+        .chain(&["keys", "extract"])
+        .map(|n| (n.to_string(), builder(&format!("spatial/{n}"), config)))
+        .collect();
+    for count in [true, false] {
+        v.push((
+            format!("radius count {count}"),
+            builder("spatial/radius", config).constant("COUNT", count),
+        ));
+    }
+    let knn = match config.kernel {
+        KnnKernel::Baseline => "spatial/knn",
+        _ => "spatial/knn_pool",
+    };
+    v.push((
+        format!("k-NN {k}"),
+        builder(knn, config)
+            .constant("K", k)
+            .generated("spatial/insert", query::insert_wgsl(k)),
+    ));
+    v
 }
 
 /// The builder and the queries, their kernels, sort and scan built once for a device.
 #[derive(Debug)]
 pub struct Spatial {
     config: SpatialConfig,
-    build: [Kernel; 5],
+    build: Vec<Kernel>,
     keys: Kernel,
     count: Kernel,
     write: Kernel,
@@ -165,6 +240,7 @@ pub struct Spatial {
     knn: Mutex<HashMap<u32, Kernel>>,
     pair_sorts: Mutex<HashMap<u32, std::sync::Arc<RadixSort>>>,
     sort: RadixSort,
+    sort63: Option<RadixSort>,
     scan: Scan,
 }
 
@@ -173,13 +249,27 @@ impl Spatial {
     pub fn new(ctx: &GpuContext, config: &SpatialConfig) -> Result<Self> {
         config.check()?;
         let k = |name: &str| builder(name, config).build(ctx);
-        let build = [
-            k("spatial/bounds")?,
-            k("spatial/morton")?,
-            k("spatial/gather")?,
-            k("spatial/leaves")?,
-            k("spatial/up")?,
-        ];
+        let build = match config.tree {
+            TreeKind::Bvh => vec![
+                k("spatial/bounds")?,
+                k("spatial/morton")?,
+                k("spatial/gather")?,
+                k("spatial/leaves")?,
+                k("spatial/up")?,
+            ],
+            TreeKind::Kd => vec![
+                k("spatial/bounds")?,
+                k("spatial/morton63")?,
+                k("spatial/gather")?,
+                k("spatial/kd")?,
+            ],
+            TreeKind::Octree => vec![
+                k("spatial/bounds")?,
+                k("spatial/morton63")?,
+                k("spatial/gather")?,
+                k("spatial/octree")?,
+            ],
+        };
         let radius = |count: bool| {
             builder("spatial/radius", config)
                 .constant("COUNT", count)
@@ -193,6 +283,17 @@ impl Spatial {
                 ..SortConfig::keys(KeyType::U32)
             },
         )?;
+        let sort63 = match config.tree {
+            TreeKind::Bvh => None,
+            _ => Some(RadixSort::new(
+                ctx,
+                &SortConfig {
+                    values: Values::Indices,
+                    bits: Some((0, 63)),
+                    ..SortConfig::keys(KeyType::U64)
+                },
+            )?),
+        };
         let scan = Scan::new(
             ctx,
             &ScanConfig::new(
@@ -213,6 +314,7 @@ impl Spatial {
             knn: Mutex::new(HashMap::new()),
             pair_sorts: Mutex::new(HashMap::new()),
             sort,
+            sort63,
             scan,
         })
     }

@@ -142,7 +142,7 @@ impl Spatial {
         vec![
             (0, b.params.clone()),
             (1, tree.sorted.clone()),
-            (2, tree.boxes.clone()),
+            (2, tree.nodes.clone()),
             (3, queries.clone()),
             (4, b.order.clone()),
             (5, out[0].clone()),
@@ -390,8 +390,18 @@ impl BoundKnn {
     /// walked a query, of all lane-steps of the subgroups that ran (1 is every lane busy
     /// throughout); `None` without diagnostics.
     pub fn utilisation(&self, ctx: &GpuContext) -> Result<Option<f64>> {
+        Ok(self
+            .lane_steps(ctx)?
+            .map(|(busy, total)| busy as f64 / total as f64))
+    }
+
+    /// After a run with [`crate::SpatialConfig::diagnostics`]: the walk's steps (each a node
+    /// or a leaf: one pop, or one child taken), summed over the queries, and the lane-steps of
+    /// the subgroups that ran; `None` without diagnostics (or no query). The counters are 32
+    /// bits: sums past 2^32 wrap.
+    pub fn lane_steps(&self, ctx: &GpuContext) -> Result<Option<(u64, u64)>> {
         let d: Vec<u32> = ctx.read_back("spatial diagnostics", &self.diag, 2)?;
-        Ok((d[1] > 0).then(|| f64::from(d[0]) / f64::from(d[1])))
+        Ok((d[1] > 0).then(|| (u64::from(d[0]), u64::from(d[1]))))
     }
 }
 

@@ -3,6 +3,9 @@
 //! `dx·dx + dy·dy + dz·dz`; k-NN results are sorted by (distance, index), so equal distances go
 //! to the lower index; radius results are in ascending index; "within r" is `d² ≤ r²`.
 
+pub mod kd;
+pub mod octree;
+
 /// Index of a missing neighbour (fewer than k points, or none within the radius).
 pub const NO_POINT: u32 = u32::MAX;
 
@@ -108,6 +111,139 @@ pub fn morton(p: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> u32 {
     (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2])
 }
 
+/// A point's cell on the 63-bit codes' finest grid (21 bits an axis; the kernels'
+/// `grid_cell`).
+pub fn grid_cell(p: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> [u32; 3] {
+    [0, 1, 2].map(|a| {
+        let c = (p[a] - lo[a]) / (hi[a] - lo[a]).max(1e-30);
+        (c * 2_097_152.0).clamp(0.0, 2_097_151.0) as u32
+    })
+}
+
+/// The 63-bit Morton code of `p` within `(lo, hi)`, clamped (the kernels' `morton63`): bit i
+/// of x's cell at code bit 3i + 2, of y's at 3i + 1, of z's at 3i.
+pub fn morton63(p: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> u64 {
+    let q = grid_cell(p, lo, hi);
+    let mut c = 0u64;
+    for i in 0..21 {
+        c |= u64::from(q[0] >> i & 1) << (3 * i + 2)
+            | u64::from(q[1] >> i & 1) << (3 * i + 1)
+            | u64::from(q[2] >> i & 1) << (3 * i);
+    }
+    c
+}
+
+/// Octal digits (from the top) two 63-bit codes share, 0 to 21 (the kernels'
+/// `common_digits`).
+pub fn common_digits(a: u64, b: u64) -> u32 {
+    if a == b {
+        21
+    } else {
+        ((a ^ b).leading_zeros() - 1) / 3
+    }
+}
+
+/// Digit `d` of a 63-bit code (0 the top): the octant, x in bit 2.
+pub fn digit(c: u64, d: u32) -> u32 {
+    (c >> (60 - 3 * d) & 7) as u32
+}
+
+/// The margin by which a cell of the 63-bit grid is widened on each side, per axis, so that
+/// it holds every point whose code lies in it whatever the rounding (the kernels' own).
+pub fn cell_margin(lo: [f32; 3], hi: [f32; 3]) -> [f32; 3] {
+    [0, 1, 2]
+        .map(|a| (lo[a].abs() + hi[a].abs() + (hi[a] - lo[a]).max(1e-30)) * (1.0 / 1_048_576.0))
+}
+
+/// The points' bounds (low, high corners).
+pub fn bounds(points: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in points {
+        for a in 0..3 {
+            lo[a] = lo[a].min(p[a]);
+            hi[a] = hi[a].max(p[a]);
+        }
+    }
+    (lo, hi)
+}
+
+/// The points in the order of their 63-bit codes (stable), with their indices and codes.
+pub fn sort63(points: &[[f32; 3]]) -> (Vec<Indexed>, Vec<u64>, Aabb) {
+    let (lo, hi) = bounds(points);
+    let mut order: Vec<(u64, u32)> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (morton63(*p, lo, hi), i as u32))
+        .collect();
+    order.sort();
+    (
+        order
+            .iter()
+            .map(|&(_, i)| (points[i as usize], i))
+            .collect(),
+        order.iter().map(|&(c, _)| c).collect(),
+        (lo, hi),
+    )
+}
+
+/// A best-k list of (squared distance, index), kept sorted, ties to the lower index: what
+/// the kernels' `insert` keeps.
+pub(crate) fn offer(best: &mut Vec<(f32, u32)>, k: usize, max_d2: f32, c: (f32, u32)) {
+    if c.0 > max_d2 || (best.len() == k && c >= best[k - 1]) {
+        return;
+    }
+    let at = best.partition_point(|b| *b < c);
+    best.insert(at, c);
+    best.truncate(k);
+}
+
+/// A tree's walk as its kernel takes it, and the two queries on it (the kd-tree's and the
+/// octree's twins).
+pub trait Walk {
+    /// Walk from the root for query `q`: `bound()` is the squared distance past which a node
+    /// is skipped (read afresh at each), `visit` gets each leaf's points.
+    fn walk(&self, q: [f32; 3], bound: &mut dyn FnMut() -> f32, visit: &mut dyn FnMut(&[Indexed]));
+
+    /// The k nearest points of `q` (squared distance ≤ `max_d2`) by the kernels' walk.
+    fn knn(&self, q: [f32; 3], k: usize, max_d2: f32) -> Vec<(f32, u32)> {
+        if k == 0 {
+            return Vec::new();
+        }
+        let best = std::cell::RefCell::new(Vec::with_capacity(k + 1));
+        self.walk(
+            q,
+            &mut || knn_bound(&best.borrow(), k, max_d2),
+            &mut |pts| {
+                let mut b = best.borrow_mut();
+                for &(p, i) in pts {
+                    offer(&mut b, k, max_d2, (dist(q, p), i));
+                }
+            },
+        );
+        best.into_inner()
+    }
+
+    /// The indices within `r2` of `q` by the kernels' walk, ascending.
+    fn radius(&self, q: [f32; 3], r2: f32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.walk(q, &mut || r2, &mut |pts| {
+            out.extend(pts.iter().filter(|(p, _)| dist(q, *p) <= r2).map(|e| e.1))
+        });
+        out.sort_unstable();
+        out
+    }
+}
+
+/// The bound past which a k-NN walk skips a node.
+pub(crate) fn knn_bound(best: &[(f32, u32)], k: usize, max_d2: f32) -> f32 {
+    if best.len() == k {
+        max_d2.min(best[k - 1].0)
+    } else {
+        max_d2
+    }
+}
+
 /// Leaves for `n` points of `leaf` a leaf: a power of two, at least one.
 pub fn leaf_count(n: usize, leaf: usize) -> usize {
     n.div_ceil(leaf).max(1).next_power_of_two()
@@ -136,14 +272,7 @@ fn union(x: &Aabb, y: &Aabb) -> Aabb {
 impl Tree {
     /// Build over `points` with `leaf` points a leaf.
     pub fn build(points: &[[f32; 3]], leaf: usize) -> Tree {
-        let mut lo = [f32::INFINITY; 3];
-        let mut hi = [f32::NEG_INFINITY; 3];
-        for p in points {
-            for a in 0..3 {
-                lo[a] = lo[a].min(p[a]);
-                hi[a] = hi[a].max(p[a]);
-            }
-        }
+        let (lo, hi) = bounds(points);
         let mut order: Vec<(u32, u32)> = points
             .iter()
             .enumerate()
@@ -197,25 +326,14 @@ impl Tree {
             .partition_point(|&c| c < morton(q, self.bounds.0, self.bounds.1));
         let window = at.saturating_sub(k)..(at + k).min(self.sorted.len());
         let offer = |best: &mut Vec<(f32, u32)>, p: [f32; 3], i: u32| {
-            let c = (dist(q, p), i);
-            if c.0 > max_d2 || (best.len() == k && c >= best[k - 1]) {
-                return;
-            }
-            let at = best.partition_point(|b| *b < c);
-            best.insert(at, c);
-            best.truncate(k);
+            offer(best, k, max_d2, (dist(q, p), i))
         };
         for &(p, i) in &self.sorted[window.clone()] {
             offer(&mut best, p, i);
         }
         let mut stack = vec![(1usize, d_box(q, &self.boxes[1]))];
         while let Some((node, d)) = stack.pop() {
-            let bound = if best.len() == k {
-                max_d2.min(best[k - 1].0)
-            } else {
-                max_d2
-            };
-            if d > bound {
+            if d > knn_bound(&best, k, max_d2) {
                 continue;
             }
             if node >= self.leaves {

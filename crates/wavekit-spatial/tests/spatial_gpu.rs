@@ -5,8 +5,10 @@ mod common;
 
 use common::*;
 use wavekit_harness::gpu;
+use wavekit_spatial::reference::kd::KdTree;
+use wavekit_spatial::reference::octree::Octree;
 use wavekit_spatial::reference::{NO_POINT, knn_brute, radius_brute};
-use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig};
+use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig, TreeKind};
 
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
@@ -69,43 +71,121 @@ fn gpu_tree_and_queries_equal_brute_force() {
                 };
                 assert_eq!(*b, (lo, hi), "{case}: node {node}");
             }
-            for (k, max_dist) in [(1u32, None), (16, None), (64, None), (8, Some(0.05f32))] {
-                let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
-                let (gi, gd) = spatial.knn(ctx, &tree, &queries, k, max_dist).unwrap();
-                let (wi, wd) = knn_brute(&points, &queries, k as usize, max_d2);
-                let k = k as usize;
-                for (qi, q) in queries.iter().enumerate() {
-                    let s = qi * k..(qi + 1) * k;
-                    check_knn(
-                        &points,
-                        *q,
-                        (&gi[s.clone()], &gd[s.clone()]),
-                        (&wi[s.clone()], &wd[s]),
-                        exact,
-                        &format!("{case} k {k} query {qi}"),
-                    );
+            check_queries(ctx, &spatial, &tree, &points, &queries, exact, &case);
+        }
+    }
+}
+
+/// The kd-tree and the octree: built on the GPU as their CPU twins build them (the kd-tree
+/// node for node; the octree's nodes as a depth-first list, its numbering depending on the
+/// order the workgroups ran), and their queries against brute force, with the baseline
+/// kernel and the compacted one.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
+    let ctx = gpu();
+    for tree_kind in [TreeKind::Kd, TreeKind::Octree] {
+        for config in [
+            SpatialConfig {
+                tree: tree_kind,
+                ..Default::default()
+            },
+            SpatialConfig {
+                tree: tree_kind,
+                leaf: 4,
+                kernel: KnnKernel::Compacted,
+                ..Default::default()
+            },
+        ] {
+            let spatial = Spatial::new(ctx, &config).unwrap();
+            for (name, points, queries, exact) in sets() {
+                if config.leaf == 4 && points.len() > 2000 && !exact {
+                    continue;
                 }
-            }
-            for r in [0.0f32, 0.05, 1.5] {
-                let (go, gi) = spatial.radius(ctx, &tree, &queries, r).unwrap();
-                let (wo, wi) = radius_brute(&points, &queries, r * r);
-                assert_eq!(go.len(), queries.len() + 1);
-                assert_eq!(go[queries.len()] as usize, gi.len(), "{case}");
-                let counts = spatial.count(ctx, &tree, &queries, r).unwrap();
-                for (qi, q) in queries.iter().enumerate() {
-                    let got = &gi[go[qi] as usize..go[qi + 1] as usize];
-                    let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
-                    assert_eq!(counts[qi] as usize, got.len(), "{case}");
-                    check_radius(
-                        &points,
-                        *q,
-                        r * r,
-                        got,
-                        want,
-                        &format!("{case} r {r} query {qi}"),
-                    );
+                let case = format!("{} {name} leaf {}", tree_kind.name(), config.leaf);
+                let tree = spatial.build(ctx, &points).unwrap();
+                let (nodes, codes) = tree.read_nodes(ctx).unwrap();
+                let sorted = tree.read_points(ctx).unwrap();
+                let leaf = config.leaf as usize;
+                match tree_kind {
+                    TreeKind::Kd => {
+                        let want = KdTree::build(&points, leaf);
+                        assert_eq!(codes, want.codes, "{case}: codes");
+                        assert_eq!(sorted, want.sorted, "{case}: points");
+                        assert_eq!(nodes.len(), want.nodes.len(), "{case}");
+                        for (k, (g, w)) in nodes.iter().zip(&want.nodes).enumerate() {
+                            assert_eq!(g[1..], w[1..], "{case}: node {k}");
+                            // The plane: a multiply-add the GPU may fuse.
+                            let (a, b) = (f32::from_bits(g[0]), f32::from_bits(w[0]));
+                            assert!(
+                                close(a, b) || (a - b).abs() < 1e-6,
+                                "{case}: node {k} plane {a} vs {b}"
+                            );
+                        }
+                    }
+                    _ => {
+                        let want = Octree::build(&points, leaf);
+                        assert_eq!(codes, want.codes, "{case}: codes");
+                        assert_eq!(sorted, want.sorted, "{case}: points");
+                        assert_eq!(
+                            Octree::canonical(&nodes),
+                            Octree::canonical(&want.nodes),
+                            "{case}: nodes"
+                        );
+                    }
                 }
+                check_queries(ctx, &spatial, &tree, &points, &queries, exact, &case);
             }
+        }
+    }
+}
+
+/// k-NN (k 1, 16, 64, and 8 within a radius), radius search and counts (r 0, 0.05, 1.5) on a
+/// built tree against brute force.
+fn check_queries(
+    ctx: &wavekit::GpuContext,
+    spatial: &Spatial,
+    tree: &wavekit_spatial::PointTree,
+    points: &[[f32; 3]],
+    queries: &[[f32; 3]],
+    exact: bool,
+    case: &str,
+) {
+    for (k, max_dist) in [(1u32, None), (16, None), (64, None), (8, Some(0.05f32))] {
+        let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
+        let (gi, gd) = spatial.knn(ctx, tree, queries, k, max_dist).unwrap();
+        let (wi, wd) = knn_brute(points, queries, k as usize, max_d2);
+        let k = k as usize;
+        for (qi, q) in queries.iter().enumerate() {
+            let s = qi * k..(qi + 1) * k;
+            check_knn(
+                points,
+                *q,
+                (&gi[s.clone()], &gd[s.clone()]),
+                (&wi[s.clone()], &wd[s]),
+                exact,
+                &format!("{case} k {k} query {qi}"),
+            );
+        }
+    }
+    for r in [0.0f32, 0.05, 1.5] {
+        let (go, gi) = spatial.radius(ctx, tree, queries, r).unwrap();
+        let (wo, wi) = radius_brute(points, queries, r * r);
+        assert_eq!(go.len(), queries.len() + 1);
+        assert_eq!(go[queries.len()] as usize, gi.len(), "{case}");
+        let counts = spatial.count(ctx, tree, queries, r).unwrap();
+        for (qi, q) in queries.iter().enumerate() {
+            let got = &gi[go[qi] as usize..go[qi + 1] as usize];
+            let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
+            assert_eq!(counts[qi] as usize, got.len(), "{case}");
+            check_radius(
+                points,
+                *q,
+                r * r,
+                got,
+                want,
+                &format!("{case} r {r} query {qi}"),
+            );
         }
     }
 }

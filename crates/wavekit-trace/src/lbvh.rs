@@ -290,39 +290,8 @@ pub fn hierarchy(keys: &[u32]) -> Vec<[u32; 2]> {
     };
     (0..(n - 1).max(0))
         .map(|i| {
-            let d = if delta(i, i + 1) - delta(i, i - 1) > 0 {
-                1
-            } else {
-                -1
-            };
-            let dmin = delta(i, i - d);
-            let mut lmax = 2;
-            while delta(i, i + lmax * d) > dmin {
-                lmax *= 2;
-            }
-            let mut len = 0;
-            let mut t = lmax / 2;
-            while t >= 1 {
-                if delta(i, i + (len + t) * d) > dmin {
-                    len += t;
-                }
-                t /= 2;
-            }
-            let j = i + len * d;
-            let dnode = delta(i, j);
-            let (mut s, mut div) = (0, 2);
-            loop {
-                let t = (len + div - 1) / div;
-                if delta(i, i + (s + t) * d) > dnode {
-                    s += t;
-                }
-                if t <= 1 {
-                    break;
-                }
-                div *= 2;
-            }
-            let gamma = (i + s * d + d.min(0)) as u32;
-            let (first, last) = (i.min(j) as u32, i.max(j) as u32);
+            let (first, gamma, last) = wavekit::sim::device::radix_node(i, delta);
+            let (first, gamma, last) = (first as u32, gamma as u32, last as u32);
             [
                 if first == gamma {
                     leaf_ref(gamma, 1)

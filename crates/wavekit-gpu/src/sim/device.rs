@@ -107,6 +107,50 @@ pub fn walk<T: SimMonoid>(
     }
 }
 
+/// Inner node `i` of the binary radix tree over sorted keys (`device/radix_tree`'s
+/// `radix_node`, Karras 2012): `delta(i, j)` is the length of the common prefix of keys i and
+/// j (−1 outside the keys; equal keys told apart by their positions). Returns (first, gamma,
+/// last): the node covers [first, last], its left child [first, gamma], its right [gamma + 1,
+/// last].
+pub fn radix_node(i: i64, delta: impl Fn(i64, i64) -> i64) -> (usize, usize, usize) {
+    let d = if delta(i, i + 1) > delta(i, i - 1) {
+        1
+    } else {
+        -1
+    };
+    let dmin = delta(i, i - d);
+    let mut lmax = 2;
+    while delta(i, i + lmax * d) > dmin {
+        lmax *= 2;
+    }
+    let mut len = 0;
+    let mut t = lmax / 2;
+    while t >= 1 {
+        if delta(i, i + (len + t) * d) > dmin {
+            len += t;
+        }
+        t /= 2;
+    }
+    let j = i + len * d;
+    let dnode = delta(i, j);
+    let (mut s, mut div) = (0, 2);
+    loop {
+        let t = (len + div - 1) / div;
+        if delta(i, i + (s + t) * d) > dnode {
+            s += t;
+        }
+        if t <= 1 {
+            break;
+        }
+        div *= 2;
+    }
+    (
+        i.min(j) as usize,
+        (i + s * d + d.min(0)) as usize,
+        i.max(j) as usize,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

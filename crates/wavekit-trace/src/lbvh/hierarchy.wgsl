@@ -1,8 +1,10 @@
-// LBVH step 3: the hierarchy over the sorted codes (Karras 2012): inner node i finds the range
-// of leaves it covers and where it splits, from the common prefixes of codes (equal codes
-// told apart by their positions), and writes its two references and its children's parents.
+// LBVH step 3: the hierarchy over the sorted codes (Karras 2012, the prelude's
+// device/radix_tree): inner node i finds the range of leaves it covers and where it splits,
+// from the common prefixes of codes (equal codes told apart by their positions), and writes
+// its two references and its children's parents.
 #import subgroup/api
 #import lbvh/common
+#import device/radix_tree
 
 // Length of the common prefix of the codes at i and j (−1 outside 0..n).
 fn delta(i: i32, j: i32) -> i32 {
@@ -25,36 +27,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     if (u + 1u >= n) {
         return;
     }
-    let i = i32(u);
-    let d = select(-1, 1, delta(i, i + 1) - delta(i, i - 1) > 0);
-    let dmin = delta(i, i - d);
-    var lmax = 2;
-    while (delta(i, i + lmax * d) > dmin) {
-        lmax *= 2;
-    }
-    var len = 0;
-    for (var t = lmax / 2; t >= 1; t /= 2) {
-        if (delta(i, i + (len + t) * d) > dmin) {
-            len += t;
-        }
-    }
-    let j = i + len * d;
-    let dnode = delta(i, j);
-    var s = 0;
-    var div = 2;
-    loop {
-        let t = (len + div - 1) / div;
-        if (delta(i, i + (s + t) * d) > dnode) {
-            s += t;
-        }
-        if (t <= 1) {
-            break;
-        }
-        div *= 2;
-    }
-    let gamma = u32(i + s * d + min(d, 0));
-    let first = u32(min(i, j));
-    let last = u32(max(i, j));
+    let r = radix_node(i32(u));
+    let first = r.x;
+    let gamma = r.y;
+    let last = r.z;
     // Leaves of one triangle: 0x80000000 | position (bvh.rs: leaf_ref(position, 1)).
     if (first == gamma) {
         children[2u * u] = 0x80000000u | gamma;
