@@ -68,6 +68,46 @@ pub(crate) fn check_output(input: &Path, output: &Path) -> Result<(), CliError> 
     Ok(())
 }
 
+/// Where `path` would be: its folder made absolute (and canonical where it exists) joined with
+/// its name, so that two spellings of one file compare equal before it exists.
+fn resolved(path: &Path) -> std::path::PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = dir.map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf);
+    let dir = dir.canonicalize().unwrap_or(dir);
+    match path.file_name() {
+        Some(name) => dir.join(name),
+        None => dir,
+    }
+}
+
+/// A command's outputs, checked before any work: each one's folder exists, and no two name
+/// one file (the second write would replace the first: a result lost).
+pub(crate) fn check_outputs(outputs: &[(&str, &Path)]) -> Result<(), CliError> {
+    for (i, (what, out)) in outputs.iter().enumerate() {
+        let dir = out.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(d) = dir {
+            if !d.is_dir() {
+                return Err(file_err(out, format!("no such folder {}", d.display())));
+            }
+        }
+        for (other, o) in &outputs[..i] {
+            if resolved(out) == resolved(o) {
+                return Err(file_err(
+                    out,
+                    format!(
+                        "is named for both {other} and {what}: the second would replace the \
+                         first; give each output its own file"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Write `bytes` to `path` through a temporary file beside it, renamed into place when whole.
 pub(crate) fn write_atomic(
     path: &Path,

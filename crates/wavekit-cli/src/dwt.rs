@@ -187,6 +187,7 @@ fn read_npy(path: &Path) -> Result<Planes, CliError> {
         other => format!("{other:?}"),
     };
     let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
+    let fortran = npy.order() == npyz::Order::Fortran;
     let samples = match dtype.as_str() {
         "|u1" => widen(npy.into_vec::<u8>().map_err(err)?),
         "<u2" => widen(npy.into_vec::<u16>().map_err(err)?),
@@ -199,6 +200,21 @@ fn read_npy(path: &Path) -> Result<Planes, CliError> {
                 format!("dtype '{dtype}': use uint8, uint16, int16, int32 or float32"),
             ));
         }
+    };
+    // Fortran order (numpy's `np.asfortranarray`): the first index runs fastest; into C order.
+    let samples = if fortran {
+        let (p, h, w) = (planes as usize, h as usize, w as usize);
+        let c_order = |i: usize| {
+            let (plane, rest) = (i / (h * w), i % (h * w));
+            let (r, c) = (rest / w, rest % w);
+            plane + p * (r + h * c)
+        };
+        match samples {
+            Samples::Int(v) => Samples::Int((0..v.len()).map(|i| v[c_order(i)]).collect()),
+            Samples::Float(v) => Samples::Float((0..v.len()).map(|i| v[c_order(i)]).collect()),
+        }
+    } else {
+        samples
     };
     Ok(Planes {
         width: w as u32,

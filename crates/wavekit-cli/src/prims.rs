@@ -278,6 +278,17 @@ pub fn sort(
             "--values needs --values-out: where should the reordered values go?".into(),
         ));
     }
+    // Every output checked before the work: two outputs never name one file, an output never
+    // names the other input (each output may replace its own input: a sort in place).
+    let mut outs = vec![("the sorted keys (-o)", output)];
+    if let Some(v) = values_out {
+        outs.push(("the values (--values-out)", v));
+        crate::codec::check_output(input, v)?;
+    }
+    if let Some(v) = values {
+        crate::codec::check_output(v, output)?;
+    }
+    crate::codec::check_outputs(&outs)?;
     let keys = open_1d(input)?;
     let key = match keys.dtype {
         Dtype::U32 => KeyType::U32,

@@ -193,6 +193,11 @@ pub fn knn(ctx: &GpuContext, a: &KnnArgs) -> Result<(), CliError> {
             check_output(input, d)?;
         }
     }
+    let mut outs = vec![("the indices (-o)", a.output.as_path())];
+    if let Some(d) = &a.distances {
+        outs.push(("the distances (--distances)", d.as_path()));
+    }
+    crate::codec::check_outputs(&outs)?;
     let (points, queries) = read_both(&a.points, &a.queries)?;
     let spatial = Spatial::new(ctx, &a.tree.config())?;
     let tree = spatial.build(ctx, &points)?;
@@ -229,6 +234,10 @@ pub fn radius(ctx: &GpuContext, a: &RadiusArgs) -> Result<(), CliError> {
         check_output(input, &a.offsets)?;
         check_output(input, &a.indices)?;
     }
+    crate::codec::check_outputs(&[
+        ("the offsets (--offsets)", a.offsets.as_path()),
+        ("the indices (--indices)", a.indices.as_path()),
+    ])?;
     let (points, queries) = read_both(&a.points, &a.queries)?;
     let spatial = Spatial::new(ctx, &a.tree.config())?;
     let tree = spatial.build(ctx, &points)?;

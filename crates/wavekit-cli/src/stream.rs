@@ -84,6 +84,11 @@ impl Dtype {
 
     fn from_descr(d: &str) -> Option<(Dtype, bool)> {
         // (type, byte-swapped): '<' and '=' are little-endian on every host wavekit runs on.
+        // Any text may reach here (an empty or non-ASCII descr too): split only on a char
+        // boundary.
+        if d.is_empty() || !d.is_char_boundary(1) {
+            return None;
+        }
         let (order, code) = d.split_at(1);
         let swapped = match order {
             "<" | "=" | "|" => false,
@@ -127,7 +132,7 @@ fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
 }
 
 impl Npy {
-    /// Elements.
+    /// Elements (the header's shape was checked: its byte count fits a u64).
     pub fn len(&self) -> u64 {
         self.shape.iter().product()
     }
@@ -199,17 +204,39 @@ impl Npy {
     }
 }
 
-/// The header dict: `{'descr': '<u4', 'fortran_order': False, 'shape': (5,), }`.
+/// The header dict: `{'descr': '<u4', 'fortran_order': False, 'shape': (5,), }` (keys and
+/// the descr in single or double quotes).
 fn parse_header(path: &Path, h: &str, offset: u64) -> Result<Npy, CliError> {
     let field = |key: &str| -> Option<&str> {
-        let at = h.find(&format!("'{key}'"))? + key.len() + 2;
+        let at = h
+            .find(&format!("'{key}'"))
+            .or_else(|| h.find(&format!("\"{key}\"")))?
+            + key.len()
+            + 2;
         let rest = h[at..].trim_start().strip_prefix(':')?.trim_start();
         Some(rest)
     };
-    let descr = field("descr")
-        .and_then(|r| r.strip_prefix('\''))
-        .and_then(|r| r.split('\'').next())
-        .ok_or_else(|| bad(path, "not a readable .npy file: no descr in the header"))?;
+    let quoted = |r: &str| -> Option<String> {
+        let q = r.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        r[1..].split(q).next().map(str::to_string)
+    };
+    let descr_field = field("descr").ok_or_else(|| {
+        bad(
+            path,
+            "not a readable .npy file: no 'descr' key in the header",
+        )
+    })?;
+    let descr = quoted(descr_field).ok_or_else(|| {
+        let shown: String = descr_field.chars().take(40).collect();
+        bad(
+            path,
+            format!(
+                "dtype {shown}…: not a plain type (a structured or object dtype?); use uint32, \
+                 int32 or float32, e.g. arr.astype(np.float32)"
+            ),
+        )
+    })?;
+    let descr = descr.as_str();
     let (dtype, swapped) = Dtype::from_descr(descr).ok_or_else(|| {
         bad(
             path,
@@ -236,6 +263,16 @@ fn parse_header(path: &Path, h: &str, offset: u64) -> Result<Npy, CliError> {
                 format!("not a readable .npy file: shape ({shape_text})"),
             )
         })?;
+    // The byte count must fit: a shape such as (2^62,) would wrap it past the size check.
+    let bytes = shape
+        .iter()
+        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d));
+    if bytes.is_none_or(|b| b > i64::MAX as u64) {
+        return Err(bad(
+            path,
+            format!("shape {shape:?}: more data than any file holds (a damaged header?)"),
+        ));
+    }
     if fortran && shape.iter().filter(|&&d| d > 1).count() > 1 {
         return Err(bad(
             path,
@@ -610,6 +647,61 @@ mod tests {
         std::fs::write(&p, b"not numpy").unwrap();
         let e = Npy::open(&p).unwrap_err().to_string();
         assert!(e.contains("not a readable .npy file"), "{e}");
+        // Hostile headers (issue 32): errors, never a panic. Each file has 64 bytes of data.
+        let raw = |dict: &str| {
+            let mut d = dict.as_bytes().to_vec();
+            while !(10 + d.len() + 1).is_multiple_of(64) {
+                d.push(b' ');
+            }
+            d.push(b'\n');
+            let mut out = b"\x93NUMPY\x01\x00".to_vec();
+            out.extend((d.len() as u16).to_le_bytes());
+            out.extend(d);
+            out.extend([0u8; 64]);
+            out
+        };
+        for (dict, needle) in [
+            (
+                "{'descr': '', 'fortran_order': False, 'shape': (3,), }",
+                "dtype '' is not supported",
+            ),
+            (
+                "{'descr': '\u{e9}4', 'fortran_order': False, 'shape': (3,), }",
+                "is not supported",
+            ),
+            (
+                "{'descr': '<', 'fortran_order': False, 'shape': (3,), }",
+                "is not supported",
+            ),
+            (
+                "{'descr': '<u4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+                "more data than any file holds",
+            ),
+            (
+                "{'descr': '<u4', 'fortran_order': False, 'shape': (65536, 65536, 65536, 65536), }",
+                "more data than any file holds",
+            ),
+            (
+                "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (3,), }",
+                "not a plain type",
+            ),
+            (
+                "{'fortran_order': False, 'shape': (3,), }",
+                "no 'descr' key",
+            ),
+        ] {
+            std::fs::write(&p, raw(dict)).unwrap();
+            let e = Npy::open(&p).unwrap_err().to_string();
+            assert!(e.contains(needle), "{dict}: {e}");
+        }
+        // Double-quoted keys, as some writers make them, read.
+        std::fs::write(
+            &p,
+            raw("{\"descr\": \"<u4\", \"fortran_order\": False, \"shape\": (16,), }"),
+        )
+        .unwrap();
+        let h = Npy::open(&p).unwrap();
+        assert_eq!((h.dtype, h.len()), (Dtype::U32, 16));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -1102,3 +1102,143 @@ fn ui_render_demo_and_scene_errors() {
         (560, 360)
     );
 }
+
+/// A Fortran-ordered array (numpy's `np.asfortranarray`) is read in numpy's element order: its
+/// coefficients equal those of the same array in C order (issue 32).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_fortran_ordered_array_reads_as_numpy_means_it() {
+    let (p, h, w) = (2usize, 5usize, 7usize);
+    let value = |plane: usize, r: usize, c: usize| (plane * 1000 + r * 37 + c * 11) as i32 % 97;
+    let npy = |fortran: bool, shape: &[usize], data: Vec<i32>| {
+        let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+        let mut d = format!(
+            "{{'descr': '<i4', 'fortran_order': {}, 'shape': ({}), }}",
+            if fortran { "True" } else { "False" },
+            dims.join(", ")
+        )
+        .into_bytes();
+        while !(10 + d.len() + 1).is_multiple_of(64) {
+            d.push(b' ');
+        }
+        d.push(b'\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend((d.len() as u16).to_le_bytes());
+        out.extend(d);
+        out.extend(data.iter().flat_map(|v| v.to_le_bytes()));
+        out
+    };
+    // 3-D (planes, H, W) and 2-D (H, W).
+    for planes in [p, 1] {
+        let shape: Vec<usize> = if planes == 1 {
+            vec![h, w]
+        } else {
+            vec![p, h, w]
+        };
+        let mut c_data = Vec::new();
+        for plane in 0..planes {
+            for r in 0..h {
+                for c in 0..w {
+                    c_data.push(value(plane, r, c));
+                }
+            }
+        }
+        // Fortran order: the first index fastest.
+        let mut f_data = Vec::new();
+        for c in 0..w {
+            for r in 0..h {
+                for plane in 0..planes {
+                    f_data.push(value(plane, r, c));
+                }
+            }
+        }
+        let (cf, ff) = (tmp("c-order.npy"), tmp("f-order.npy"));
+        std::fs::write(&cf, npy(false, &shape, c_data)).unwrap();
+        std::fs::write(&ff, npy(true, &shape, f_data)).unwrap();
+        let (co, fo) = (tmp("c-coeffs.npy"), tmp("f-coeffs.npy"));
+        for (i, o) in [(&cf, &co), (&ff, &fo)] {
+            let out = dwt("forward", i, Some(o), "5/3", "2", &[]);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+        }
+        assert_eq!(read_i32(&co), read_i32(&fo), "{planes} planes");
+    }
+}
+
+/// Two outputs naming one file, an output naming the other input, or an output in a missing
+/// folder: an error before any work, and no file written (issue 32: the sorted keys were
+/// lost under the values).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn sort_outputs_are_checked_before_the_work() {
+    let (k, v) = (tmp("out-keys.npy"), tmp("out-vals.npy"));
+    npyz::to_file_1d(&k, [3u32, 1, 2]).unwrap();
+    npyz::to_file_1d(&v, [30u32, 10, 20]).unwrap();
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let same = tmp("out-same.npy");
+    let _ = std::fs::remove_file(&same);
+    let out = wavekit(
+        &[
+            "sort",
+            &s(&k),
+            "-o",
+            &s(&same),
+            "--values",
+            &s(&v),
+            "--values-out",
+            &s(&same),
+        ],
+        &[],
+    );
+    assert_usage_error(&out, "named for both");
+    assert!(!same.exists(), "a file was written");
+    let lone = tmp("out-lone.npy");
+    let _ = std::fs::remove_file(&lone);
+    let out = wavekit(
+        &[
+            "sort",
+            &s(&k),
+            "-o",
+            &s(&lone),
+            "--values-out",
+            "/nonexistent-wavekit/v.npy",
+        ],
+        &[],
+    );
+    assert_usage_error(&out, "no such folder");
+    assert!(!lone.exists(), "the keys were written before the error");
+    // The keys' output naming the values input.
+    let out = wavekit(
+        &[
+            "sort",
+            &s(&k),
+            "-o",
+            &s(&v),
+            "--values",
+            &s(&v),
+            "--values-out",
+            &s(&lone),
+        ],
+        &[],
+    );
+    assert_usage_error(&out, "is the input file");
+    assert_eq!(read_u32(&v), vec![30, 10, 20]);
+    // In place, each output over its own input, still works.
+    let out = wavekit(
+        &[
+            "sort",
+            &s(&k),
+            "-o",
+            &s(&k),
+            "--values",
+            &s(&v),
+            "--values-out",
+            &s(&v),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        (read_u32(&k), read_u32(&v)),
+        (vec![1, 2, 3], vec![10, 20, 30])
+    );
+}

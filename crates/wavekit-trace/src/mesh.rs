@@ -306,8 +306,15 @@ pub fn procedural(spec: &str) -> Result<Mesh> {
         })
     };
     match parts[1] {
-        "soup" => soup(size, seed),
-        "thin" => thin(size, seed),
+        // Checked before anything is made: 2^32 - 1 triangles would ask for 154 GB.
+        "soup" => match too_big(u64::from(size)) {
+            Some(e) => Err(e),
+            None => soup(size, seed),
+        },
+        "thin" => match too_big(u64::from(size)) {
+            Some(e) => Err(e),
+            None => thin(size, seed),
+        },
         "plane" => match too_big(2 * u64::from(size) * u64::from(size)) {
             Some(e) => Err(e),
             None => Ok(plane(size)),
@@ -524,6 +531,12 @@ mod tests {
             "proc:plane:20000",
         ] {
             assert!(procedural(bad).is_err(), "{bad}");
+        }
+        // Too many triangles: an error before anything is allocated (it used to abort asking
+        // for 154 GB).
+        for huge in ["proc:soup:4294967295", "proc:thin:134217728"] {
+            let e = procedural(huge).unwrap_err().to_string();
+            assert!(e.contains("at most 2^27 - 1"), "{huge}: {e}");
         }
     }
 }

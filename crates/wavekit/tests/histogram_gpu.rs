@@ -81,6 +81,12 @@ fn f32_samples_with_nan_and_infinities() {
         },
         &[(0.0, 1.0), (-1.0, 2.0), (-1e-3, 1e-3)],
     );
+    // Ranges whose width overflows f32 (issue 32: x − lower overflowed to infinity), with
+    // samples across them.
+    check(
+        |r| (r.f32() * 2.0 - 1.0) * 3.4e38,
+        &[(-3e38, 3e38), (-f32::MAX, f32::MAX)],
+    );
 }
 
 #[test]

@@ -20,7 +20,8 @@ struct Params {
     upper: u32,
     // f32: bins / (upper − lower) as bits; integers: upper − lower.
     scale: u32,
-    // Integers: bins / (upper − lower) as f32 bits, for the estimate.
+    // Integers: bins / (upper − lower) as f32 bits, for the estimate; f32: the pre-scale (0:
+    // none; sample_float.wgsl).
     ratio: u32,
 }
 

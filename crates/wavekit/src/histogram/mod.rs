@@ -273,11 +273,13 @@ fn levels<T: Sample>(bins: u32, lower: T, upper: T) -> Result<[u32; 4]> {
             if l >= u {
                 return bad("lower must be below upper");
             }
-            let scale = reference::float_scale(bins, l, u);
+            let (pre, scale) = reference::float_bin_form(bins, l, u);
             if !scale.is_finite() || scale == 0.0 {
                 return bad("the bins are too narrow or too wide for f32");
             }
-            Ok([lo, hi, scale.to_bits(), 0])
+            // The pre-scale in the ratio's word: 0 for the plain form.
+            let pre = if pre == 1.0 { 0 } else { pre.to_bits() };
+            Ok([lo, hi, scale.to_bits(), pre])
         }
         Scalar::I32 => {
             if (lo as i32) >= (hi as i32) {

@@ -57,14 +57,33 @@ impl Sample for f32 {
         if x >= upper {
             return Err(1);
         }
-        let scale = float_scale(bins, lower, upper);
-        Ok((((x - lower) * scale).floor() as u32).min(bins - 1))
+        let (pre, scale) = float_bin_form(bins, lower, upper);
+        let off = if pre == 1.0 {
+            x - lower
+        } else {
+            x * pre - lower * pre
+        };
+        Ok(((off * scale).floor() as u32).min(bins - 1))
     }
 }
 
 /// The f32 scale both sides use: bins / (upper − lower), rounded to f32.
 pub fn float_scale(bins: u32, lower: f32, upper: f32) -> f32 {
     (f64::from(bins) / (f64::from(upper) - f64::from(lower))) as f32
+}
+
+/// How both sides take a float's bin, `floor((x·pre − lower·pre) · scale)`: `pre` 1 and the
+/// plain scale where `upper − lower` is finite in f32; otherwise (a range past f32's largest,
+/// e.g. [−3e38, 3e38)) `pre` 1/4, so that the difference cannot overflow, and the scale 4×
+/// (rounded from f64).
+pub fn float_bin_form(bins: u32, lower: f32, upper: f32) -> (f32, f32) {
+    if (upper - lower).is_finite() {
+        (1.0, float_scale(bins, lower, upper))
+    } else {
+        // Rounded from f64 at its own size (bins / range itself may be subnormal in f32).
+        let range = (f64::from(upper) - f64::from(lower)) * 0.25;
+        (0.25, (f64::from(bins) / range) as f32)
+    }
 }
 
 /// The histogram of `xs`.
@@ -105,5 +124,12 @@ mod tests {
         let c = histogram(&[0u32, u32::MAX - 1, u32::MAX], 4096, 0, u32::MAX);
         assert_eq!(c.bins[0] + c.bins[4095], 2);
         assert_eq!(c.above, 1);
+        // A range past f32's largest (upper − lower overflows; it gave [0 2 0 2]): numpy's
+        // answer, [0 1 3 0]. (Issue 32's 0.0 sits exactly on the edge between bins 1 and 2,
+        // where the f32 scale's rounding puts it in bin 1 and numpy's edge correction in 2.)
+        let c = histogram(&[5e37f32, 1e38, -1e38, 1e37], 4, -3e38, 3e38);
+        assert_eq!(c.bins, [0, 1, 3, 0]);
+        let c = histogram(&[f32::MAX, -f32::MAX, 1e37], 2, -f32::MAX, f32::MAX);
+        assert_eq!((c.bins[0], c.bins[1], c.above), (1, 1, 1));
     }
 }

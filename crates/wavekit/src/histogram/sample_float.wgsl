@@ -1,5 +1,5 @@
 // f32 samples: bin = floor((x − lower) · scale), scale = bins / (upper − lower) rounded to f32
-// on the host, clamped to the last bin (rounding can reach `bins` just below `upper`). NaN is
+// on the host (a range past f32's largest: floor((x/4 − lower/4) · 4 scale)), clamped to the last bin (rounding can reach `bins` just below `upper`). NaN is
 // counted apart. The comparisons are made on the bits (WGSL lets a compiler assume no NaN or
 // infinity in float arithmetic): NaN by its exponent and mantissa, order by the sortable form
 // (−0 taken as +0, as IEEE compares them). Needs params, BELOW, ABOVE, NAN.
@@ -24,5 +24,12 @@ fn bin_of(x: f32) -> u32 {
     }
     let lower = bitcast<f32>(params.lower);
     let scale = bitcast<f32>(params.scale);
-    return min(u32(floor((x - lower) * scale)), params.bins - 1u);
+    // A range wider than f32's largest: both scaled by `pre` (1/4) first, so that x − lower
+    // cannot overflow (reference.rs: float_bin_form).
+    var off = x - lower;
+    if (params.ratio != 0u) {
+        let pre = bitcast<f32>(params.ratio);
+        off = x * pre - lower * pre;
+    }
+    return min(u32(floor(off * scale)), params.bins - 1u);
 }
