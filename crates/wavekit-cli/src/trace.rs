@@ -60,6 +60,20 @@ struct RenderArgs {
     /// Any hit (occlusion) instead of the closest.
     #[arg(long)]
     any_hit: bool,
+    /// Path trace the image with this many paths a pixel (diffuse and glossy surfaces under a
+    /// sky, Russian roulette from the third bounce) instead of --rays.
+    #[arg(long)]
+    spp: Option<u32>,
+    /// Path tracing: most bounces a path.
+    #[arg(long, default_value_t = 8)]
+    bounces: u32,
+    /// Path tracing: the random numbers' seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u32,
+    /// Path tracing: no ground under the mesh (by default a square ten times its size at the
+    /// bottom of its bounds, y up).
+    #[arg(long)]
+    no_ground: bool,
 }
 
 #[derive(Args)]
@@ -86,6 +100,16 @@ struct BenchArgs {
     /// Print JSON lines instead of text.
     #[arg(long)]
     json: bool,
+    /// Measure path tracing instead (paths a second of each kernel, this many paths a pixel
+    /// of the primary rays at --size).
+    #[arg(long)]
+    spp: Option<u32>,
+    /// Path tracing: most bounces a path.
+    #[arg(long, default_value_t = 8)]
+    bounces: u32,
+    /// Path tracing: no ground under the meshes.
+    #[arg(long)]
+    no_ground: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -165,7 +189,13 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
         ));
     }
     let mesh = load(spec)?;
-    let bvh = build(ctx, &mesh, a.builder)?;
+    // Path tracing puts the mesh on a ground (the camera still frames the mesh alone).
+    let scene = if a.spp.is_some() && !a.no_ground {
+        wavekit_trace::paths::with_ground(&mesh)?
+    } else {
+        mesh.clone()
+    };
+    let bvh = build(ctx, &scene, a.builder)?;
     if let (Some(rin), Some(hout)) = (&a.rays_in, &a.hits_out) {
         let rays = read_rays(rin)?;
         let config = TraceConfig {
@@ -191,6 +221,29 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
             start.elapsed().as_secs_f64(),
             hout.display()
         );
+    }
+    if let (Some(out), Some(spp)) = (&a.output, a.spp) {
+        let (w, h) = a.size;
+        let settings = wavekit_trace::paths::PathSettings {
+            spp,
+            bounces: a.bounces,
+            seed: a.seed,
+            epsilon: wavekit_trace::rays::epsilon(&mesh),
+        };
+        let img = path_trace(ctx, &mesh, &bvh, a.kernel.kind(), (w, h), &settings)?;
+        crate::codec::write_atomic(out, |t| {
+            image::save_buffer_with_format(
+                t,
+                &img,
+                w,
+                h,
+                image::ColorType::Rgb8,
+                image::ImageFormat::Png,
+            )
+            .map_err(|e| file_err(out, e))
+        })?;
+        println!("wrote {} ({w} x {h}, {spp} paths a pixel)", out.display());
+        return Ok(());
     }
     if let Some(out) = &a.output {
         let (w, h) = a.size;
@@ -232,6 +285,42 @@ fn build(ctx: &GpuContext, mesh: &Mesh, builder: BuilderArg) -> Result<GpuBvh, C
     };
     eprintln!("  done in {:.2} s", start.elapsed().as_secs_f64());
     Ok(bvh)
+}
+
+/// A path-traced RGB image of `mesh` (wavekit_trace::paths): `settings.spp` paths a pixel
+/// from the framing camera's primary rays, on the GPU.
+fn path_trace(
+    ctx: &GpuContext,
+    mesh: &Mesh,
+    bvh: &GpuBvh,
+    kernel: KernelKind,
+    (w, h): (u32, u32),
+    settings: &wavekit_trace::paths::PathSettings,
+) -> Result<Vec<u8>, CliError> {
+    settings.check()?;
+    let primary = Camera::framing(mesh, w, h).primary();
+    let n = u64::from(w) * u64::from(h) * u64::from(settings.spp);
+    eprintln!(
+        "tracing {n} paths ({} a pixel, up to {} bounces, {}) ...",
+        settings.spp,
+        settings.bounces,
+        kernel.name()
+    );
+    let start = Instant::now();
+    let tracer = Tracer::new(ctx, TraceConfig::paths(kernel))?;
+    let rb = ctx.storage_from("trace primary rays", &primary)?;
+    ctx.check_binding("trace paths", n * 16)?;
+    let out = ctx.storage_uninit("trace paths", n * 16)?;
+    let bound = tracer.bind_paths(ctx, bvh, &rb, &out, w * h, settings)?;
+    ctx.submit(|e| bound.record(e));
+    bound.check(ctx)?;
+    let words: Vec<u32> = ctx.read_back("trace paths", &out, 4 * n as usize)?;
+    let radiance: Vec<[f32; 3]> = words
+        .chunks(4)
+        .map(|c| [c[0], c[1], c[2]].map(f32::from_bits))
+        .collect();
+    eprintln!("  done in {:.2} s", start.elapsed().as_secs_f64());
+    Ok(wavekit_trace::paths::image(&radiance, w, h, settings.spp))
 }
 
 /// A shaded RGB image of `mesh`: primary hits lit by a point light; with shadow rays, points
@@ -377,6 +466,9 @@ fn write_u32(path: &Path, v: &[u32], cols: usize) -> Result<(), CliError> {
 }
 
 fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
+    if a.spp.is_some() {
+        return bench_paths(ctx, a);
+    }
     let mut meshes = a.meshes.clone();
     if meshes.is_empty() {
         let dragon = Path::new(".meshes/dragon.ply");
@@ -577,4 +669,107 @@ pub fn demo_render(
     image::save_buffer(&path, &img, w, h, image::ColorType::Rgb8)
         .map_err(|e| file_err(&path, e))?;
     Ok((checks, path))
+}
+
+/// `wavekit trace bench --spp N`: path tracing's GPU time with each kernel (the benchmark
+/// protocol), paths a second, the share of paths of each length, and (a run with diagnostics)
+/// the subgroup utilisation.
+fn bench_paths(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
+    let spp = a.spp.unwrap_or(1);
+    let meshes = if a.meshes.is_empty() {
+        vec![".meshes/dragon.ply".to_string()]
+    } else {
+        a.meshes.clone()
+    };
+    let protocol = a.protocol.protocol()?;
+    let clock = crate::bench::clock_reader(ctx);
+    let (w, h) = a.size;
+    for spec in &meshes {
+        let mesh = load(spec)?;
+        let name = mesh_name(spec);
+        let scene = if a.no_ground {
+            mesh.clone()
+        } else {
+            wavekit_trace::paths::with_ground(&mesh)?
+        };
+        let bvh = Bvh::build_cpu(&scene).upload(ctx)?;
+        let settings = wavekit_trace::paths::PathSettings {
+            spp,
+            bounces: a.bounces,
+            seed: 1,
+            epsilon: wavekit_trace::rays::epsilon(&mesh),
+        };
+        let primary = Camera::framing(&mesh, w, h).primary();
+        let rb = ctx.storage_from("trace primary rays", &primary)?;
+        let n = u64::from(w) * u64::from(h) * u64::from(spp);
+        ctx.check_binding("trace paths", n * 16)?;
+        let out = ctx.storage_uninit("trace paths", n * 16)?;
+        let mut first: Option<Vec<u32>> = None;
+        for kernel in a.kernels.iter().map(|k| k.kind()) {
+            let tracer = Tracer::new(ctx, TraceConfig::paths(kernel))?;
+            let bound = tracer.bind_paths(ctx, &bvh, &rb, &out, w * h, &settings)?;
+            ctx.submit(|e| bound.record(e));
+            bound.check(ctx)?;
+            let words: Vec<u32> = ctx.read_back("trace paths", &out, 4 * n as usize)?;
+            // Every kernel traces the same paths: their results agree.
+            let agree = match &first {
+                None => {
+                    first = Some(words.clone());
+                    1.0
+                }
+                Some(f) => {
+                    let same = f.iter().zip(&words).filter(|(x, y)| x == y).count();
+                    same as f64 / f.len().max(1) as f64
+                }
+            };
+            let mut lengths = vec![0u64; a.bounces as usize + 1];
+            for c in words.chunks(4) {
+                lengths[(c[3] as usize).min(a.bounces as usize)] += 1;
+            }
+            let diag = Tracer::new(
+                ctx,
+                TraceConfig {
+                    diagnostics: true,
+                    ..TraceConfig::paths(kernel)
+                },
+            )?;
+            let counted = diag.bind_paths(ctx, &bvh, &rb, &out, w * h, &settings)?;
+            ctx.submit(|e| counted.record(e));
+            let util = counted.utilisation(ctx)?.map_or(0.0, |u| u.all());
+            let mut cases = vec![wavekit_bench::protocol::Case::new("paths", |e| {
+                bound.record(e)
+            })];
+            let m =
+                wavekit_bench::protocol::measure(ctx, &mut cases, &protocol, &*clock, &mut |m| {
+                    eprintln!("{m}")
+                })?;
+            let ms = m[0].timing.median_ns / 1e6;
+            let row = serde_json::json!({
+                "mesh": name, "ground": !a.no_ground, "width": w, "height": h, "spp": spp, "bounces": a.bounces,
+                "kernel": kernel.name(), "paths": n, "ms": ms,
+                "mpaths_per_s": n as f64 / ms / 1e3, "utilisation": util,
+                "same_as_first_kernel": agree, "lengths": lengths,
+                "spread": m[0].spread,
+                "clock": crate::bench::clock_text(m[0].clock, m[0].clock_low),
+            });
+            if a.json {
+                println!("{row}");
+            } else {
+                println!(
+                    "{name} {w}x{h} spp {spp} bounces {}: {:<10} {:>9.2} ms {:>8.1} M paths/s \
+                     utilisation {:.2} (same paths as the first kernel: {:.4}); lengths {:?}; \
+                     SM clock {}",
+                    a.bounces,
+                    kernel.name(),
+                    ms,
+                    n as f64 / ms / 1e3,
+                    util,
+                    agree,
+                    lengths,
+                    crate::bench::clock_text(m[0].clock, m[0].clock_low)
+                );
+            }
+        }
+    }
+    Ok(())
 }

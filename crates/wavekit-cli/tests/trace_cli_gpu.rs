@@ -218,3 +218,57 @@ fn wrong_input_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("WIDTHxHEIGHT"));
 }
+
+/// `wavekit trace MESH --spp N --bounces B -o OUT.png` path traces a PNG of the asked size,
+/// the same for every kernel; bad settings are usage errors and leave no file.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn path_traced_renders_are_pngs_and_agree_across_kernels() {
+    let d = dir();
+    let mut first: Option<Vec<u8>> = None;
+    for kernel in ["baseline", "persistent", "compacted"] {
+        let out = d.join(format!("paths-{kernel}.png"));
+        let o = wavekit(&[
+            "trace",
+            "proc:grid:3",
+            "--spp",
+            "2",
+            "--bounces",
+            "5",
+            "--size",
+            "40x30",
+            "--kernel",
+            kernel,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{kernel}: {}", text(&o.stderr));
+        let img = image::open(&out).unwrap().to_rgb8();
+        assert_eq!(img.dimensions(), (40, 30));
+        // Not all sky: the mesh and the ground are in it.
+        let distinct: std::collections::HashSet<_> = img.pixels().map(|p| p.0).collect();
+        assert!(distinct.len() > 20, "{kernel}: {} colours", distinct.len());
+        match &first {
+            None => first = Some(img.into_raw()),
+            Some(f) => assert!(*f == img.into_raw(), "{kernel} differs from the baseline"),
+        }
+    }
+    let bad = d.join("bad-paths.png");
+    for args in [["--spp", "0"], ["--bounces", "0"]] {
+        let mut a = vec![
+            "trace",
+            "proc:grid:2",
+            "--size",
+            "8x8",
+            "-o",
+            bad.to_str().unwrap(),
+        ];
+        if args[0] == "--bounces" {
+            a.extend(["--spp", "1"]);
+        }
+        a.extend(args);
+        let o = wavekit(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        assert!(!bad.exists(), "{args:?} left a file");
+    }
+}

@@ -35,6 +35,7 @@ pub mod bvh;
 mod error;
 pub mod lbvh;
 pub mod mesh;
+pub mod paths;
 pub mod rays;
 pub mod reference;
 pub mod sim;
@@ -57,6 +58,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("trace/compacted", "trace/compacted.wgsl"),
     wavekit::wgsl_source!("trace/global_stack", "trace/global_stack.wgsl"),
     wavekit::wgsl_source!("trace/fetch", "trace/fetch.wgsl"),
+    wavekit::wgsl_source!("trace/paths", "trace/paths.wgsl"),
     wavekit::wgsl_source!("lbvh/common", "lbvh/common.wgsl"),
     wavekit::wgsl_source!("lbvh/bounds", "lbvh/bounds.wgsl"),
     wavekit::wgsl_source!("lbvh/morton", "lbvh/morton.wgsl"),

@@ -73,6 +73,9 @@ pub struct TraceConfig {
     /// The persistent kernel refills a subgroup's idle lanes when fewer than this percentage of
     /// its lanes are busy (1 to 100; 100: as soon as one lane is idle).
     pub refill_percent: u32,
+    /// Path tracing (bind with [`Tracer::bind_paths`]): a task is a path, which goes on in its
+    /// lane from bounce to bounce (`trace/paths.wgsl`; CPU twin [`crate::paths`]).
+    pub paths: bool,
     /// Rays a lane of the persistent and compacted kernels may fetch in all (its subgroup
     /// stops fetching past width × this; the grid's budgets together always cover every ray).
     /// `None`: no limit on hardware adapters; on software adapters (llvmpipe) twice the fair
@@ -99,6 +102,15 @@ impl TraceConfig {
             refill_percent: 50,
             fetch_budget: None,
             fetch_batch: 4,
+            paths: false,
+        }
+    }
+
+    /// The defaults for `kernel`, tracing paths.
+    pub fn paths(kernel: KernelKind) -> Self {
+        Self {
+            paths: true,
+            ..Self::new(kernel)
         }
     }
 
@@ -125,6 +137,9 @@ impl TraceConfig {
                 self.fetch_batch
             ));
         }
+        if self.paths && self.any_hit {
+            return bad("path tracing needs closest hits: any_hit must be off".into());
+        }
         if !(1..=100).contains(&self.refill_percent) {
             return bad(format!(
                 "refill below {} % busy; use 1 to 100",
@@ -144,6 +159,7 @@ pub fn builder(config: &TraceConfig) -> KernelBuilder {
         .constant("DIAGNOSTICS", config.diagnostics)
         .constant("REFILL_PERCENT", config.refill_percent)
         .constant("FETCH_BATCH", config.fetch_batch)
+        .constant("PATHS", config.paths)
 }
 
 /// A traversal kernel, built once; bind it to buffers with [`Tracer::bind`].
@@ -213,13 +229,73 @@ impl Tracer {
         out: &wgpu::Buffer,
         n: u32,
     ) -> Result<BoundTrace> {
+        if self.config.paths {
+            return Err(TraceError::InvalidArgument(
+                "this tracer traces paths: bind it with bind_paths".into(),
+            ));
+        }
+        self.bind_inner(ctx, bvh, rays, out, n, n, [0; 4])
+    }
+
+    /// Bind a path tracer ([`TraceConfig::paths`]) to `pixels` primary rays in `primary`
+    /// (one a pixel) and an output of `pixels × settings.spp` paths (4 words each: radiance
+    /// r, g, b as f32 bits, bounces), path p from primary ray p / spp.
+    pub fn bind_paths(
+        &self,
+        ctx: &GpuContext,
+        bvh: &GpuBvh,
+        primary: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+        pixels: u32,
+        settings: &crate::paths::PathSettings,
+    ) -> Result<BoundTrace> {
+        if !self.config.paths {
+            return Err(TraceError::InvalidArgument(
+                "bind_paths needs a tracer built with TraceConfig::paths".into(),
+            ));
+        }
+        settings.check()?;
+        let n = u64::from(pixels) * u64::from(settings.spp);
+        if n >= 1 << 31 {
+            return Err(TraceError::InvalidArgument(format!(
+                "{pixels} pixels × {} samples: trace fewer than 2^31 paths at once",
+                settings.spp
+            )));
+        }
+        self.bind_inner(
+            ctx,
+            bvh,
+            primary,
+            out,
+            n as u32,
+            pixels,
+            [
+                settings.spp,
+                settings.bounces,
+                settings.seed,
+                settings.epsilon.to_bits(),
+            ],
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bind_inner(
+        &self,
+        ctx: &GpuContext,
+        bvh: &GpuBvh,
+        rays: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+        n: u32,
+        n_rays: u32,
+        path: [u32; 4],
+    ) -> Result<BoundTrace> {
         let c = &self.config;
         if n >= 1 << 31 {
             return Err(TraceError::InvalidArgument(format!(
                 "{n} rays; trace fewer than 2^31 at once"
             )));
         }
-        let need_rays = u64::from(n) * 32;
+        let need_rays = u64::from(n_rays) * 32;
         let per_hit = if c.any_hit { 4 } else { 16 };
         let need_out = u64::from(n) * per_hit;
         if rays.size() < need_rays || out.size() < need_out {
@@ -254,6 +330,7 @@ impl Tracer {
             None => u32::MAX,
         };
         let params = ctx.uniform_from("trace params", &[n, slots, budget, 0])?;
+        let path = ctx.uniform_from("trace path settings", &path)?;
         let work = ctx.storage_uninit("trace work", 32)?;
         let stacks = if c.kernel != KernelKind::Baseline {
             let bytes = u64::from(slots) * u64::from(c.stack) * 4;
@@ -279,6 +356,7 @@ impl Tracer {
                 (5, occluded),
                 (6, &work),
                 (7, &stacks),
+                (8, &path),
             ],
         )?;
         Ok(BoundTrace {
@@ -292,7 +370,7 @@ impl Tracer {
             } else {
                 1
             },
-            _buffers: [params, stacks, placeholder],
+            _buffers: [params, stacks, placeholder, path],
         })
     }
 
@@ -355,7 +433,7 @@ pub struct BoundTrace {
     groups: u32,
     work: wgpu::Buffer,
     width: u32,
-    _buffers: [wgpu::Buffer; 3],
+    _buffers: [wgpu::Buffer; 4],
 }
 
 impl BoundTrace {
@@ -411,11 +489,12 @@ mod tests {
     #[test]
     fn every_variant_validates_with_naga() {
         for kernel in KernelKind::ALL {
-            for any_hit in [false, true] {
+            for (any_hit, paths) in [(false, false), (true, false), (false, true)] {
                 for diagnostics in [false, true] {
                     let c = TraceConfig {
                         any_hit,
                         diagnostics,
+                        paths,
                         ..TraceConfig::new(kernel)
                     };
                     builder(&c).check().unwrap();

@@ -1,5 +1,5 @@
-// Kernel 1, baseline: one ray per invocation, the while-while traversal with a short stack in
-// the invocation's own array.
+// Kernel 1, baseline: one ray (PATHS: one path) per invocation, the while-while traversal with
+// a short stack in the invocation's own array.
 #import subgroup/api
 #import trace/common
 #import trace/private_stack
@@ -14,10 +14,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         loop {
             trace_round(&task);
             if (task.cur == EMPTY) {
-                break;
+                // The ray's result, or the path's next ray (PATHS).
+                task = ray_done(task);
+                if (task.cur == EMPTY) {
+                    break;
+                }
             }
         }
-        finish(task);
     }
     flush_diagnostics();
 }

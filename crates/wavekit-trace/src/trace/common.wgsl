@@ -2,8 +2,10 @@
 // ray's task state, the watertight ray/triangle test, the slab test, one round of the
 // while-while traversal, and the hit record. A kernel file supplies `stack_push` and
 // `stack_pop` (trace/private_stack.wgsl, or the global stacks of trace/compacted.wgsl) and
-// sets `lane_id`. Needs STACK, ANY_HIT, DIAGNOSTICS, sg_ballot, ballot_first, ballot_count.
+// sets `lane_id`. Needs STACK, ANY_HIT, DIAGNOSTICS, PATHS, sg_ballot, ballot_first,
+// ballot_count.
 #import shared/ballot
+#import trace/paths
 
 // x: rays, y: stack slots (invocations of the grid), z: rays a lane of the persistent kernels
 // may fetch in all (0xffffffff: no limit; see subgroup_budget), w: unused.
@@ -55,8 +57,13 @@ struct Task {
     sp: u32,
     // The stack's slot (trace/compacted.wgsl; the others ignore it).
     slot: u32,
-    // The ray's index.
+    // The ray's index (PATHS: the path's).
     ray: u32,
+    // PATHS (trace/paths.wgsl): the path's throughput, radiance, random state and bounces.
+    thr: vec3<f32>,
+    rad: vec3<f32>,
+    rng: u32,
+    bounce: u32,
 }
 
 var<private> lane_id: u32;
@@ -65,9 +72,23 @@ var<private> lane_id: u32;
 var<private> diag: vec4<u32>;
 
 fn start(ray: u32, slot: u32) -> Task {
+    if (PATHS) {
+        return start_path(ray, slot);
+    }
     let a = rays[2u * ray];
     let b = rays[2u * ray + 1u];
-    return Task(a.xyz, a.w, b.xyz, b.w, EMPTY, 0u, 0u, slot, ray);
+    return Task(a.xyz, a.w, b.xyz, b.w, EMPTY, 0u, 0u, slot, ray, vec3<f32>(0.0), vec3<f32>(0.0), 0u, 0u);
+}
+
+// A task whose traversal just ended: the ray's result written (ray tracing), or the path's
+// next segment (PATHS; its radiance written when it ends). Returns the task, cur EMPTY when
+// its work is done.
+fn ray_done(task: Task) -> Task {
+    if (PATHS) {
+        return next_segment(task);
+    }
+    finish(task);
+    return task;
 }
 
 // `b` where `take`, else `a`, field by field. The kernels replace a lane's task this way
@@ -85,6 +106,10 @@ fn pick(a: Task, b: Task, take: bool) -> Task {
         select(a.sp, b.sp, take),
         select(a.slot, b.slot, take),
         select(a.ray, b.ray, take),
+        select(a.thr, b.thr, take),
+        select(a.rad, b.rad, take),
+        select(a.rng, b.rng, take),
+        select(a.bounce, b.bounce, take),
     );
 }
 

@@ -14,9 +14,9 @@
 #import trace/global_stack
 #import trace/fetch
 
-// The task of lane `src`.
+// The task of lane `src` (every lane calls it: shuffles inside).
 fn shuffle_task(t: Task, src: u32) -> Task {
-    return Task(
+    var r = Task(
         vec3<f32>(sg_shuffle_f32(t.o.x, src), sg_shuffle_f32(t.o.y, src), sg_shuffle_f32(t.o.z, src)),
         sg_shuffle_f32(t.tmin, src),
         vec3<f32>(sg_shuffle_f32(t.d.x, src), sg_shuffle_f32(t.d.y, src), sg_shuffle_f32(t.d.z, src)),
@@ -26,7 +26,19 @@ fn shuffle_task(t: Task, src: u32) -> Task {
         sg_shuffle_u32(t.sp, src),
         sg_shuffle_u32(t.slot, src),
         sg_shuffle_u32(t.ray, src),
+        vec3<f32>(0.0),
+        vec3<f32>(0.0),
+        0u,
+        0u,
     );
+    // The path's state too (a constant: the same branch on every lane).
+    if (PATHS) {
+        r.thr = vec3<f32>(sg_shuffle_f32(t.thr.x, src), sg_shuffle_f32(t.thr.y, src), sg_shuffle_f32(t.thr.z, src));
+        r.rad = vec3<f32>(sg_shuffle_f32(t.rad.x, src), sg_shuffle_f32(t.rad.y, src), sg_shuffle_f32(t.rad.z, src));
+        r.rng = sg_shuffle_u32(t.rng, src);
+        r.bounce = sg_shuffle_u32(t.bounce, src);
+    }
+    return r;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -63,7 +75,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             let busy = task.cur != EMPTY;
             trace_round(&task);
             if (busy && task.cur == EMPTY) {
-                finish(task);
+                // The ray's result, or the path's next ray (PATHS: the lane stays busy).
+                task = ray_done(task);
             }
         }
         if (done) {

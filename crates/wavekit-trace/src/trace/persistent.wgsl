@@ -41,7 +41,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             let busy = task.cur != EMPTY;
             trace_round(&task);
             if (busy && task.cur == EMPTY) {
-                finish(task);
+                // The ray's result, or the path's next ray (PATHS: the lane stays busy).
+                task = ray_done(task);
             }
         }
         if (done) {
