@@ -64,30 +64,7 @@ fn rand01(s: &mut u32) -> f32 {
     (*s >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
-type V3 = [f32; 3];
-
-fn add(a: V3, b: V3) -> V3 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn mul(a: V3, s: f32) -> V3 {
-    [a[0] * s, a[1] * s, a[2] * s]
-}
-fn dot(a: V3, b: V3) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-fn normalize(a: V3) -> V3 {
-    mul(a, 1.0 / dot(a, a).sqrt())
-}
+use crate::rays::{V3, add, cross, dot, normalize, scale as mul, sub};
 
 /// The sky's radiance in direction `d` (the kernels' `sky`).
 pub fn sky(d: V3) -> V3 {

@@ -31,28 +31,28 @@ impl RayKind {
     }
 }
 
-type V3 = [f32; 3];
+pub(crate) type V3 = [f32; 3];
 
-fn sub(a: V3, b: V3) -> V3 {
+pub(crate) fn sub(a: V3, b: V3) -> V3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
-fn add(a: V3, b: V3) -> V3 {
+pub(crate) fn add(a: V3, b: V3) -> V3 {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
-fn scale(a: V3, s: f32) -> V3 {
+pub(crate) fn scale(a: V3, s: f32) -> V3 {
     a.map(|x| x * s)
 }
-fn dot(a: V3, b: V3) -> f32 {
+pub(crate) fn dot(a: V3, b: V3) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
-fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
         a[0] * b[1] - a[1] * b[0],
     ]
 }
-fn normalize(a: V3) -> V3 {
+pub(crate) fn normalize(a: V3) -> V3 {
     let l = dot(a, a).sqrt();
     if l > 0.0 { scale(a, 1.0 / l) } else { a }
 }
