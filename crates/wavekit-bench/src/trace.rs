@@ -33,6 +33,8 @@ pub struct BenchConfig {
     pub kernels: Vec<KernelKind>,
     /// The ray kinds.
     pub kinds: Vec<RayKind>,
+    /// The persistent and compacted kernels' stacks in workgroup memory.
+    pub workgroup_stacks: bool,
 }
 
 impl Default for BenchConfig {
@@ -49,6 +51,7 @@ impl Default for BenchConfig {
                 RayKind::Diffuse,
                 RayKind::Random,
             ],
+            workgroup_stacks: false,
         }
     }
 }
@@ -87,6 +90,8 @@ pub struct TraceBench {
     pub kernel: KernelKind,
     /// Any hit (shadow rays) or closest hit.
     pub any_hit: bool,
+    /// The stacks in workgroup memory (persistent, compacted).
+    pub workgroup_stacks: bool,
     /// Median GPU time, ns.
     pub median_ns: f64,
     /// 10th percentile.
@@ -240,6 +245,7 @@ pub fn trace_kernels(
         ));
         let config = TraceConfig {
             any_hit,
+            workgroup_stacks: cfg.workgroup_stacks,
             ..TraceConfig::new(kernel)
         };
         let tracer = Tracer::new(ctx, config)?;
@@ -275,6 +281,7 @@ pub fn trace_kernels(
             count: n,
             kernel,
             any_hit,
+            workgroup_stacks: config.workgroup_stacks && kernel != KernelKind::Baseline,
             median_ns: t.median_ns,
             p10_ns: t.p10_ns,
             p90_ns: t.p90_ns,

@@ -110,6 +110,9 @@ struct BenchArgs {
     /// Path tracing: no ground under the meshes.
     #[arg(long)]
     no_ground: bool,
+    /// The persistent and compacted kernels keep their traversal stacks in workgroup memory.
+    #[arg(long)]
+    workgroup_stacks: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -488,6 +491,7 @@ fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         random_rays: a.random,
         protocol: a.protocol.protocol()?,
         kernels: a.kernels.iter().map(|k| k.kind()).collect(),
+        workgroup_stacks: a.workgroup_stacks,
         ..Default::default()
     };
     if let Some(dir) = &a.out {
@@ -706,7 +710,11 @@ fn bench_paths(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         let out = ctx.storage_uninit("trace paths", n * 16)?;
         let mut first: Option<Vec<u32>> = None;
         for kernel in a.kernels.iter().map(|k| k.kind()) {
-            let tracer = Tracer::new(ctx, TraceConfig::paths(kernel))?;
+            let config = TraceConfig {
+                workgroup_stacks: a.workgroup_stacks && kernel != KernelKind::Baseline,
+                ..TraceConfig::paths(kernel)
+            };
+            let tracer = Tracer::new(ctx, config)?;
             let bound = tracer.bind_paths(ctx, &bvh, &rb, &out, w * h, &settings)?;
             ctx.submit(|e| bound.record(e));
             bound.check(ctx)?;
@@ -730,7 +738,7 @@ fn bench_paths(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
                 ctx,
                 TraceConfig {
                     diagnostics: true,
-                    ..TraceConfig::paths(kernel)
+                    ..config
                 },
             )?;
             let counted = diag.bind_paths(ctx, &bvh, &rb, &out, w * h, &settings)?;
@@ -746,7 +754,7 @@ fn bench_paths(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
             let ms = m[0].timing.median_ns / 1e6;
             let row = serde_json::json!({
                 "mesh": name, "ground": !a.no_ground, "width": w, "height": h, "spp": spp, "bounces": a.bounces,
-                "kernel": kernel.name(), "paths": n, "ms": ms,
+                "kernel": kernel.name(), "workgroup_stacks": config.workgroup_stacks, "paths": n, "ms": ms,
                 "mpaths_per_s": n as f64 / ms / 1e3, "utilisation": util,
                 "same_as_first_kernel": agree, "lengths": lengths,
                 "spread": m[0].spread,

@@ -73,6 +73,9 @@ pub struct TraceConfig {
     /// The persistent kernel refills a subgroup's idle lanes when fewer than this percentage of
     /// its lanes are busy (1 to 100; 100: as soon as one lane is idle).
     pub refill_percent: u32,
+    /// The persistent and compacted kernels keep their traversal stacks in workgroup memory
+    /// (`workgroup` × `stack` words, which must fit the device's) instead of global memory.
+    pub workgroup_stacks: bool,
     /// Path tracing (bind with [`Tracer::bind_paths`]): a task is a path, which goes on in its
     /// lane from bounce to bounce (`trace/paths.wgsl`; CPU twin [`crate::paths`]).
     pub paths: bool,
@@ -103,6 +106,7 @@ impl TraceConfig {
             fetch_budget: None,
             fetch_batch: 4,
             paths: false,
+            workgroup_stacks: false,
         }
     }
 
@@ -137,6 +141,15 @@ impl TraceConfig {
                 self.fetch_batch
             ));
         }
+        if self.workgroup_stacks && u64::from(self.workgroup) * u64::from(self.stack) * 4 > 49152 {
+            return bad(format!(
+                "workgroup stacks of {} invocations × {} entries need {} bytes of workgroup \
+                 memory; at most 49152: make the workgroup or the stack smaller",
+                self.workgroup,
+                self.stack,
+                u64::from(self.workgroup) * u64::from(self.stack) * 4
+            ));
+        }
         if self.paths && self.any_hit {
             return bad("path tracing needs closest hits: any_hit must be off".into());
         }
@@ -160,6 +173,14 @@ pub fn builder(config: &TraceConfig) -> KernelBuilder {
         .constant("REFILL_PERCENT", config.refill_percent)
         .constant("FETCH_BATCH", config.fetch_batch)
         .constant("PATHS", config.paths)
+        .generated(
+            "trace/stack",
+            if config.workgroup_stacks {
+                "#import trace/workgroup_stack\n"
+            } else {
+                "#import trace/global_stack\n"
+            },
+        )
 }
 
 /// A traversal kernel, built once; bind it to buffers with [`Tracer::bind`].
@@ -332,7 +353,7 @@ impl Tracer {
         let params = ctx.uniform_from("trace params", &[n, slots, budget, 0])?;
         let path = ctx.uniform_from("trace path settings", &path)?;
         let work = ctx.storage_uninit("trace work", 32)?;
-        let stacks = if c.kernel != KernelKind::Baseline {
+        let stacks = if c.kernel != KernelKind::Baseline && !c.workgroup_stacks {
             let bytes = u64::from(slots) * u64::from(c.stack) * 4;
             ctx.check_binding("trace stacks", bytes)?;
             ctx.storage_uninit("trace stacks", bytes)?
@@ -491,13 +512,16 @@ mod tests {
         for kernel in KernelKind::ALL {
             for (any_hit, paths) in [(false, false), (true, false), (false, true)] {
                 for diagnostics in [false, true] {
-                    let c = TraceConfig {
-                        any_hit,
-                        diagnostics,
-                        paths,
-                        ..TraceConfig::new(kernel)
-                    };
-                    builder(&c).check().unwrap();
+                    for workgroup_stacks in [false, true] {
+                        let c = TraceConfig {
+                            any_hit,
+                            diagnostics,
+                            paths,
+                            workgroup_stacks,
+                            ..TraceConfig::new(kernel)
+                        };
+                        builder(&c).check().unwrap();
+                    }
                 }
             }
         }

@@ -129,18 +129,35 @@ fn check_all_kernels(ctx: &GpuContext, name: &str, mesh: &Mesh, bvh: &GpuBvh, si
     let most = *sizes.iter().max().unwrap();
     let rays = rays_for(mesh, most, 17 + mesh.len() as u64);
     let want = brute_force(mesh, &rays);
-    for kernel in KernelKind::ALL {
-        let closest = Tracer::new(ctx, TraceConfig::new(kernel)).unwrap();
+    // Every kernel, and the two refilling ones with their stacks in workgroup memory.
+    let configs = KernelKind::ALL.map(TraceConfig::new).into_iter().chain(
+        [KernelKind::Persistent, KernelKind::Compacted].map(|k| TraceConfig {
+            workgroup_stacks: true,
+            ..TraceConfig::new(k)
+        }),
+    );
+    for config in configs {
+        let kernel = config.kernel;
+        let closest = Tracer::new(ctx, config).unwrap();
         let any = Tracer::new(
             ctx,
             TraceConfig {
                 any_hit: true,
-                ..TraceConfig::new(kernel)
+                ..config
             },
         )
         .unwrap();
         for &n in sizes {
-            let what = format!("{}: {name}, {} kernel, {n} rays", on(ctx), kernel.name());
+            let what = format!(
+                "{}: {name}, {} kernel{}, {n} rays",
+                on(ctx),
+                kernel.name(),
+                if config.workgroup_stacks {
+                    ", workgroup stacks"
+                } else {
+                    ""
+                }
+            );
             let got = closest.trace_slice(ctx, bvh, &rays[..n]).unwrap();
             let ties = compare(&got, &want[..n], &what);
             assert!(ties * 100 <= n.max(100), "{what}: {ties} ties");
@@ -462,8 +479,15 @@ fn path_tracing_equals_its_cpu_twin() {
         "{lengths:?}"
     );
     let rb = ctx.storage_from("primary", &primary).unwrap();
-    for kernel in KernelKind::ALL {
-        let tracer = Tracer::new(ctx, TraceConfig::paths(kernel)).unwrap();
+    let configs = KernelKind::ALL.map(TraceConfig::paths).into_iter().chain(
+        [KernelKind::Persistent, KernelKind::Compacted].map(|k| TraceConfig {
+            workgroup_stacks: true,
+            ..TraceConfig::paths(k)
+        }),
+    );
+    for config in configs {
+        let kernel = config.kernel;
+        let tracer = Tracer::new(ctx, config).unwrap();
         let out = ctx.storage_poisoned("paths", 4 * n).unwrap();
         let bound = tracer
             .bind_paths(ctx, &gbvh, &rb, &out, w * h, &settings)

@@ -11,7 +11,7 @@
 #import subgroup/api
 #import trace/common
 #import subgroup/compact
-#import trace/global_stack
+#import trace/stack
 #import trace/fetch
 
 // The task of lane `src` (every lane calls it: shuffles inside).

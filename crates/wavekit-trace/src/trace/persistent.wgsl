@@ -6,7 +6,7 @@
 // (trace/global_stack.wgsl).
 #import subgroup/api
 #import trace/common
-#import trace/global_stack
+#import trace/stack
 #import trace/fetch
 
 @compute @workgroup_size(WG_SIZE)
