@@ -259,7 +259,7 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
         let (tw, th) = tile.tile(Wavelet::Reversible53);
         let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
         let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
-        for (w, h) in [
+        let sizes = [
             (1, 1),
             (1, 9),
             (9, 1),
@@ -267,7 +267,9 @@ fn any_tile_gives_the_reference_coefficients_through_separate_buffers() {
             (3, 5),
             (17, 13),
             (tw + 1, th - 1),
-        ] {
+        ];
+        // The degenerate sizes on the first two tiles only (CI time).
+        for &(w, h) in &sizes[if t < 2 { 0 } else { 4 }..] {
             let planes = rng.u32(1..=3);
             let most = max_levels(w as usize, h as usize);
             // Every level count on the first tile; the most levels on the others (CI time).
@@ -347,15 +349,18 @@ fn lines_longer_than_workgroup_memory() {
 fn eight_bit_samples_in_and_out_through_separate_buffers() {
     let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(88);
-    for tile in [shape(10, 2, 1), shape(128, 8, 2)] {
+    for (t, tile) in [shape(10, 2, 1), shape(128, 8, 2)].into_iter().enumerate() {
         let base53 = Dwt::with_shape(ctx, Wavelet::Reversible53, 1, 1, 0, 1, tile).unwrap();
         let base97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, 1, 1, 0, 1, tile).unwrap();
         for (w, h, planes) in [(1, 1, 1), (3, 1, 2), (1, 7, 1), (13, 11, 3), (67, 29, 1)] {
-            for levels in [
-                0,
-                1.min(max_levels(w as usize, h as usize)),
-                max_levels(w as usize, h as usize),
-            ] {
+            let most = max_levels(w as usize, h as usize);
+            // Every level count on the first tile, the most on the second (CI time).
+            let counts = if t == 0 {
+                vec![0, 1.min(most), most]
+            } else {
+                vec![most]
+            };
+            for levels in counts {
                 let n = (w * h * planes) as usize;
                 let bytes: Vec<u8> = (0..n).map(|_| rng.u8(..)).collect();
                 let case = format!("tile {tile:?} {w}x{h}x{planes} levels {levels}");

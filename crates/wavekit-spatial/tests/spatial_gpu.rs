@@ -99,7 +99,12 @@ fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
         ] {
             let spatial = Spatial::new(ctx, &config).unwrap();
             for (name, points, queries, exact) in sets() {
-                if config.leaf == 4 && points.len() > 2000 && !exact {
+                // The large uniform set is the BVH test's; the second configuration takes the
+                // small sets only (CI time on lavapipe).
+                if points.len() > 2000
+                    && !exact
+                    && (config.leaf == 4 || name.starts_with("uniform"))
+                {
                     continue;
                 }
                 let case = format!("{} {name} leaf {}", tree_kind.name(), config.leaf);
