@@ -93,7 +93,14 @@ fn run_family<K: SortKey + std::fmt::Debug>(
         .zip([false, true])
         .chain(modes().into_iter().zip([true, false]))
     {
-        for values in [Values::None, Values::U32, Values::Indices] {
+        // Every kind of values in the first direction of each mode; the other direction with
+        // values (CI time).
+        let kinds: &[Values] = if descending == (mode == modes()[0]) {
+            &[Values::U32]
+        } else {
+            &[Values::None, Values::U32, Values::Indices]
+        };
+        for &values in kinds {
             for &bits in bit_ranges {
                 let config = SortConfig {
                     values,
@@ -205,11 +212,14 @@ fn sorts_across_blocks_of_tiles() {
     let policy = SortPolicy::default();
     let block = policy.block_tiles as usize;
     let inline = policy.inline_blocks as usize;
-    for (values, descending, mode) in [
+    for (c, (values, descending, mode)) in [
         (Values::None, false, policy),
         (Values::Indices, true, policy),
         (Values::Indices, false, SortPolicy::single_pass()),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let config = SortConfig {
             values,
             descending,
@@ -229,6 +239,10 @@ fn sorts_across_blocks_of_tiles() {
             (inline + 1) * block * tile + 3,
             (2 * inline * block + 1) * tile + 7,
         ] {
+            // The largest (the scan of the blocks' sums) for the first configuration only.
+            if c > 0 && n > (inline + 1) * block * tile + 3 {
+                continue;
+            }
             let all = inputs(n, n as u64 * 3 + 5, |r| r.u32(..));
             let large = n > (2 * block + 1) * tile + 5;
             for (what, keys) in all

@@ -157,5 +157,35 @@ pub fn sets() -> Vec<Set> {
         false,
     ));
     v.push(("lattice 2 x 686".into(), lattice(1372), lattice(300), true));
+    if let Some(set) = dragon() {
+        v.push(set);
+    }
     v
+}
+
+/// Real scan data: every 80th vertex of the Stanford dragon (about 5 500 points), and queries
+/// near every 700th (a seeded jitter), where `scripts/fetch-meshes.sh` has put the dragon in
+/// `.meshes/` (or `WAVEKIT_MESHES` says where); absent, the set is skipped with a note.
+pub fn dragon() -> Option<Set> {
+    let path = wavekit_harness::meshes_dir().join("dragon.ply");
+    let mesh = match wavekit_trace::Mesh::load(&path.to_string_lossy()) {
+        Ok(m) => m,
+        Err(_) => {
+            eprintln!(
+                "[wavekit-spatial tests] the dragon skipped: {} is absent \
+                 (scripts/fetch-meshes.sh .meshes fetches it)",
+                path.display()
+            );
+            return None;
+        }
+    };
+    let points: Vec<[f32; 3]> = mesh.positions.iter().step_by(80).copied().collect();
+    let mut rng = fastrand::Rng::with_seed(80);
+    let queries = mesh
+        .positions
+        .iter()
+        .step_by(700)
+        .map(|p| p.map(|c| c + 0.002 * (rng.f32() - 0.5)))
+        .collect();
+    Some(("dragon's vertices".into(), points, queries, false))
 }
