@@ -57,6 +57,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("trace/persistent", "trace/persistent.wgsl"),
     wavekit::wgsl_source!("trace/compacted", "trace/compacted.wgsl"),
     wavekit::wgsl_source!("trace/global_stack", "trace/global_stack.wgsl"),
+    wavekit::wgsl_source!("trace/stack_ops", "trace/stack_ops.wgsl"),
     wavekit::wgsl_source!("trace/workgroup_stack", "trace/workgroup_stack.wgsl"),
     wavekit::wgsl_source!("trace/fetch", "trace/fetch.wgsl"),
     wavekit::wgsl_source!("trace/paths", "trace/paths.wgsl"),

@@ -5,24 +5,14 @@
 // STACK words (32 KiB for 128 invocations and 64 entries). The global stacks' alternative is
 // trace/global_stack.wgsl (ADR-0056 measured them as pure cost where no lane refills).
 
+#import trace/stack_ops
+
 var<workgroup> wg_stacks: array<u32, WG_SIZE * STACK>;
 
-fn stack_push(task: ptr<function, Task>, r: u32) {
-    let sp = (*task).sp;
-    if (sp < STACK) {
-        wg_stacks[sp * WG_SIZE + (*task).slot % WG_SIZE] = r;
-        (*task).sp = sp + 1u;
-    } else {
-        stack_overflowed();
-    }
+fn stack_write(task: ptr<function, Task>, i: u32, r: u32) {
+    wg_stacks[i * WG_SIZE + (*task).slot % WG_SIZE] = r;
 }
 
-fn stack_pop(task: ptr<function, Task>) -> u32 {
-    let sp = (*task).sp;
-    var r = EMPTY;
-    if (sp != 0u) {
-        (*task).sp = sp - 1u;
-        r = wg_stacks[(sp - 1u) * WG_SIZE + (*task).slot % WG_SIZE];
-    }
-    return r;
+fn stack_read(task: ptr<function, Task>, i: u32) -> u32 {
+    return wg_stacks[i * WG_SIZE + (*task).slot % WG_SIZE];
 }
