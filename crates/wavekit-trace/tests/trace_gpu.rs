@@ -125,18 +125,24 @@ fn scenes() -> Vec<(String, Mesh)> {
     s
 }
 
+/// Every kernel from `base`, and the two refilling ones again with their stacks in workgroup
+/// memory.
+fn every_kernel(base: fn(KernelKind) -> TraceConfig) -> Vec<TraceConfig> {
+    let mut v = KernelKind::ALL.map(base).to_vec();
+    v.extend(
+        [KernelKind::Persistent, KernelKind::Compacted].map(|k| TraceConfig {
+            workgroup_stacks: true,
+            ..base(k)
+        }),
+    );
+    v
+}
+
 fn check_all_kernels(ctx: &GpuContext, name: &str, mesh: &Mesh, bvh: &GpuBvh, sizes: &[usize]) {
     let most = *sizes.iter().max().unwrap();
     let rays = rays_for(mesh, most, 17 + mesh.len() as u64);
     let want = brute_force(mesh, &rays);
-    // Every kernel, and the two refilling ones with their stacks in workgroup memory.
-    let configs = KernelKind::ALL.map(TraceConfig::new).into_iter().chain(
-        [KernelKind::Persistent, KernelKind::Compacted].map(|k| TraceConfig {
-            workgroup_stacks: true,
-            ..TraceConfig::new(k)
-        }),
-    );
-    for config in configs {
+    for config in every_kernel(TraceConfig::new) {
         let kernel = config.kernel;
         let closest = Tracer::new(ctx, config).unwrap();
         let any = Tracer::new(
@@ -479,13 +485,7 @@ fn path_tracing_equals_its_cpu_twin() {
         "{lengths:?}"
     );
     let rb = ctx.storage_from("primary", &primary).unwrap();
-    let configs = KernelKind::ALL.map(TraceConfig::paths).into_iter().chain(
-        [KernelKind::Persistent, KernelKind::Compacted].map(|k| TraceConfig {
-            workgroup_stacks: true,
-            ..TraceConfig::paths(k)
-        }),
-    );
-    for config in configs {
+    for config in every_kernel(TraceConfig::paths) {
         let kernel = config.kernel;
         let tracer = Tracer::new(ctx, config).unwrap();
         let out = ctx.storage_poisoned("paths", 4 * n).unwrap();
