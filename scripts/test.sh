@@ -3,8 +3,8 @@
 # lavapipe when missing, checks formatting, that no library reads the environment, and lints;
 # builds, shows that the foundation cannot import a primitive (scripts/check-layers.sh), runs
 # the suite with no Vulkan driver visible (the GPU tests, marked ignored, are listed as such
-# with their reason; the rest must pass), then runs the GPU tests too (`--include-ignored`):
-# the whole suite (unit tests, doctests, GPU tests, CLI tests) once at lavapipe's
+# with their reason; the rest must pass), then the GPU tests: the doctests and every ignored
+# test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
 # first subgroup width, only the GPU test binaries (`*_gpu`) at the other widths this CPU
 # allows (8, and 16 where the CPU has AVX-512) and once more without subgroups, `wavekit
 # selftest` at every width, and the suite again on a real GPU where one is present. Each
@@ -63,9 +63,12 @@ gpu_tests=(-- --include-ignored --skip large_)
 for w in "${widths[@]}"; do
     lanes=$((w / 32))
     if [ "$w" = "${widths[0]}" ]; then
-        phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the whole suite"
+        # The tests that need no GPU passed above: here the doctests and every GPU test.
+        phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the doctests and every GPU test"
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
-            cargo test --workspace --quiet "${gpu_tests[@]}"
+            cargo test --workspace --quiet --doc
+        LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
+            cargo test --workspace --quiet --lib --bins --tests -- --ignored --skip large_
     else
         phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the GPU tests"
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 use wavekit::GpuContext;
 use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
-use wavekit_codec::gpu::{Decoder, Encoder};
+use wavekit_codec::gpu::{CoderPolicy, Decoder, Encoder, Output};
 use wavekit_codec::{Chroma, Header};
 
 use crate::error::Result;
@@ -27,6 +27,15 @@ pub struct Frame {
     pub rgb: Vec<u8>,
 }
 
+/// What to sweep besides frames, samplings and budgets.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The block coders' policies, a set of rows each (empty: the default policy).
+    pub policies: Vec<CoderPolicy>,
+    /// Also time each stage, as the difference of two prefixes of the stages.
+    pub stages: bool,
+}
+
 /// One frame coded at one budget.
 #[derive(Clone, Debug, Serialize)]
 pub struct CodecBench {
@@ -42,6 +51,8 @@ pub struct CodecBench {
     pub bpp: f64,
     /// The budget in bytes.
     pub budget: usize,
+    /// Invocations of the block coders' workgroups.
+    pub block_workgroup: u32,
     /// The coded frame's bytes.
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
@@ -66,6 +77,9 @@ pub struct CodecBench {
     pub decode_p99_us: f64,
     /// Spread of the round medians over the median.
     pub spread: f64,
+    /// Each stage's median time, µs, where asked: the difference of the medians of the
+    /// prefixes that end before and after it.
+    pub stages_us: Vec<(String, f64)>,
     /// Lowest SM clock while timed, MHz (where it can be read).
     pub clock_mhz: Option<u32>,
     /// Timed below 90 % of the maximum clock.
@@ -84,87 +98,135 @@ pub fn psnr_y(a: &[u8], b: &[u8], w: usize, h: usize) -> f64 {
 }
 
 /// Code every frame at every chroma sampling and budget; time the GPU decoder on `protocol`.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     ctx: &GpuContext,
     frames: &[Frame],
     chromas: &[Chroma],
     bpps: &[f64],
+    options: &Options,
     protocol: &Protocol,
     clock: &dyn ClockReader,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<CodecBench>> {
     let mut decoders = Vec::new();
     let mut rows = Vec::new();
-    for f in frames {
-        for &chroma in chromas {
-            for &bpp in bpps {
-                progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
-                let px = f64::from(f.width) * f64::from(f.height);
-                let budget = (bpp * px / 8.0) as usize;
-                let config = EncodeConfig {
-                    lossless: false,
-                    source: wavekit_codec::format::Source::Rgb,
-                    chroma,
-                    levels: 5,
-                    budget,
-                };
-                let t0 = Instant::now();
-                let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
-                let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
-                let (_, back, _) = decode(&frame)?;
-                let header = Header::parse(&frame)?;
-                let decoder = Decoder::new(ctx, &header, frame.len())?;
-                let (gpu, _) = decoder.decode(ctx, &frame)?;
-                let encoder = Encoder::new(ctx, f.width, f.height, &config)?;
-                let gpu_frame = encoder.encode(ctx, &f.rgb)?;
-                if gpu_frame != frame {
-                    progress(diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?);
+    let policies = if options.policies.is_empty() {
+        vec![CoderPolicy::default()]
+    } else {
+        options.policies.clone()
+    };
+    for policy in &policies {
+        for f in frames {
+            for &chroma in chromas {
+                for &bpp in bpps {
+                    progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
+                    let px = f64::from(f.width) * f64::from(f.height);
+                    let budget = (bpp * px / 8.0) as usize;
+                    let config = EncodeConfig {
+                        lossless: false,
+                        source: wavekit_codec::format::Source::Rgb,
+                        chroma,
+                        levels: 5,
+                        budget,
+                    };
+                    let t0 = Instant::now();
+                    let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
+                    let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
+                    let (_, back, _) = decode(&frame)?;
+                    let header = Header::parse(&frame)?;
+                    let decoder =
+                        Decoder::with_policy(ctx, &header, frame.len(), Output::Rgb, policy)?;
+                    let (gpu, _) = decoder.decode(ctx, &frame)?;
+                    let encoder = Encoder::with_policy(ctx, f.width, f.height, &config, policy)?;
+                    let gpu_frame = encoder.encode(ctx, &f.rgb)?;
+                    if gpu_frame != frame {
+                        progress(diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?);
+                    }
+                    let (w, h) = (f.width as usize, f.height as usize);
+                    rows.push(CodecBench {
+                        frame: f.name.clone(),
+                        width: f.width,
+                        height: f.height,
+                        chroma: match chroma {
+                            Chroma::Yuv420 => "420",
+                            Chroma::Yuv444 => "444",
+                        },
+                        bpp,
+                        budget,
+                        block_workgroup: policy.block_workgroup,
+                        bytes: frame.len(),
+                        psnr_y: psnr_y(&f.rgb, &back, w, h),
+                        psnr_rgb: psnr(&f.rgb, &back),
+                        gpu_equals_cpu: gpu == back,
+                        gpu_bytes_equal_cpu: gpu_frame == frame,
+                        encode_median_us: 0.0,
+                        encode_p99_us: 0.0,
+                        cpu_encode_ms,
+                        decode_median_us: 0.0,
+                        decode_p90_us: 0.0,
+                        decode_p99_us: 0.0,
+                        spread: 0.0,
+                        stages_us: Vec::new(),
+                        clock_mhz: None,
+                        clock_low: false,
+                    });
+                    decoders.push((decoder, encoder));
                 }
-                let (w, h) = (f.width as usize, f.height as usize);
-                rows.push(CodecBench {
-                    frame: f.name.clone(),
-                    width: f.width,
-                    height: f.height,
-                    chroma: match chroma {
-                        Chroma::Yuv420 => "420",
-                        Chroma::Yuv444 => "444",
-                    },
-                    bpp,
-                    budget,
-                    bytes: frame.len(),
-                    psnr_y: psnr_y(&f.rgb, &back, w, h),
-                    psnr_rgb: psnr(&f.rgb, &back),
-                    gpu_equals_cpu: gpu == back,
-                    gpu_bytes_equal_cpu: gpu_frame == frame,
-                    encode_median_us: 0.0,
-                    encode_p99_us: 0.0,
-                    cpu_encode_ms,
-                    decode_median_us: 0.0,
-                    decode_p90_us: 0.0,
-                    decode_p99_us: 0.0,
-                    spread: 0.0,
-                    clock_mhz: None,
-                    clock_low: false,
-                });
-                decoders.push((decoder, encoder));
             }
         }
     }
+    // The prefixes timed for the stages: decode 1 ..= 2 (3 is the whole), encode 1 ..= 3.
+    const DECODE: [&str; 3] = ["blocks", "inverse wavelet", "colour"];
+    const ENCODE: [&str; 4] = ["colour", "wavelet", "blocks", "rate control and packing"];
     let mut cases: Vec<Case> = Vec::new();
     for ((d, e), r) in decoders.iter().zip(&rows) {
-        let what = format!("{} {} {} bpp", r.frame, r.chroma, r.bpp);
+        let what = format!(
+            "{} {} {} bpp wg {}",
+            r.frame, r.chroma, r.bpp, r.block_workgroup
+        );
         cases.push(Case::new(format!("decode {what}"), move |enc| {
             d.record(enc)
         }));
         cases.push(Case::new(format!("encode {what}"), move |enc| {
             e.record(enc)
         }));
+        if options.stages {
+            for s in 1..DECODE.len() as u32 {
+                cases.push(Case::new(format!("decode {s} stages {what}"), move |enc| {
+                    d.record_until(enc, s)
+                }));
+            }
+            for s in 1..ENCODE.len() as u32 {
+                cases.push(Case::new(format!("encode {s} stages {what}"), move |enc| {
+                    e.record_until(enc, s)
+                }));
+            }
+        }
     }
     let measured = measure(ctx, &mut cases, protocol, clock, progress)?;
     let mut measured = measured.into_iter();
     for r in rows.iter_mut() {
         let m = measured.next().expect("a decode case a row");
         let enc = measured.next().expect("an encode case a row");
+        if options.stages {
+            let mut prefix = |n: usize, whole: f64| -> Vec<f64> {
+                let mut v: Vec<f64> = (1..n)
+                    .map(|_| measured.next().expect("a stage case").timing.median_ns / 1e3)
+                    .collect();
+                v.push(whole);
+                v
+            };
+            let d = prefix(DECODE.len(), m.timing.median_ns / 1e3);
+            let e = prefix(ENCODE.len(), enc.timing.median_ns / 1e3);
+            for (names, times, dir) in [(&DECODE[..], &d, "decode"), (&ENCODE[..], &e, "encode")] {
+                let mut before = 0.0;
+                for (name, t) in names.iter().zip(times) {
+                    r.stages_us.push((format!("{dir} {name}"), t - before));
+                    before = *t;
+                }
+            }
+        }
         r.encode_median_us = enc.timing.median_ns / 1e3;
         r.encode_p99_us = enc.timing.p99_ns / 1e3;
         r.decode_median_us = m.timing.median_ns / 1e3;
@@ -223,7 +285,7 @@ fn diagnose(
     cpu::forward(&mut planes, &header);
     ctx.submit(|e| encoder.record_until(e, 2));
     out += &compare("wavelet", &planes)?;
-    ctx.submit(|e| encoder.record_until(e, 3));
+    ctx.submit(|e| encoder.record_until(e, 4));
     let layout = Layout::of(&header);
     let mut costs = Vec::new();
     let mut reported = false;

@@ -317,9 +317,14 @@ pub fn bench(
     frames: &[PathBuf],
     bpp: &[f64],
     chroma: &[ChromaArg],
+    options: &wavekit_bench::codec::Options,
     protocol: &wavekit_bench::protocol::Protocol,
     json: bool,
 ) -> Result<(), CliError> {
+    for p in &options.policies {
+        p.check()
+            .map_err(|e| CliError::Usage(format!("--block-workgroup: {e}")))?;
+    }
     if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
         return Err(CliError::Usage(format!(
             "--bpp {b}: give positive numbers of bits a pixel"
@@ -352,51 +357,77 @@ pub fn bench(
     }
     let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
     let clock = crate::bench::clock_reader(ctx);
-    let rows = wavekit_bench::codec::run(ctx, &list, &chromas, bpp, protocol, &*clock, &mut |m| {
-        eprintln!("{m}")
-    })?;
+    let rows = wavekit_bench::codec::run(
+        ctx,
+        &list,
+        &chromas,
+        bpp,
+        options,
+        protocol,
+        &*clock,
+        &mut |m| eprintln!("{m}"),
+    )?;
     if json {
         for r in &rows {
             println!("{}", serde_json::to_string(r).expect("rows serialize"));
         }
-        return Ok(());
-    }
-    println!(
-        "{:<24} {:>5} {:>5} {:>10} {:>8} {:>8} {:>9} {:>11} {:>10} {:>5} {:>5}",
-        "frame",
-        "chroma",
-        "bpp",
-        "bytes",
-        "PSNR-Y",
-        "PSNR-RGB",
-        "GPU=CPU",
-        "CPU enc ms",
-        "dec µs",
-        "p99",
-        "clock"
-    );
-    for r in &rows {
-        println!(
-            "{:<24} {:>5} {:>5} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>5.1} {:>5}",
-            r.frame,
-            r.chroma,
-            r.bpp,
-            r.bytes,
-            r.psnr_y,
-            r.psnr_rgb,
-            r.gpu_equals_cpu,
-            r.cpu_encode_ms,
-            r.decode_median_us,
-            r.decode_p99_us,
-            r.clock_mhz.map_or("-".into(), |c| c.to_string())
-        );
+    } else {
+        print_rows(&rows);
     }
     if rows.iter().any(|r| !r.gpu_equals_cpu) {
         return Err(CliError::CheckFailed(
             "the GPU's decoded frame differs from the CPU's".into(),
         ));
     }
+    if rows.iter().any(|r| !r.gpu_bytes_equal_cpu) {
+        return Err(CliError::CheckFailed(
+            "the GPU encoder's bytes differ from the CPU's".into(),
+        ));
+    }
     Ok(())
+}
+
+fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
+    println!(
+        "{:<24} {:>5} {:>5} {:>4} {:>10} {:>8} {:>8} {:>9} {:>11} {:>10} {:>10} {:>5}",
+        "frame",
+        "chroma",
+        "bpp",
+        "wg",
+        "bytes",
+        "PSNR-Y",
+        "PSNR-RGB",
+        "GPU=CPU",
+        "CPU enc ms",
+        "enc µs",
+        "dec µs",
+        "clock"
+    );
+    for r in rows {
+        println!(
+            "{:<24} {:>5} {:>5} {:>4} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>10.1} {:>5}",
+            r.frame,
+            r.chroma,
+            r.bpp,
+            r.block_workgroup,
+            r.bytes,
+            r.psnr_y,
+            r.psnr_rgb,
+            r.gpu_equals_cpu && r.gpu_bytes_equal_cpu,
+            r.cpu_encode_ms,
+            r.encode_median_us,
+            r.decode_median_us,
+            r.clock_mhz.map_or("-".into(), |c| c.to_string())
+        );
+        if !r.stages_us.is_empty() {
+            let s: Vec<String> = r
+                .stages_us
+                .iter()
+                .map(|(n, t)| format!("{n} {t:.1}"))
+                .collect();
+            println!("    stages µs: {}", s.join(", "));
+        }
+    }
 }
 
 /// A real photograph for the demo (crates/wavekit-cli/assets/README.md).

@@ -213,6 +213,14 @@ enum CodecCommand {
         /// Chroma samplings.
         #[arg(long, value_delimiter = ',', default_value = "420,444")]
         chroma: Vec<codec::ChromaArg>,
+        /// Invocations of the block coders' workgroups, one row set each (powers of two, 64
+        /// to 1024).
+        #[arg(long, value_delimiter = ',', default_value = "256")]
+        block_workgroup: Vec<u32>,
+        /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
+        /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
+        #[arg(long)]
+        stages: bool,
         #[command(flatten)]
         protocol: bench::ProtocolArgs,
         /// One JSON line a case instead of the table.
@@ -567,11 +575,28 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             frames,
             bpp,
             chroma,
+            block_workgroup,
+            stages,
             protocol,
             json,
         }) => {
             let ctx = context(cli.adapter)?;
-            codec::bench(&ctx, &frames, &bpp, &chroma, &protocol.protocol()?, json)
+            let options = wavekit_bench::codec::Options {
+                policies: block_workgroup
+                    .iter()
+                    .map(|&w| wavekit_codec::gpu::CoderPolicy { block_workgroup: w })
+                    .collect(),
+                stages,
+            };
+            codec::bench(
+                &ctx,
+                &frames,
+                &bpp,
+                &chroma,
+                &options,
+                &protocol.protocol()?,
+                json,
+            )
         }
         Command::Decode { input, output, cpu } => {
             if cpu {

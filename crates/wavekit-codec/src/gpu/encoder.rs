@@ -11,7 +11,7 @@ use wavekit::prelude::{Kernel, KernelBuilder};
 use wavekit::scan::BoundScan;
 use wavekit_dwt::BoundDwt;
 
-use super::{SOURCES, block_table};
+use super::{CoderPolicy, SOURCES, block_table};
 use crate::cpu::EncodeConfig;
 use crate::error::{CodecError, Result};
 use crate::format::{Header, Source, YcbcrImage};
@@ -34,7 +34,7 @@ fn builder(entry: &str) -> KernelBuilder {
 
 /// The encoder's kernels, in the order `Encoder::new` binds them, each with the name it is
 /// shared by on a device (the colour kernel's depends on the format).
-pub fn kernels(header: &Header) -> [(String, KernelBuilder); 7] {
+pub fn kernels(header: &Header, policy: &CoderPolicy) -> [(String, KernelBuilder); 7] {
     let rate = |phase: u32| {
         (
             format!("rate {phase}"),
@@ -52,7 +52,10 @@ pub fn kernels(header: &Header) -> [(String, KernelBuilder); 7] {
                 .constant("LOSSLESS", header.lossless)
                 .constant("SOURCE", u32::from(header.source.byte())),
         ),
-        ("block_encode".into(), builder("codec/block_encode")),
+        (
+            format!("block_encode {}", policy.block_workgroup),
+            builder("codec/block_encode").workgroup_size(policy.block_workgroup),
+        ),
         ("rate_threshold".into(), builder("codec/rate_threshold")),
         ("pack".into(), builder("codec/pack")),
         rate(0),
@@ -84,6 +87,18 @@ pub struct Encoder {
 impl Encoder {
     /// An encoder of `width × height` frames with `config`'s chroma, levels and budget.
     pub fn new(ctx: &GpuContext, width: u32, height: u32, config: &EncodeConfig) -> Result<Self> {
+        Self::with_policy(ctx, width, height, config, &CoderPolicy::default())
+    }
+
+    /// An encoder whose block kernel is laid out by `policy` (the same bytes as any other's).
+    pub fn with_policy(
+        ctx: &GpuContext,
+        width: u32,
+        height: u32,
+        config: &EncodeConfig,
+        policy: &CoderPolicy,
+    ) -> Result<Self> {
+        policy.check()?;
         let (header, layout) = crate::cpu::frame_layout(width, height, config)?;
         let overhead = layout.overhead();
         let nb = layout.blocks.len();
@@ -133,7 +148,7 @@ impl Encoder {
         let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
 
         let mut built = Vec::with_capacity(7);
-        for (name, b) in kernels(&header) {
+        for (name, b) in kernels(&header, policy) {
             built.push(super::shared::kernel(ctx, &name, || b)?);
         }
         let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
@@ -288,10 +303,11 @@ impl Encoder {
 
     /// Record the encode of [`Encoder::input`] into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        self.record_until(enc, 3);
+        self.record_until(enc, 4);
     }
 
-    /// Record the first stages only, for diagnosis: 1 the colour, 2 and the wavelet, 3 all.
+    /// Record the first stages only, for diagnosis and measurement: 1 the colour, 2 and the
+    /// wavelet, 3 and the blocks, 4 all.
     #[doc(hidden)]
     pub fn record_until(&self, enc: &mut wgpu::CommandEncoder, stages: u32) {
         let pass = |enc: &mut wgpu::CommandEncoder, s: &(Kernel, wgpu::BindGroup, u32)| {
@@ -309,6 +325,9 @@ impl Encoder {
             return;
         }
         pass(enc, &self.steps[1]);
+        if stages < 4 {
+            return;
+        }
         enc.clear_buffer(&self.hist, 0, None);
         pass(enc, &self.steps[2]);
         pass(enc, &self.steps[3]);

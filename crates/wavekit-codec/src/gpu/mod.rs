@@ -36,9 +36,44 @@ mod shared;
 pub use crate::format::YcbcrImage;
 pub use encoder::{Encoder, kernels as encoder_kernels};
 
-/// The block decoder's kernel (one workgroup of 256 a block).
+/// How the block coders use the device: a tuning policy, as CUB's. Every policy gives the same
+/// bytes and pixels; only the speed differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoderPolicy {
+    /// Invocations of the workgroup that codes or decodes one block: a power of two from 64 to
+    /// 1024 (default 256).
+    pub block_workgroup: u32,
+}
+
+impl Default for CoderPolicy {
+    fn default() -> Self {
+        Self {
+            block_workgroup: 256,
+        }
+    }
+}
+
+impl CoderPolicy {
+    /// An error unless the policy can be built.
+    pub fn check(&self) -> Result<()> {
+        let w = self.block_workgroup;
+        if !(64..=1024).contains(&w) || !w.is_power_of_two() {
+            return Err(CodecError::InvalidArgument(format!(
+                "a block workgroup of {w} invocations: give a power of two from 64 to 1024"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The block decoder's kernel (one workgroup a block, of the default policy's size).
 pub fn block_kernel() -> KernelBuilder {
-    KernelBuilder::new("codec/block", SOURCES).workgroup_size(256)
+    block_kernel_of(&CoderPolicy::default())
+}
+
+/// The block decoder's kernel for `policy`.
+pub fn block_kernel_of(policy: &CoderPolicy) -> KernelBuilder {
+    KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.block_workgroup)
 }
 
 /// What a [`Decoder`] writes: RGB, or YCbCr samples at the frame's sampling and its source's
@@ -128,7 +163,19 @@ impl Decoder {
         capacity: usize,
         output: Output,
     ) -> Result<Self> {
+        Self::with_policy(ctx, header, capacity, output, &CoderPolicy::default())
+    }
+
+    /// A decoder that writes `output`, its block kernel laid out by `policy`.
+    pub fn with_policy(
+        ctx: &GpuContext,
+        header: &Header,
+        capacity: usize,
+        output: Output,
+        policy: &CoderPolicy,
+    ) -> Result<Self> {
         header.check()?;
+        policy.check()?;
         if capacity > MAX_FRAME_BYTES {
             return Err(CodecError::InvalidArgument(format!(
                 "a frame capacity of {capacity} bytes: the GPU decoder takes at most \
@@ -154,7 +201,9 @@ impl Decoder {
         let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
         let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
         let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
-        let block_k = shared::kernel(ctx, "block", block_kernel)?;
+        let block_k = shared::kernel(ctx, &format!("block {}", policy.block_workgroup), || {
+            block_kernel_of(policy)
+        })?;
         let block_b = block_k.bind(
             ctx,
             &[
@@ -266,12 +315,25 @@ impl Decoder {
     /// Record the decode of the uploaded frame into `enc`: blocks to coefficients, the inverse
     /// wavelet, colour to [`Decoder::output`].
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        self.record_until(enc, 3);
+    }
+
+    /// Record the first stages only, for measurement: 1 the blocks, 2 and the inverse wavelet,
+    /// 3 all.
+    #[doc(hidden)]
+    pub fn record_until(&self, enc: &mut wgpu::CommandEncoder, stages: u32) {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             self.block.0.dispatch(&mut pass, &self.block.1, self.blocks);
         }
+        if stages < 2 {
+            return;
+        }
         for d in &self.dwt {
             d.record_inverse(enc);
+        }
+        if stages < 3 {
+            return;
         }
         let pixels = self.header.width * self.header.height;
         let mut pass = enc.begin_compute_pass(&Default::default());
@@ -360,7 +422,13 @@ mod tests {
 
     #[test]
     fn kernels_validate_with_and_without_subgroups() {
-        block_kernel().check().unwrap();
+        for w in [64, 256, 1024] {
+            let policy = CoderPolicy { block_workgroup: w };
+            block_kernel_of(&policy).check().unwrap();
+        }
+        for w in [0, 32, 96, 2048] {
+            assert!(CoderPolicy { block_workgroup: w }.check().is_err());
+        }
         use crate::format::Source;
         for (chroma, lossless, source) in [
             (Chroma::Yuv420, false, Source::Rgb),
@@ -381,8 +449,10 @@ mod tests {
             for output in [Output::Rgb, Output::Ycbcr] {
                 color_kernel(&h, output).1.check().unwrap();
             }
-            for (_, k) in encoder_kernels(&h) {
-                k.check().unwrap();
+            for w in [64, 256] {
+                for (_, k) in encoder_kernels(&h, &CoderPolicy { block_workgroup: w }) {
+                    k.check().unwrap();
+                }
             }
         }
     }
