@@ -1,38 +1,40 @@
 #!/usr/bin/env bash
 # The codec on the H200 machine, in one run: the GPU decoder against PyroWave's on the same
 # frames, then PyroWave again (interleaved, so a drift of the card shows). Expects the release
-# CLI in .dev/bin/ (scripts/device.sh), the frames as PNG in $FRAMES (default
-# .dev/pyrowave/frames: mosaics of scikit-image's photographs at 1080p, 1440p and 4K) and, for
-# the peer, PyroWave's benchmark built on the 2-core machine in .dev/pyrowave/ (never committed;
-# BENCHMARKS.md says how it was built). Writes every log under $OUT (or ./codec-out).
+# CLI in .dev/bin/ (scripts/device.sh), the frames as PNG in $FRAMES (default .dev/frames:
+# `peer/python/codec_speed.py frames`, mosaics of scikit-image's photographs at 1080p, 1440p and
+# 4K, named frame_WxH.png) and, for the peer, PyroWave's benchmark built on the 2-core machine
+# in .dev/pyrowave/ (never committed; BENCHMARKS.md says how it was built). $WG lists the block
+# coders' workgroup sizes to time (default 256). Writes every log under $OUT (or ./codec-out).
 set -uo pipefail
 OUT=${OUT:-codec-out}
-FRAMES=${FRAMES:-.dev/pyrowave/frames}
+FRAMES=${FRAMES:-.dev/frames}
+WG=${WG:-256}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.csv"
 .dev/bin/wavekit probe | tee "$OUT/probe.txt"
 sizes="1920x1080 2560x1440 3840x2160"
-pngs=$(for s in $sizes; do printf '%s,' "$FRAMES/mosaic_$s.png"; done)
+pngs=$(for s in $sizes; do printf '%s,' "$FRAMES/frame_$s.png"; done)
 peer() {
     [ -x .dev/pyrowave/bin/pyrowave-peer-bench ] || { echo "PyroWave not built: skipped"; return; }
     # PyroWave reads planar 8-bit YCbCr 4:4:4 (its own BT.601 full-range matrix, PIL's).
     for s in $sizes; do
-        [ -f "/tmp/mosaic_$s.i444" ] || python3 -c "
+        [ -f "/tmp/frame_$s.i444" ] || python3 -c "
 import sys; from PIL import Image
-im = Image.open('$FRAMES/mosaic_$s.png').convert('YCbCr')
-open('/tmp/mosaic_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split()))"
+im = Image.open('$FRAMES/frame_$s.png').convert('YCbCr')
+open('/tmp/frame_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split()))"
         .dev/pyrowave/bin/pyrowave-peer-bench --width "${s%x*}" --height "${s#*x}" \
-            --input "/tmp/mosaic_$s.i444" --chroma 420,444 --bpp 1,2 --iters 200 \
+            --input "/tmp/frame_$s.i444" --chroma 420,444 --bpp 1,2 --iters 200 \
             --warmup-ms 200 --label "$1"
     done
 }
 peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowave.jsonl"
 .dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs 100 \
-    --rounds 3 --json >"$OUT/wavekit-codec.jsonl" 2>"$OUT/wavekit-codec.log"
-echo "wavekit codec bench: exit $?"; tail -n 3 "$OUT/wavekit-codec.jsonl"
+    --rounds 3 --block-workgroup "$WG" --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
+echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"
 # The decoder from the command line: GPU and CPU write the same PNG.
-.dev/bin/wavekit encode "$FRAMES/mosaic_3840x2160.png" -o /tmp/f.wkv --bpp 1 | tee "$OUT/cli.txt"
+.dev/bin/wavekit encode "$FRAMES/frame_3840x2160.png" -o /tmp/f.wkv --bpp 1 | tee "$OUT/cli.txt"
 .dev/bin/wavekit --timings decode /tmp/f.wkv -o /tmp/g.png 2>&1 | tee -a "$OUT/cli.txt"
 .dev/bin/wavekit decode /tmp/f.wkv -o /tmp/c.png --cpu | tee -a "$OUT/cli.txt"
 cmp /tmp/g.png /tmp/c.png && echo "GPU and CPU PNGs identical" | tee -a "$OUT/cli.txt"

@@ -1,4 +1,4 @@
-//! The bitstream's layout (`docs/codec-bitstream.md`, version 2): the header, the planes and
+//! The bitstream's layout (`docs/codec-bitstream.md`, version 3): the header, the planes and
 //! their wavelet bands, the code blocks of each band in a fixed order, and the block offset
 //! table. Both the encoder and the decoder derive the whole layout from the header alone.
 
@@ -6,9 +6,10 @@ use crate::error::{CodecError, Result};
 
 /// The four bytes every frame starts with.
 pub const MAGIC: [u8; 4] = *b"WKV\0";
-/// The bitstream version this crate writes and reads (2: the integer pipeline, with
-/// fixed-point planes and the fixed-point 9/7; version 1 was the same layout on f32).
-pub const VERSION: u8 = 2;
+/// The bitstream version this crate writes and reads (3: each plane's count of new samples
+/// first and its runs in sections, decodable in parallel, ADR-0076; version 2 interleaved the
+/// runs' codes; version 1 was version 2's layout on f32).
+pub const VERSION: u8 = 3;
 /// Fractional bits of the planes' samples and coefficients (units of 2^-5 of an 8-bit level).
 pub const FRAC_BITS: u32 = 5;
 /// Header bytes.
@@ -464,12 +465,12 @@ mod tests {
         let h = header(1920, 1080, Chroma::Yuv420, 5);
         assert_eq!(Header::parse(&h.to_bytes()).unwrap(), h);
         let mut b = h.to_bytes();
-        b[4] = 1;
+        b[4] = 2;
         assert!(
             Header::parse(&b)
                 .unwrap_err()
                 .to_string()
-                .contains("version 1")
+                .contains("version 2")
         );
         assert!(Header::parse(&b[..10]).is_err());
         assert!(Header::parse(b"JUNKJUNKJUNKJUNKJUNKJUNK").is_err());

@@ -83,9 +83,21 @@ fn gpu_decoder_equals_the_cpu_decoder_on_damaged_frames() {
         let decoder = Decoder::new(ctx, &header, frame.len()).unwrap();
         let overhead = wavekit_codec::format::Layout::of(&header).overhead();
         let mut damaged_seen = 0;
-        for trial in 0..24 {
+        let blocks = (overhead - 24) / 4;
+        for trial in 0..40 {
             let mut f = frame.clone();
-            match trial % 4 {
+            match trial % 5 {
+                // A bit of a plane's count, parameter or first codes: the count past the
+                // candidates, zeros missing, runs past the block (bitstream version 3).
+                4 => {
+                    for _ in 0..1 + trial / 10 {
+                        let b = rng.usize(..blocks);
+                        let at = 24 + 4 * b;
+                        let offset = u32::from_le_bytes(f[at..at + 4].try_into().unwrap());
+                        let i = (offset as usize + 2 + rng.usize(..6)).min(f.len() - 1);
+                        f[i] ^= 1 << rng.u8(..8);
+                    }
+                }
                 0 => {
                     for _ in 0..1 + trial / 4 {
                         let i = rng.usize(overhead..f.len());

@@ -163,3 +163,55 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
     assert!(enc.set_budget(ctx, 10).is_err());
     assert_eq!(enc.budget(), 4000);
 }
+
+/// Every block-coder policy writes the same bytes and decodes to the same pixels: workgroups of
+/// 64 (16 samples an invocation) and 512 against the CPU, on noise (many planes, long codes) and
+/// a picture, with damage in the decoder's case.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn every_policy_writes_the_same_bytes_and_pixels() {
+    use wavekit_codec::gpu::{CoderPolicy, Decoder, Output};
+    let ctx = gpu();
+    let (w, h) = (96u32, 70u32);
+    let mut noise = picture(w, h, 9);
+    let mut rng = fastrand::Rng::with_seed(9);
+    noise[..(w * h * 3 / 2) as usize]
+        .iter_mut()
+        .for_each(|v| *v = rng.u8(..));
+    for (rgb, chroma) in [(noise, Chroma::Yuv444), (picture(w, h, 10), Chroma::Yuv420)] {
+        let config = EncodeConfig {
+            lossless: false,
+            source: wavekit_codec::format::Source::Rgb,
+            chroma,
+            levels: 4,
+            budget: (w * h) as usize,
+        };
+        let (want, _) = encode(&rgb, w, h, &config).unwrap();
+        let header = wavekit_codec::Header::parse(&want).unwrap();
+        let mut damaged = want.clone();
+        for _ in 0..6 {
+            let i = rng.usize(Layout::of(&header).overhead()..damaged.len());
+            damaged[i] ^= 1 << rng.u8(..8);
+        }
+        for block_workgroup in [64, 512] {
+            let policy = CoderPolicy { block_workgroup };
+            let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
+            let got = enc.encode(ctx, &rgb).unwrap();
+            assert!(got == want, "{block_workgroup}: the bytes differ");
+            let dec = Decoder::with_policy(ctx, &header, want.len(), Output::Rgb, &policy).unwrap();
+            for frame in [&want, &damaged] {
+                let (_, back, report) = wavekit_codec::cpu::decode(frame).unwrap();
+                let (gpu_back, gpu_report) = dec.decode(ctx, frame).unwrap();
+                assert_eq!(gpu_report, report, "{block_workgroup}: damage");
+                assert!(gpu_back == back, "{block_workgroup}: the pixels differ");
+            }
+        }
+    }
+    assert!(
+        CoderPolicy {
+            block_workgroup: 48
+        }
+        .check()
+        .is_err()
+    );
+}

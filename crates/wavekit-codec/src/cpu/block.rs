@@ -6,22 +6,29 @@
 //! byte 0      P: the block's magnitude bit-planes (0: every sample is 0)
 //! byte 1      n: the planes sent, the top ones (0 ..= P)
 //! bits        for each of the n planes, most significant bit first:
-//!               4 bits   k, the plane's Golomb–Rice parameter
-//!               the significance pass over the samples not yet significant, in sample order:
-//!                 for each sample that becomes significant in this plane, the run of zeros
-//!                 before it (Golomb–Rice, k) and its sign (1: negative); then the run to the
-//!                 end of the list, unless the list ended on a significant sample
+//!               c        the samples that become significant in this plane (Exp-Golomb, order 0)
+//!               4 bits   k, the plane's Golomb–Rice parameter (only where c > 0)
+//!               for each of the c samples, in sample order among those not yet significant,
+//!               the run r of such samples skipped before it, in three sections:
+//!                 the remainders: the low k bits of r, each
+//!                 the signs: one bit each (1: negative)
+//!                 the quotients: r >> k ones and a zero, each
 //!               the refinement pass: the plane's bit of each sample significant before it
 //!             padded with zeros to a whole byte
 //! ```
 //!
-//! Golomb–Rice with parameter k: `v >> k` ones, a zero, then the low k bits of v. A sample's
-//! magnitude is `m = ⌊|c|·2^8 / Δ⌋` (a dead zone of one step around 0; c in fixed point, the
-//! band's step Δ in units of 2^-8 of c's unit); with `s = P − n` planes dropped, the sent value
-//! is `t = m >> s` and the decoder puts the sample at `((2t + 1) << s)·Δ >> 9` (0 where `t =
-//! 0`): the middle of the interval it knows, in integers. The planes are embedded: the
-//! payload for n planes is the first bits of the one for n + 1, so one pass gives every n's
-//! size. ADR-0068 measured this against raw bit-planes.
+//! The count first and the runs' parts in sections make a plane decodable in parallel (bitstream
+//! version 3, ADR-0076): the remainders and signs sit at places c and k give, and the j-th
+//! new sample's place among the candidates is `((z_j − j) << k) + (its remainder and the
+//! earlier ones) + j`, z_j the offset of the j-th zero of the quotients: one scan of zeros and
+//! remainders places every code, where version 2's interleaved codes had to be read one after
+//! another. Golomb–Rice with parameter k: `v >> k` ones, a zero, then the low k bits of v.
+//! A sample's magnitude is `m = ⌊|c|·2^8 / Δ⌋` (a dead zone of one step around 0; c in fixed
+//! point, the band's step Δ in units of 2^-8 of c's unit); with `s = P − n` planes dropped,
+//! the sent value is `t = m >> s` and the decoder puts the sample at `((2t + 1) << s)·Δ >> 9`
+//! (0 where `t = 0`): the middle of the interval it knows, in integers. The planes are
+//! embedded: the payload for n planes is the first bits of the one for n + 1, so one pass
+//! gives every n's size. ADR-0068 measured the runs against raw bit-planes.
 
 use crate::format::MAX_PLANES;
 
@@ -179,17 +186,15 @@ impl BitWriter {
         }
     }
 
-    /// Golomb–Rice: `v >> k` in unary (ones, then a zero), then the low `k` bits.
-    fn put_rice(&mut self, v: u32, k: u32) {
-        for _ in 0..v >> k {
-            self.put(true);
-        }
-        self.put(false);
-        self.put_bits(v & ((1 << k) - 1), k);
+    /// Exp-Golomb of order 0: `v + 1` in binary after as many zeros as it has bits less one.
+    fn put_exp_golomb(&mut self, v: u32) {
+        let n = 32 - (v + 1).leading_zeros();
+        self.put_bits(0, n - 1);
+        self.put_bits(v + 1, n);
     }
 }
 
-/// Bits of `v` in Golomb–Rice with parameter `k`.
+/// Bits of `v` in Golomb–Rice with parameter `k` (`v >> k` ones, a zero, the low `k` bits).
 fn rice_bits(v: u32, k: u32) -> usize {
     (v >> k) as usize + 1 + k as usize
 }
@@ -216,16 +221,17 @@ impl BitReader<'_> {
         Ok(v)
     }
 
-    /// A Golomb–Rice value that may not exceed `max` (a run past the block is damage).
-    fn get_rice(&mut self, k: u32, max: u32) -> Result<u32, Damage> {
-        let mut q = 0u32;
-        while self.get()? {
-            q += 1;
-            if q > max >> k {
+    /// An Exp-Golomb value of order 0 that may not exceed `max` (more is damage).
+    fn get_exp_golomb(&mut self, max: u32) -> Result<u32, Damage> {
+        let mut zeros = 0u32;
+        while !self.get()? {
+            zeros += 1;
+            // `max + 1` has at most 11 bits here: more zeros than that is damage.
+            if zeros > 31 - (max + 1).leading_zeros() {
                 return Err(Damage::BadHeader);
             }
         }
-        let v = q << k | self.get_bits(k)?;
+        let v = (1 << zeros | self.get_bits(zeros)?) - 1;
         if v > max {
             return Err(Damage::BadHeader);
         }
@@ -236,12 +242,17 @@ impl BitReader<'_> {
 /// Bits of the Golomb–Rice parameter sent with each plane's significance pass.
 const RICE_BITS: u32 = 4;
 
+/// Bits of `v` in Exp-Golomb of order 0: `2⌊log2(v + 1)⌋ + 1`.
+pub fn exp_golomb_bits(v: u32) -> u32 {
+    2 * (31 - (v + 1).leading_zeros()) + 1
+}
+
 /// The coded planes of `q`, top first, as one bit string, and the bits after each plane. Plane
-/// by plane: the Golomb–Rice parameter of the plane (4 bits, the one that costs least); a
-/// significance pass over the samples not yet significant, in order (the run of zeros before
-/// each sample that becomes significant, then its sign; the run to the end of the list last,
-/// unless the list ended on a significant sample); a refinement pass (the plane's bit of every
-/// sample significant in an earlier plane, raw).
+/// by plane: the count c of samples that become significant (Exp-Golomb); where c > 0 the
+/// Golomb–Rice parameter k (4 bits, the one that costs least), then, for the c samples in
+/// order among those not yet significant, the runs of such samples before each: their k-bit
+/// remainders, their signs, their quotients in unary; the refinement pass (the plane's
+/// bit of every sample significant in an earlier plane, raw).
 fn planes_coded(q: &Quantized) -> (BitWriter, Vec<usize>) {
     let mut w = BitWriter::default();
     let mut ends = vec![0usize];
@@ -263,22 +274,25 @@ fn planes_coded(q: &Quantized) -> (BitWriter, Vec<usize>) {
                 run += 1;
             }
         }
-        // The tail run is sent unless the list ended right on a significant sample.
-        let tail = (run > 0 || newly.is_empty()).then_some(run);
-        let cost = |p: u32| -> usize {
-            runs.iter().map(|&r| rice_bits(r, p)).sum::<usize>()
-                + tail.map_or(0, |t| rice_bits(t, p))
-        };
-        let p = (0..1u32 << RICE_BITS)
-            .min_by_key(|&p| (cost(p), p))
-            .unwrap_or(0);
-        w.put_bits(p, RICE_BITS);
-        for (&r, &i) in runs.iter().zip(&newly) {
-            w.put_rice(r, p);
-            w.put(q.negative[i]);
-        }
-        if let Some(t) = tail {
-            w.put_rice(t, p);
+        w.put_exp_golomb(newly.len() as u32);
+        if !newly.is_empty() {
+            let cost = |p: u32| -> usize { runs.iter().map(|&r| rice_bits(r, p)).sum::<usize>() };
+            let p = (0..1u32 << RICE_BITS)
+                .min_by_key(|&p| (cost(p), p))
+                .unwrap_or(0);
+            w.put_bits(p, RICE_BITS);
+            for &r in &runs {
+                w.put_bits(r & ((1 << p) - 1), p);
+            }
+            for &i in &newly {
+                w.put(q.negative[i]);
+            }
+            for &r in &runs {
+                for _ in 0..r >> p {
+                    w.put(true);
+                }
+                w.put(false);
+            }
         }
         for (i, &m) in q.magnitude.iter().enumerate() {
             if significant[i] {
@@ -379,23 +393,44 @@ fn decode_values(bytes: &[u8], len: usize, step: u32, out: &mut [i32]) -> Result
     let mut negative = vec![false; len];
     let mut significant = vec![false; len];
     for _ in 0..n {
-        let p = rd.get_bits(RICE_BITS)?;
         let candidates: Vec<usize> = (0..len).filter(|&i| !significant[i]).collect();
-        let mut newly = Vec::new();
-        let mut at = 0usize;
-        loop {
-            let left = (candidates.len() - at) as u32;
-            if at > 0 && left == 0 {
-                break; // the list ended on a significant sample: no tail run
+        let left = candidates.len() as u32;
+        let c = rd.get_exp_golomb(left)? as usize;
+        let mut newly = Vec::with_capacity(c);
+        if c > 0 {
+            let p = rd.get_bits(RICE_BITS)?;
+            let mut remainders = Vec::with_capacity(c);
+            for _ in 0..c {
+                remainders.push(rd.get_bits(p)?);
             }
-            let run = rd.get_rice(p, left)?;
-            if run == left {
-                break; // the tail run
+            let mut signs = Vec::with_capacity(c);
+            for _ in 0..c {
+                signs.push(rd.get()?);
             }
-            let i = candidates[at + run as usize];
-            negative[i] = rd.get()?;
-            newly.push(i);
-            at += run as usize + 1;
+            // The quotients: the c-th zero ends them; they cannot take more bits than there
+            // are candidates (each run and its sample take at least a bit).
+            let mut used = 0u32;
+            let mut at = 0u32;
+            for (rem, neg) in remainders.into_iter().zip(signs) {
+                let mut q = 0u32;
+                while rd.get()? {
+                    q += 1;
+                    if used + q >= left {
+                        return Err(Damage::BadHeader);
+                    }
+                }
+                used += q + 1;
+                if used > left {
+                    return Err(Damage::BadHeader);
+                }
+                at += (q << p | rem) + 1;
+                if at > left {
+                    return Err(Damage::BadHeader);
+                }
+                let i = candidates[(at - 1) as usize];
+                negative[i] = neg;
+                newly.push(i);
+            }
         }
         for i in 0..len {
             t[i] <<= 1;

@@ -1,10 +1,14 @@
 // The block decoder: one workgroup a code block, the GPU twin of `cpu/block.rs`'s `decode`
-// (the same bits read in the same order, the same damage rules, the same integer
-// reconstruction), writing the block's coefficients into its plane. The payload is first
-// copied into workgroup memory. A payload's significance pass is a chain of variable-length
-// codes, so one invocation parses it (a code's unary part counted 32 bits at a time); the
-// candidate list before it and the refinement pass after it (each bit at a place a scan gives)
-// take the whole workgroup. Invocation t owns samples 4t .. 4t + 3 of the block (row-major).
+// (the same bits, the same damage rules, the same integer reconstruction), writing the block's
+// coefficients into its plane. The payload is first copied into workgroup memory. Bitstream
+// version 3 makes every part of a plane parallel (ADR-0076): every invocation reads the
+// plane's count c and parameter k, so the remainders and signs are at known places; one scan
+// of the zeros of the quotients (one word an invocation) and of the remainders gives the j-th
+// new sample its candidate rank `((z_j − j) << k) + Σ_{i ≤ j} rem_i + j` (z_j the offset of
+// the j-th zero); the refinement bits follow the c-th zero. Invocation t owns samples
+// PER·t .. PER·t + PER − 1 of the block (row-major) and keeps them in registers; other
+// invocations mark the ones that become significant in `mark`. A damaged plane makes every
+// later one a no-op (the scans still run: their barriers must be reached by all).
 //
 // Bindings: 0 the frame's bytes (packed four to a word, little-endian), 1 the block table
 // (four words a block: coefficient index of its first sample with bit 31 the buffer (0 luma,
@@ -24,28 +28,27 @@
 const SAMPLES: u32 = 1024u;
 const PER: u32 = SAMPLES / WG_SIZE;
 const MAX_PLANES: u32 = 24u;
-const RICE_BITS: u32 = 4u;
 // Sample flags, above the 24 bits of the sent magnitude in `t_val`.
 const SIGNIFICANT: u32 = 1u << 24u;
 const NEGATIVE: u32 = 2u << 24u;
 const NEWLY: u32 = 4u << 24u;
 const T_MASK: u32 = 0xffffffu;
 // Words of the payload held in workgroup memory: more than any payload the encoder writes
-// (24 planes of 1029 bits and 1024 signs: 3217 bytes); a damaged one that reads further reads
-// the frame itself.
+// (24 planes of at most 1049 bits, 1024 signs: 26200 bits); a damaged one that reads further
+// reads the frame itself.
 const WINDOW: u32 = 1024u;
 
-var<workgroup> t_val: array<u32, SAMPLES>;
+var<workgroup> mark: array<u32, SAMPLES>;
 var<workgroup> cand: array<u32, SAMPLES>;
+// The bit position of each quotient's closing zero.
+var<workgroup> zpos: array<u32, SAMPLES>;
 // The payload's words from `w0`, bytes in stream order (the first byte in the top bits).
 var<workgroup> win: array<u32, WINDOW>;
-// The parse's state, read back by every invocation with workgroupUniformLoad.
 var<workgroup> sh_ok: u32;
 var<workgroup> sh_bit: u32;
 var<workgroup> sh_planes: u32;
 var<workgroup> sh_sent: u32;
 var<workgroup> sh_w0: u32;
-var<workgroup> sh_bad: atomic<u32>;
 
 fn byte_at(i: u32) -> u32 {
     return (frame[i / 4u] >> (8u * (i % 4u))) & 0xffu;
@@ -55,10 +58,12 @@ fn swap(x: u32) -> u32 {
     return (x << 24u) | ((x & 0xff00u) << 8u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
 }
 
-// Word `i` of the frame in stream order (0 past its end), from the window where it holds it.
+// Word `i` of the frame in stream order (0 past its buffer), from the window where it holds it.
 fn word(i: u32, w0: u32) -> u32 {
-    if (i >= w0 && i - w0 < WINDOW) {
-        return win[i - w0];
+    // One comparison (i − w0 wraps when i < w0).
+    let d = i - w0;
+    if (d < WINDOW) {
+        return win[d];
     }
     if (i < arrayLength(&frame)) {
         return swap(frame[i]);
@@ -74,56 +79,6 @@ fn peek(b: u32, w0: u32) -> u32 {
         return hi;
     }
     return (hi << s) | (word(b / 32u + 1u, w0) >> (32u - s));
-}
-
-// The parser's reader (invocation 0 only). Any failure (bits past the frame's end, a run past
-// the block) damages the block, as in the CPU's reader: which one does not matter.
-var<private> rd_bit: u32;
-var<private> rd_end: u32;
-var<private> rd_w0: u32;
-var<private> rd_fail: bool;
-
-fn get_bits(n: u32) -> u32 {
-    if (n == 0u) {
-        return 0u;
-    }
-    if (rd_end - rd_bit < n) {
-        rd_fail = true;
-        return 0u;
-    }
-    let v = peek(rd_bit, rd_w0) >> (32u - n);
-    rd_bit += n;
-    return v;
-}
-
-// A Golomb–Rice value of parameter k that may not exceed `most`: the ones of its quotient
-// counted 32 at a time.
-fn get_rice(k: u32, most: u32) -> u32 {
-    var q = 0u;
-    let limit = most >> k;
-    loop {
-        let ones = countLeadingZeros(~peek(rd_bit, rd_w0));
-        if (ones >= rd_end - rd_bit) {
-            // No zero before the frame's end.
-            rd_fail = true;
-            return 0u;
-        }
-        q += ones;
-        rd_bit += ones;
-        if (q > limit) {
-            rd_fail = true;
-            return 0u;
-        }
-        if (ones < 32u) {
-            rd_bit += 1u;
-            break;
-        }
-    }
-    let v = (q << k) | get_bits(k);
-    if (v > most) {
-        rd_fail = true;
-    }
-    return v;
 }
 
 fn reconstruct(t: u32, dropped: u32, step: u32) -> i32 {
@@ -150,11 +105,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let bh = entry.z >> 16u;
     let len = bw * bh;
     let step = entry.w;
+    let first = l.local * PER;
+    var tv: array<u32, PER>;
     for (var j = 0u; j < PER; j++) {
-        t_val[l.local * PER + j] = 0u;
+        tv[j] = 0u;
+        mark[first + j] = 0u;
     }
     if (l.local == 0u) {
-        atomicStore(&sh_bad, 0u);
         let at = 24u + 4u * block;
         let offset = byte_at(at) | (byte_at(at + 1u) << 8u) | (byte_at(at + 2u) << 16u)
             | (byte_at(at + 3u) << 24u);
@@ -187,107 +144,158 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             win[j] = x;
         }
     }
+    workgroupBarrier();
     let end_bit = frame_len * 8u;
+    var bit = sh_bit;
+    var failed = false;
     for (var plane = 0u; plane < sent; plane++) {
-        // The candidates: samples not yet significant, in order.
-        var mine = 0u;
+        // The candidates (samples not yet significant) in order, and each significant
+        // sample's rank, from one scan of both counts.
+        var counts = 0u;
         for (var j = 0u; j < PER; j++) {
-            let i = l.local * PER + j;
-            mine += select(0u, 1u, i < len && (t_val[i] & SIGNIFICANT) == 0u);
+            if (first + j < len) {
+                counts += select(1u << 16u, 1u, (tv[j] & SIGNIFICANT) == 0u);
+            }
         }
-        var at = wg_exclusive(mine, l);
-        let cands = sh_wg_total;
+        let before = wg_exclusive(counts, l);
+        let cands = sh_wg_total & 0xffffu;
+        let sigs = sh_wg_total >> 16u;
+        var rank = before & 0xffffu;
         for (var j = 0u; j < PER; j++) {
-            let i = l.local * PER + j;
-            if (i < len && (t_val[i] & SIGNIFICANT) == 0u) {
-                cand[at] = i;
-                at += 1u;
+            if (first + j < len && (tv[j] & SIGNIFICANT) == 0u) {
+                cand[rank] = first + j;
+                rank += 1u;
+            }
+        }
+        // The plane's count c (Exp-Golomb) and parameter k, read alike by every invocation.
+        var bad = failed;
+        var b = bit;
+        var c = 0u;
+        var k = 0u;
+        if (!bad) {
+            let z = countLeadingZeros(peek(b, w0));
+            if (z > 31u - countLeadingZeros(cands + 1u) || b + 2u * z + 1u > end_bit) {
+                bad = true;
+            } else {
+                c = (peek(b + z, w0) >> (31u - z)) - 1u;
+                b += 2u * z + 1u;
+                if (c > cands) {
+                    bad = true;
+                    c = 0u;
+                }
+            }
+        }
+        if (c > 0u) {
+            if (b + 4u > end_bit) {
+                bad = true;
+                c = 0u;
+            } else {
+                k = peek(b, w0) >> 28u;
+                b += 4u;
+            }
+        }
+        // The remainders at b, the signs after them, then the quotients: their c zeros lie in
+        // the first `cands` bits (each run and its sample take a candidate). One scan counts
+        // the zeros (one word an invocation) and sums the remainders (PER codes an
+        // invocation, each sum capped at 1025: more is damage).
+        let s0 = b + c * k;
+        let q0 = s0 + c;
+        var zeros = 0u;
+        let lim = min(q0 + cands, end_bit);
+        let zs = q0 + 32u * l.local;
+        if (c > 0u && zs < lim) {
+            zeros = ~peek(zs, w0);
+            if (lim - zs < 32u) {
+                zeros &= ~(0xffffffffu >> (lim - zs));
+            }
+        }
+        var rems: array<u32, PER>;
+        var rsum = 0u;
+        for (var j = 0u; j < PER; j++) {
+            let code = first + j;
+            rems[j] = 0u;
+            if (code < c && k > 0u) {
+                rems[j] = peek(b + code * k, w0) >> (32u - k);
+                rsum += rems[j];
+            }
+        }
+        let pre = wg_exclusive(countOneBits(zeros) | (min(rsum, 1025u) << 11u), l);
+        let ztot = sh_wg_total & 0x7ffu;
+        let rtot = sh_wg_total >> 11u;
+        if (ztot < c) {
+            bad = true;
+            c = 0u;
+        }
+        var zj = pre & 0x7ffu;
+        while (zeros != 0u && zj < c) {
+            let p = countLeadingZeros(zeros);
+            zpos[zj] = zs + p - q0;
+            zeros &= ~(0x80000000u >> p);
+            zj += 1u;
+        }
+        workgroupBarrier();
+        var f0 = q0;
+        if (c > 0u) {
+            let last = zpos[c - 1u];
+            f0 = q0 + last + 1u;
+            // The last new sample's candidate rank: past the candidates is damage.
+            if (rtot > 1024u || ((last - (c - 1u)) << k) + rtot + c - 1u >= cands) {
+                bad = true;
+                c = 0u;
+            }
+        }
+        let end = f0 + sigs;
+        if (end > end_bit) {
+            bad = true;
+            c = 0u;
+        }
+        var rp = pre >> 11u;
+        for (var j = 0u; j < PER; j++) {
+            let code = first + j;
+            if (code < c) {
+                rp += rems[j];
+                let at = ((zpos[code] - code) << k) + rp + code;
+                let neg = peek(s0 + code, w0) >> 31u;
+                mark[cand[at]] = NEWLY | select(0u, NEGATIVE, neg == 1u);
             }
         }
         workgroupBarrier();
-        // The significance pass, serially.
-        if (l.local == 0u && sh_ok == 1u) {
-            rd_bit = sh_bit;
-            rd_end = end_bit;
-            rd_w0 = w0;
-            rd_fail = false;
-            let k = get_bits(RICE_BITS);
-            var pos = 0u;
-            loop {
-                if (rd_fail) {
-                    break;
-                }
-                let left = cands - pos;
-                if (pos > 0u && left == 0u) {
-                    break;
-                }
-                let run = get_rice(k, left);
-                if (rd_fail || run == left) {
-                    break;
-                }
-                let i = cand[pos + run];
-                let neg = get_bits(1u);
-                t_val[i] |= NEWLY | select(0u, NEGATIVE, neg == 1u);
-                pos += run + 1u;
-            }
-            sh_ok = select(1u, 0u, rd_fail);
-            sh_bit = rd_bit;
-        }
-        let ok = workgroupUniformLoad(&sh_ok);
-        if (ok == 0u) {
-            break;
-        }
         // The refinement pass: the plane's bit of every sample significant before it.
-        var sig = 0u;
-        for (var j = 0u; j < PER; j++) {
-            let i = l.local * PER + j;
-            sig += select(0u, 1u, i < len && (t_val[i] & SIGNIFICANT) != 0u);
-        }
-        var rank = wg_exclusive(sig, l);
-        let total = sh_wg_total;
-        let first = sh_bit;
-        for (var j = 0u; j < PER; j++) {
-            let i = l.local * PER + j;
-            if (i < len) {
-                let f = t_val[i];
-                var t = (f & T_MASK) << 1u;
-                var flags = f & ~T_MASK;
-                if ((f & SIGNIFICANT) != 0u) {
-                    let b = first + rank;
-                    rank += 1u;
-                    if (b >= end_bit) {
-                        atomicStore(&sh_bad, 1u);
+        if (!bad) {
+            var sr = before >> 16u;
+            for (var j = 0u; j < PER; j++) {
+                let i = first + j;
+                if (i < len) {
+                    let f = tv[j];
+                    var t = (f & T_MASK) << 1u;
+                    var flags = f & ~T_MASK;
+                    if ((f & SIGNIFICANT) != 0u) {
+                        t |= peek(f0 + sr, w0) >> 31u;
+                        sr += 1u;
                     } else {
-                        t |= (word(b / 32u, w0) >> (31u - b % 32u)) & 1u;
+                        let m = mark[i];
+                        if (m != 0u) {
+                            mark[i] = 0u;
+                            t |= 1u;
+                            flags |= SIGNIFICANT | (m & NEGATIVE);
+                        }
                     }
-                } else if ((f & NEWLY) != 0u) {
-                    t |= 1u;
-                    flags = (flags & ~NEWLY) | SIGNIFICANT;
+                    tv[j] = flags | (t & T_MASK);
                 }
-                t_val[i] = flags | (t & T_MASK);
             }
         }
-        workgroupBarrier();
-        if (l.local == 0u) {
-            sh_bit = first + total;
-            if (atomicLoad(&sh_bad) != 0u) {
-                sh_ok = 0u;
-            }
-        }
-        let still = workgroupUniformLoad(&sh_ok);
-        if (still == 0u) {
-            break;
-        }
+        failed = bad;
+        bit = end;
     }
-    let ok = workgroupUniformLoad(&sh_ok);
+    let ok = select(sh_ok, 0u, failed);
     let dropped = sh_planes - sh_sent;
     let base = entry.x & 0x7fffffffu;
     let pitch = entry.y;
     for (var j = 0u; j < PER; j++) {
-        let i = l.local * PER + j;
+        let i = first + j;
         if (i < len) {
             var v = 0i;
-            let f = t_val[i];
+            let f = tv[j];
             if (ok == 1u) {
                 v = reconstruct(f & T_MASK, dropped, step);
                 if ((f & NEGATIVE) != 0u) {

@@ -1,8 +1,10 @@
 // The block encoder: one workgroup a code block, the GPU twin of `cpu/block.rs` (`quantize`,
 // `code`, `keys`): the same bits in the same places, every truncation's size, and each plane's
-// rate-control key. Invocation t owns samples 4t .. 4t + 3 of the block (row-major). Plane by
-// plane, scans over the workgroup give each newly significant sample its run and each code and
-// refinement bit its place; the bits are or-ed into workgroup memory, then copied out.
+// rate-control key. Invocation t owns samples PER·t .. PER·t + PER − 1 of the block
+// (row-major), in registers. Plane by plane (bitstream version 3): one scan of the candidates
+// and new samples gives each new sample its run, its remainder's and sign's places and each
+// refinement bit's; a second scan places the quotients; the one bits are or-ed into workgroup
+// memory (the zeros are already there), then copied out.
 //
 // Bindings: 0 the block table (as the decoder's), 1 the luma coefficients, 2 the chroma
 // coefficients, 3 the blocks' bit strings (STRIDE words each, stream order: the first bit in a
@@ -26,15 +28,13 @@ const SIG: u32 = 1u << 30u;
 const NEG: u32 = 1u << 31u;
 const M_MASK: u32 = 0xffffffu;
 
-var<workgroup> mag: array<u32, SAMPLES>;
 var<workgroup> nr: array<u32, SAMPLES>;
 var<workgroup> out: array<atomic<u32>, STRIDE>;
-var<workgroup> sh_cost: array<atomic<u32>, 16>;
-var<workgroup> sh_before: atomic<u32>;
-var<workgroup> sh_after: atomic<u32>;
+// Two halves, used by alternate planes, so that one is cleared while the other is summed.
+var<workgroup> sh_cost: array<atomic<u32>, 32>;
+var<workgroup> sh_before: array<atomic<u32>, 2>;
+var<workgroup> sh_after: array<atomic<u32>, 2>;
 var<workgroup> sh_max: atomic<u32>;
-var<workgroup> sh_k: u32;
-var<workgroup> sh_pos: u32;
 var<workgroup> sh_planes: u32;
 
 // n bits of v (n ≤ 32), most significant first, at bit `at`.
@@ -65,13 +65,6 @@ fn put_ones(at0: u32, q0: u32) {
     }
 }
 
-// Golomb–Rice code of v, parameter k, at `at`; returns the bit after it.
-fn put_rice(at: u32, v: u32, k: u32) -> u32 {
-    put_ones(at, v >> k);
-    let after = at + (v >> k) + 1u;
-    put_bits(after, v & ((1u << k) - 1u), k);
-    return after + k;
-}
 
 fn err2(m: u32, s: u32) -> u32 {
     let t = m >> s;
@@ -107,6 +100,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let step = max(entry.w, 1u);
     let base = entry.x & 0x7fffffffu;
     var top = 0u;
+    // This invocation's samples, in registers: magnitude | SIG | NEG.
+    var mg: array<u32, PER>;
     for (var j = 0u; j < PER; j++) {
         let i = l.local * PER + j;
         var m = 0u;
@@ -125,16 +120,18 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 m |= NEG;
             }
         }
-        mag[i] = m;
+        mg[j] = m;
     }
     for (var j = l.local; j < STRIDE; j += WG_SIZE) {
         atomicStore(&out[j], 0u);
     }
     if (l.local == 0u) {
         atomicStore(&sh_max, 0u);
-        atomicStore(&sh_before, 0u);
-        atomicStore(&sh_after, 0u);
-        for (var p = 0u; p < 16u; p++) {
+        for (var p = 0u; p < 2u; p++) {
+            atomicStore(&sh_before[p], 0u);
+            atomicStore(&sh_after[p], 0u);
+        }
+        for (var p = 0u; p < 32u; p++) {
             atomicStore(&sh_cost[p], 0u);
         }
     }
@@ -148,39 +145,38 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     if (l.local == 0u) {
         let mx = atomicLoad(&sh_max);
         sh_planes = select(0u, 32u - countLeadingZeros(mx), mx != 0u);
-        sh_pos = 0u;
     }
     let planes = workgroupUniformLoad(&sh_planes);
     let rec = block * RECORD;
     var low = KEY_BINS - 1u;
     var pos = 0u;
+    // Samples of the block before this invocation's.
+    let mine0 = min(l.local * PER, len);
     for (var plane = 0u; plane < planes; plane++) {
         let bit = planes - 1u - plane;
-        // Candidates (not yet significant) and the newly significant among them.
-        var n_cand = 0u;
-        var n_new = 0u;
+        let parity = plane % 2u;
+        // Candidates (not yet significant) and the new samples among them, in one scan.
+        var counts = 0u;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            let f = mag[i];
+            let f = mg[j];
             if (i < len && (f & SIG) == 0u) {
-                n_cand += 1u;
-                if (((f & M_MASK) >> bit) & 1u) == 1u {
-                    n_new += 1u;
-                }
+                counts += 1u + (((f >> bit) & 1u) << 16u);
             }
         }
-        let cand0 = wg_exclusive(n_cand, l);
-        let cands = sh_wg_total;
-        let new0 = wg_exclusive(n_new, l);
-        let news = sh_wg_total;
-        // Each newly significant sample's candidate rank, by its rank among the new.
+        let before = wg_exclusive(counts, l);
+        let cands = sh_wg_total & 0xffffu;
+        let news = sh_wg_total >> 16u;
+        let cand0 = before & 0xffffu;
+        let new0 = before >> 16u;
+        // Each new sample's candidate rank, by its rank among the new.
         var cr = cand0;
         var nk = new0;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            let f = mag[i];
+            let f = mg[j];
             if (i < len && (f & SIG) == 0u) {
-                if (((f & M_MASK) >> bit) & 1u) == 1u {
+                if (((f >> bit) & 1u) == 1u) {
                     nr[nk] = cr;
                     nk += 1u;
                 }
@@ -188,11 +184,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             }
         }
         workgroupBarrier();
-        var tail = cands;
-        if (news > 0u) {
-            tail = cands - (nr[news - 1u] + 1u);
-        }
-        let tail_sent = tail > 0u || news == 0u;
         // Runs, and Σ (run >> p) for every parameter p.
         var runs: array<u32, PER>;
         var sums: array<u32, 16>;
@@ -200,114 +191,118 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             sums[p] = 0u;
         }
         nk = new0;
-        cr = cand0;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            let f = mag[i];
+            let f = mg[j];
             runs[j] = 0u;
-            if (i < len && (f & SIG) == 0u) {
-                if (((f & M_MASK) >> bit) & 1u) == 1u {
-                    var prev = 0u;
-                    if (nk > 0u) {
-                        prev = nr[nk - 1u] + 1u;
-                    }
-                    let r = cr - prev;
-                    runs[j] = r;
-                    for (var p = 0u; p < 16u; p++) {
-                        sums[p] += r >> p;
-                    }
-                    nk += 1u;
+            if (i < len && (f & SIG) == 0u && ((f >> bit) & 1u) == 1u) {
+                var prev = 0u;
+                if (nk > 0u) {
+                    prev = nr[nk - 1u] + 1u;
                 }
-                cr += 1u;
+                let r = nr[nk] - prev;
+                runs[j] = r;
+                for (var p = 0u; p < 16u; p++) {
+                    sums[p] += r >> p;
+                }
+                nk += 1u;
             }
         }
         if (sums[0] != 0u) {
             for (var p = 0u; p < 16u; p++) {
                 if (sums[p] != 0u) {
-                    atomicAdd(&sh_cost[p], sums[p]);
+                    atomicAdd(&sh_cost[parity * 16u + p], sums[p]);
                 }
             }
         }
         workgroupBarrier();
-        if (l.local == 0u) {
-            var best = 0u;
-            var best_cost = 0xffffffffu;
-            for (var p = 0u; p < 16u; p++) {
-                var c = atomicLoad(&sh_cost[p]) + news * (1u + p);
-                if (tail_sent) {
-                    c += (tail >> p) + 1u + p;
-                }
-                if (c < best_cost) {
-                    best_cost = c;
-                    best = p;
-                }
-                atomicStore(&sh_cost[p], 0u);
+        // The parameter that costs least (the lowest of equals), chosen alike by everyone; the
+        // other half of the costs is cleared for the next plane (its last readers are done).
+        var k = 0u;
+        var best = 0xffffffffu;
+        for (var p = 0u; p < 16u; p++) {
+            let c = atomicLoad(&sh_cost[parity * 16u + p]) + news * (1u + p);
+            if (c < best) {
+                best = c;
+                k = p;
             }
-            sh_k = best;
         }
-        let k = workgroupUniformLoad(&sh_k);
-        // Places: the codes of the new samples in order, the tail, the refinement bits.
-        var code_bits = 0u;
-        var ref_bits = 0u;
+        if (l.local < 16u) {
+            atomicStore(&sh_cost[(1u - parity) * 16u + l.local], 0u);
+        }
+        // Places: the count, k, the remainders, the signs, the quotients, the refinement.
+        var unary = 0u;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            let f = mag[i];
-            if (i < len && (f & SIG) == 0u && (((f & M_MASK) >> bit) & 1u) == 1u) {
-                code_bits += (runs[j] >> k) + 2u + k;
-            }
-            if (i < len && (f & SIG) != 0u) {
-                ref_bits += 1u;
+            let f = mg[j];
+            if (i < len && (f & SIG) == 0u && ((f >> bit) & 1u) == 1u) {
+                unary += (runs[j] >> k) + 1u;
             }
         }
-        var code_at = wg_exclusive(code_bits, l);
-        let codes = sh_wg_total;
-        var ref_at = wg_exclusive(ref_bits, l);
-        let refs = sh_wg_total;
-        var tail_bits = 0u;
-        if (tail_sent) {
-            tail_bits = (tail >> k) + 1u + k;
+        var q_at = wg_exclusive(unary, l);
+        let quotients = sh_wg_total;
+        let eg = 2u * (31u - countLeadingZeros(news + 1u)) + 1u;
+        var u0 = pos + eg;
+        if (news > 0u) {
+            u0 += 4u;
         }
-        let first = pos + 4u;
-        let refine = first + codes + tail_bits;
+        let r0 = u0;
+        let s0 = r0 + news * k;
+        let q0 = s0 + news;
+        let f0 = q0 + quotients;
+        let end = f0 + (len - cands);
         if (l.local == 0u) {
-            put_bits(pos, k, 4u);
-            if (tail_sent) {
-                _ = put_rice(first + codes, tail, k);
+            // Exp-Golomb: eg / 2 zeros, then news + 1 in eg / 2 + 1 bits.
+            put_bits(pos + eg / 2u, news + 1u, eg / 2u + 1u);
+            if (news > 0u) {
+                put_bits(pos + eg, k, 4u);
             }
         }
-        var before = 0u;
-        var after = 0u;
+        var before_e = 0u;
+        var after_e = 0u;
         let sh = select(0u, bit - 8u, bit > 8u);
+        var ref_at = f0 + (mine0 - cand0);
+        nk = new0;
+        q_at += q0;
         for (var j = 0u; j < PER; j++) {
             let i = l.local * PER + j;
-            let f = mag[i];
+            let f = mg[j];
             let m = f & M_MASK;
             if (i < len) {
                 if ((f & SIG) != 0u) {
-                    put_bits(refine + ref_at, (m >> bit) & 1u, 1u);
+                    if (((m >> bit) & 1u) == 1u) {
+                        put_bits(ref_at, 1u, 1u);
+                    }
                     ref_at += 1u;
                 } else if (((m >> bit) & 1u) == 1u) {
-                    let e = put_rice(first + code_at, runs[j], k);
-                    put_bits(e, select(0u, 1u, (f & NEG) != 0u), 1u);
-                    code_at += (runs[j] >> k) + 2u + k;
-                    mag[i] = f | SIG;
+                    let r = runs[j];
+                    put_ones(q_at, r >> k);
+                    q_at += (r >> k) + 1u;
+                    let rem = r & ((1u << k) - 1u);
+                    if (rem != 0u) {
+                        put_bits(r0 + nk * k, rem, k);
+                    }
+                    if ((f & NEG) != 0u) {
+                        put_bits(s0 + nk, 1u, 1u);
+                    }
+                    nk += 1u;
+                    mg[j] = f | SIG;
                 }
                 let b = err2(m, bit + 1u) >> sh;
                 let a = err2(m, bit) >> sh;
-                before += b * b;
-                after += a * a;
+                before_e += b * b;
+                after_e += a * a;
             }
         }
-        if (before != 0u || after != 0u) {
-            atomicAdd(&sh_before, before);
-            atomicAdd(&sh_after, after);
+        if (before_e != 0u || after_e != 0u) {
+            atomicAdd(&sh_before[parity], before_e);
+            atomicAdd(&sh_after[parity], after_e);
         }
         workgroupBarrier();
-        let end = refine + refs;
         if (l.local == 0u) {
-            let dd = bitcast<i32>(atomicLoad(&sh_before) - atomicLoad(&sh_after));
-            atomicStore(&sh_before, 0u);
-            atomicStore(&sh_after, 0u);
+            let dd = bitcast<i32>(atomicLoad(&sh_before[parity]) - atomicLoad(&sh_after[parity]));
+            atomicStore(&sh_before[parity], 0u);
+            atomicStore(&sh_after[parity], 0u);
             let dr = bytes_of(end) - bytes_of(pos);
             var key = 1u;
             if (dd > 0i) {
@@ -322,9 +317,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             low = min(low, key);
             records[rec + 1u + plane + 1u] = end;
             records[rec + 26u + plane] = low;
-            sh_pos = end;
         }
-        pos = workgroupUniformLoad(&sh_pos);
+        pos = end;
     }
     if (l.local == 0u) {
         records[rec] = planes;

@@ -16,13 +16,14 @@ use crate::cpu::EncodeConfig;
 use crate::error::{CodecError, Result};
 use crate::format::{Header, Source, YcbcrImage};
 
-/// Words of a block's bit string (24 planes of at most 1029 bits and 1024 signs: 25720 bits,
-/// with room to spare) and of its record; the kernels get these (and KEY_BINS) as constants.
-const STRIDE: u64 = 808;
+/// Words of a block's bit string (24 planes of at most 1049 bits, the count's 21 and k's 4
+/// included, and 1024 signs: 26200 bits, with room to spare) and of its record; the kernels get
+/// these (and KEY_BINS) as constants.
+const STRIDE: u64 = 832;
 const RECORD: u64 = 64;
 const KEY_BINS: u64 = crate::cpu::block::KEY_BINS as u64;
-/// Bytes of the largest payload a block can have (24 planes of 1029 bits, 1024 signs, 2 bytes).
-const MAX_PAYLOAD: u64 = 2 + 25720 / 8;
+/// Bytes of the largest payload a block can have (26200 bits and the 2 bytes of P and n).
+const MAX_PAYLOAD: u64 = 2 + 26200 / 8;
 
 fn builder(entry: &str) -> KernelBuilder {
     KernelBuilder::new(entry, SOURCES)
