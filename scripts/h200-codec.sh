@@ -4,12 +4,14 @@
 # CLI in .dev/bin/ (scripts/device.sh), the frames as PNG in $FRAMES (default .dev/frames:
 # `peer/python/codec_speed.py frames`, mosaics of scikit-image's photographs at 1080p, 1440p and
 # 4K, named frame_WxH.png) and, for the peer, PyroWave's benchmark built on the 2-core machine
-# in .dev/pyrowave/ (never committed; BENCHMARKS.md says how it was built). $WG lists the block
-# coders' workgroup sizes to time (default 256). Writes every log under $OUT (or ./codec-out).
+# in .dev/pyrowave/ (never committed; BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG
+# list the block encoder's and decoder's workgroup sizes, paired (default 256 each). Writes
+# every log under $OUT (or ./codec-out).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
-WG=${WG:-256}
+ENC_WG=${ENC_WG:-256}
+DEC_WG=${DEC_WG:-256}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.csv"
 .dev/bin/wavekit probe | tee "$OUT/probe.txt"
@@ -30,7 +32,7 @@ open('/tmp/frame_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split())
 }
 peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowave.jsonl"
 .dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs 100 \
-    --rounds 3 --block-workgroup "$WG" --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
+    --rounds 3 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
 echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"
 # The decoder from the command line: GPU and CPU write the same PNG.

@@ -51,8 +51,8 @@ pub struct CodecBench {
     pub bpp: f64,
     /// The budget in bytes.
     pub budget: usize,
-    /// Invocations of the block coders' workgroups.
-    pub block_workgroup: u32,
+    /// Invocations of the block encoder's and decoder's workgroups.
+    pub block_workgroup: (u32, u32),
     /// The coded frame's bytes.
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
@@ -154,7 +154,7 @@ pub fn run(
                         },
                         bpp,
                         budget,
-                        block_workgroup: policy.block_workgroup,
+                        block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
                         bytes: frame.len(),
                         psnr_y: psnr_y(&f.rgb, &back, w, h),
                         psnr_rgb: psnr(&f.rgb, &back),
@@ -182,8 +182,8 @@ pub fn run(
     let mut cases: Vec<Case> = Vec::new();
     for ((d, e), r) in decoders.iter().zip(&rows) {
         let what = format!(
-            "{} {} {} bpp wg {}",
-            r.frame, r.chroma, r.bpp, r.block_workgroup
+            "{} {} {} bpp wg {}/{}",
+            r.frame, r.chroma, r.bpp, r.block_workgroup.0, r.block_workgroup.1
         );
         cases.push(Case::new(format!("decode {what}"), move |enc| {
             d.record(enc)

@@ -311,6 +311,19 @@ pub fn decode_png(
     Ok(())
 }
 
+/// The policies `codec bench` times: the encode and decode sizes paired in order, the shorter
+/// list's last repeated.
+pub fn policies(encode: &[u32], decode: &[u32]) -> Vec<wavekit_codec::gpu::CoderPolicy> {
+    let n = encode.len().max(decode.len());
+    let at = |v: &[u32], i: usize| v.get(i).or(v.last()).copied().unwrap_or(256);
+    (0..n)
+        .map(|i| wavekit_codec::gpu::CoderPolicy {
+            encode_workgroup: at(encode, i),
+            decode_workgroup: at(decode, i),
+        })
+        .collect()
+}
+
 /// `wavekit codec bench`.
 pub fn bench(
     ctx: &wavekit::GpuContext,
@@ -323,7 +336,7 @@ pub fn bench(
 ) -> Result<(), CliError> {
     for p in &options.policies {
         p.check()
-            .map_err(|e| CliError::Usage(format!("--block-workgroup: {e}")))?;
+            .map_err(|e| CliError::Usage(format!("--encode-workgroup/--decode-workgroup: {e}")))?;
     }
     if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
         return Err(CliError::Usage(format!(
@@ -389,11 +402,11 @@ pub fn bench(
 
 fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
     println!(
-        "{:<24} {:>5} {:>5} {:>4} {:>10} {:>8} {:>8} {:>9} {:>11} {:>10} {:>10} {:>5}",
+        "{:<24} {:>5} {:>5} {:>7} {:>10} {:>8} {:>8} {:>9} {:>11} {:>10} {:>10} {:>5}",
         "frame",
         "chroma",
         "bpp",
-        "wg",
+        "wg e/d",
         "bytes",
         "PSNR-Y",
         "PSNR-RGB",
@@ -405,11 +418,11 @@ fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
     );
     for r in rows {
         println!(
-            "{:<24} {:>5} {:>5} {:>4} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>10.1} {:>5}",
+            "{:<24} {:>5} {:>5} {:>7} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>10.1} {:>5}",
             r.frame,
             r.chroma,
             r.bpp,
-            r.block_workgroup,
+            format!("{}/{}", r.block_workgroup.0, r.block_workgroup.1),
             r.bytes,
             r.psnr_y,
             r.psnr_rgb,

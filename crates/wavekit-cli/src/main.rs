@@ -213,10 +213,14 @@ enum CodecCommand {
         /// Chroma samplings.
         #[arg(long, value_delimiter = ',', default_value = "420,444")]
         chroma: Vec<codec::ChromaArg>,
-        /// Invocations of the block coders' workgroups, one row set each (powers of two, 64
-        /// to 1024).
+        /// Invocations of the block encoder's workgroups, one row set each (powers of two,
+        /// 64 to 256), paired in order with --decode-workgroup.
         #[arg(long, value_delimiter = ',', default_value = "256")]
-        block_workgroup: Vec<u32>,
+        encode_workgroup: Vec<u32>,
+        /// Invocations of the block decoder's workgroups (powers of two, 64 to 512), paired
+        /// in order with --encode-workgroup (the last repeats).
+        #[arg(long, value_delimiter = ',', default_value = "256")]
+        decode_workgroup: Vec<u32>,
         /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
         #[arg(long)]
@@ -575,17 +579,15 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             frames,
             bpp,
             chroma,
-            block_workgroup,
+            encode_workgroup,
+            decode_workgroup,
             stages,
             protocol,
             json,
         }) => {
             let ctx = context(cli.adapter)?;
             let options = wavekit_bench::codec::Options {
-                policies: block_workgroup
-                    .iter()
-                    .map(|&w| wavekit_codec::gpu::CoderPolicy { block_workgroup: w })
-                    .collect(),
+                policies: codec::policies(&encode_workgroup, &decode_workgroup),
                 stages,
             };
             codec::bench(

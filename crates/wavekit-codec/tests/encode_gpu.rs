@@ -165,7 +165,7 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
 }
 
 /// Every block-coder policy writes the same bytes and decodes to the same pixels: workgroups of
-/// 64 (16 samples an invocation) and 512 against the CPU, on noise (many planes, long codes) and
+/// 64 (16 samples an invocation), 128 and 512 against the CPU, on noise (many planes, long codes) and
 /// a picture, with damage in the decoder's case.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
@@ -193,25 +193,27 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
             let i = rng.usize(Layout::of(&header).overhead()..damaged.len());
             damaged[i] ^= 1 << rng.u8(..8);
         }
-        for block_workgroup in [64, 512] {
-            let policy = CoderPolicy { block_workgroup };
+        for (encode_workgroup, decode_workgroup) in [(64, 64), (128, 512)] {
+            let block_workgroup = (encode_workgroup, decode_workgroup);
+            let policy = CoderPolicy {
+                encode_workgroup,
+                decode_workgroup,
+            };
             let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
             let got = enc.encode(ctx, &rgb).unwrap();
-            assert!(got == want, "{block_workgroup}: the bytes differ");
+            assert!(got == want, "{block_workgroup:?}: the bytes differ");
             let dec = Decoder::with_policy(ctx, &header, want.len(), Output::Rgb, &policy).unwrap();
             for frame in [&want, &damaged] {
                 let (_, back, report) = wavekit_codec::cpu::decode(frame).unwrap();
                 let (gpu_back, gpu_report) = dec.decode(ctx, frame).unwrap();
-                assert_eq!(gpu_report, report, "{block_workgroup}: damage");
-                assert!(gpu_back == back, "{block_workgroup}: the pixels differ");
+                assert_eq!(gpu_report, report, "{block_workgroup:?}: damage");
+                assert!(gpu_back == back, "{block_workgroup:?}: the pixels differ");
             }
         }
     }
-    assert!(
-        CoderPolicy {
-            block_workgroup: 48
-        }
-        .check()
-        .is_err()
-    );
+    let odd = CoderPolicy {
+        encode_workgroup: 48,
+        decode_workgroup: 256,
+    };
+    assert!(odd.check().is_err());
 }

@@ -54,8 +54,8 @@ pub fn kernels(header: &Header, policy: &CoderPolicy) -> [(String, KernelBuilder
                 .constant("SOURCE", u32::from(header.source.byte())),
         ),
         (
-            format!("block_encode {}", policy.block_workgroup),
-            builder("codec/block_encode").workgroup_size(policy.block_workgroup),
+            format!("block_encode {}", policy.encode_workgroup),
+            builder("codec/block_encode").workgroup_size(policy.encode_workgroup),
         ),
         ("rate_threshold".into(), builder("codec/rate_threshold")),
         ("pack".into(), builder("codec/pack")),

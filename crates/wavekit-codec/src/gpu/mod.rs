@@ -40,15 +40,19 @@ pub use encoder::{Encoder, kernels as encoder_kernels};
 /// bytes and pixels; only the speed differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoderPolicy {
-    /// Invocations of the workgroup that codes or decodes one block: a power of two from 64 to
-    /// 1024 (default 256).
-    pub block_workgroup: u32,
+    /// Invocations of the workgroup that encodes one block: a power of two from 64 to 256
+    /// (default 256; its workgroup memory grows with it).
+    pub encode_workgroup: u32,
+    /// Invocations of the workgroup that decodes one block: a power of two from 64 to 512
+    /// (default 256).
+    pub decode_workgroup: u32,
 }
 
 impl Default for CoderPolicy {
     fn default() -> Self {
         Self {
-            block_workgroup: 256,
+            encode_workgroup: 256,
+            decode_workgroup: 256,
         }
     }
 }
@@ -56,11 +60,15 @@ impl Default for CoderPolicy {
 impl CoderPolicy {
     /// An error unless the policy can be built.
     pub fn check(&self) -> Result<()> {
-        let w = self.block_workgroup;
-        if !(64..=1024).contains(&w) || !w.is_power_of_two() {
-            return Err(CodecError::InvalidArgument(format!(
-                "a block workgroup of {w} invocations: give a power of two from 64 to 1024"
-            )));
+        for (what, w, most) in [
+            ("an encode", self.encode_workgroup, 256),
+            ("a decode", self.decode_workgroup, 512),
+        ] {
+            if !(64..=most).contains(&w) || !w.is_power_of_two() {
+                return Err(CodecError::InvalidArgument(format!(
+                    "{what} workgroup of {w} invocations: give a power of two from 64 to {most}"
+                )));
+            }
         }
         Ok(())
     }
@@ -73,7 +81,7 @@ pub fn block_kernel() -> KernelBuilder {
 
 /// The block decoder's kernel for `policy`.
 pub fn block_kernel_of(policy: &CoderPolicy) -> KernelBuilder {
-    KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.block_workgroup)
+    KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.decode_workgroup)
 }
 
 /// What a [`Decoder`] writes: RGB, or YCbCr samples at the frame's sampling and its source's
@@ -201,7 +209,7 @@ impl Decoder {
         let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
         let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
         let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
-        let block_k = shared::kernel(ctx, &format!("block {}", policy.block_workgroup), || {
+        let block_k = shared::kernel(ctx, &format!("block {}", policy.decode_workgroup), || {
             block_kernel_of(policy)
         })?;
         let block_b = block_k.bind(
@@ -422,13 +430,25 @@ mod tests {
 
     #[test]
     fn kernels_validate_with_and_without_subgroups() {
-        for w in [64, 256, 1024] {
-            let policy = CoderPolicy { block_workgroup: w };
+        for w in [64, 256, 512] {
+            let policy = CoderPolicy {
+                encode_workgroup: 256,
+                decode_workgroup: w,
+            };
             block_kernel_of(&policy).check().unwrap();
         }
-        for w in [0, 32, 96, 2048] {
-            assert!(CoderPolicy { block_workgroup: w }.check().is_err());
+        for w in [0, 32, 96, 1024] {
+            let policy = CoderPolicy {
+                encode_workgroup: 256,
+                decode_workgroup: w,
+            };
+            assert!(policy.check().is_err());
         }
+        let policy = CoderPolicy {
+            encode_workgroup: 512,
+            decode_workgroup: 256,
+        };
+        assert!(policy.check().unwrap_err().to_string().contains("encode"));
         use crate::format::Source;
         for (chroma, lossless, source) in [
             (Chroma::Yuv420, false, Source::Rgb),
@@ -450,7 +470,11 @@ mod tests {
                 color_kernel(&h, output).1.check().unwrap();
             }
             for w in [64, 256] {
-                for (_, k) in encoder_kernels(&h, &CoderPolicy { block_workgroup: w }) {
+                let policy = CoderPolicy {
+                    encode_workgroup: w,
+                    decode_workgroup: w,
+                };
+                for (_, k) in encoder_kernels(&h, &policy) {
                     k.check().unwrap();
                 }
             }
