@@ -5,13 +5,13 @@
 # `peer/python/codec_speed.py frames`, mosaics of scikit-image's photographs at 1080p, 1440p and
 # 4K, named frame_WxH.png) and, for the peer, PyroWave's benchmark built on the 2-core machine
 # in .dev/pyrowave/ (never committed; BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG
-# list the block encoder's and decoder's workgroup sizes, paired (default 256 each). Writes
+# list the block encoder's and decoder's workgroup sizes, paired (default 256 and 512). Writes
 # every log under $OUT (or ./codec-out).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
 ENC_WG=${ENC_WG:-256}
-DEC_WG=${DEC_WG:-256}
+DEC_WG=${DEC_WG:-512}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.csv"
 .dev/bin/wavekit probe | tee "$OUT/probe.txt"

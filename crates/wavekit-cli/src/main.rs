@@ -214,12 +214,12 @@ enum CodecCommand {
         #[arg(long, value_delimiter = ',', default_value = "420,444")]
         chroma: Vec<codec::ChromaArg>,
         /// Invocations of the block encoder's workgroups, one row set each (powers of two,
-        /// 64 to 256), paired in order with --decode-workgroup.
+        /// 64 to 512), paired in order with --decode-workgroup.
         #[arg(long, value_delimiter = ',', default_value = "256")]
         encode_workgroup: Vec<u32>,
         /// Invocations of the block decoder's workgroups (powers of two, 64 to 512), paired
         /// in order with --encode-workgroup (the last repeats).
-        #[arg(long, value_delimiter = ',', default_value = "256")]
+        #[arg(long, value_delimiter = ',', default_value = "512")]
         decode_workgroup: Vec<u32>,
         /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.

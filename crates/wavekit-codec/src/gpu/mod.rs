@@ -40,11 +40,11 @@ pub use encoder::{Encoder, kernels as encoder_kernels};
 /// bytes and pixels; only the speed differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoderPolicy {
-    /// Invocations of the workgroup that encodes one block: a power of two from 64 to 256
-    /// (default 256; its workgroup memory grows with it).
+    /// Invocations of the workgroup that encodes one block: a power of two from 64 to 512
+    /// (default 256).
     pub encode_workgroup: u32,
     /// Invocations of the workgroup that decodes one block: a power of two from 64 to 512
-    /// (default 256).
+    /// (default 512: 7 % faster than 256 on the H200, ADR-0076).
     pub decode_workgroup: u32,
 }
 
@@ -52,7 +52,7 @@ impl Default for CoderPolicy {
     fn default() -> Self {
         Self {
             encode_workgroup: 256,
-            decode_workgroup: 256,
+            decode_workgroup: 512,
         }
     }
 }
@@ -61,7 +61,7 @@ impl CoderPolicy {
     /// An error unless the policy can be built.
     pub fn check(&self) -> Result<()> {
         for (what, w, most) in [
-            ("an encode", self.encode_workgroup, 256),
+            ("an encode", self.encode_workgroup, 512),
             ("a decode", self.decode_workgroup, 512),
         ] {
             if !(64..=most).contains(&w) || !w.is_power_of_two() {
@@ -445,7 +445,7 @@ mod tests {
             assert!(policy.check().is_err());
         }
         let policy = CoderPolicy {
-            encode_workgroup: 512,
+            encode_workgroup: 1024,
             decode_workgroup: 256,
         };
         assert!(policy.check().unwrap_err().to_string().contains("encode"));
