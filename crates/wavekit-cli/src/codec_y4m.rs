@@ -88,12 +88,12 @@ pub fn encode(
             wavekit_codec::Source::YcbcrFull
         },
     };
-    let encoder = match ctx {
-        Some(ctx) => Some(wavekit_codec::gpu::Encoder::new(
+    // On the GPU two frames are in flight: the next is coded while this one is written out.
+    let mut queue = match ctx {
+        Some(ctx) => Some(wavekit_codec::gpu::EncodeQueue::new(
             ctx,
-            info.width,
-            info.height,
-            &config,
+            wavekit_codec::gpu::Encoder::new(ctx, info.width, info.height, &config)?,
+            2,
         )?),
         None => {
             wavekit_codec::cpu::frame_layout(info.width, info.height, &config)?;
@@ -105,13 +105,50 @@ pub fn encode(
         let out = std::fs::File::create(tmp).map_err(|e| file_err(output, e))?;
         let mut w =
             StreamWriter::new(BufWriter::new(out), &info).map_err(|e| file_err(output, e))?;
-        while let Some(img) = reader.next_frame().map_err(|e| file_err(input, e))? {
-            let frame = match (ctx, &encoder) {
-                (Some(ctx), Some(enc)) => enc.encode_ycbcr(ctx, &img)?,
-                _ => encode_ycbcr(&img, &config)?.0,
+        let mut pictures = std::collections::VecDeque::new();
+        let mut coded = Vec::new();
+        let mut ended = false;
+        loop {
+            let next = if ended {
+                None
+            } else {
+                reader.next_frame().map_err(|e| file_err(input, e))?
             };
-            w.write_frame(&frame).map_err(|e| file_err(output, e))?;
-            let (_, back, _) = decode_ycbcr(&frame)?;
+            ended = next.is_none();
+            let img = match (ctx, queue.as_mut(), next) {
+                // The queue kept full: the picture read is submitted, the oldest written out
+                // while the GPU codes it.
+                (Some(ctx), Some(q), Some(img)) => {
+                    let old = if q.room() == 0 {
+                        q.finish(ctx, &mut coded)?;
+                        pictures.pop_front()
+                    } else {
+                        None
+                    };
+                    q.submit_ycbcr(ctx, &img)?;
+                    pictures.push_back(img);
+                    match old {
+                        Some(old) => old,
+                        None => continue,
+                    }
+                }
+                (Some(ctx), Some(q), None) => {
+                    if !q.finish(ctx, &mut coded)? {
+                        break;
+                    }
+                    pictures
+                        .pop_front()
+                        .expect("a picture for each frame in flight")
+                }
+                (_, _, Some(img)) => {
+                    coded = encode_ycbcr(&img, &config)?.0;
+                    img
+                }
+                (_, _, None) => break,
+            };
+            let frame = &coded;
+            w.write_frame(frame).map_err(|e| file_err(output, e))?;
+            let (_, back, _) = decode_ycbcr(frame)?;
             if mode.lossless {
                 if back != img {
                     return Err(CliError::CheckFailed(format!(

@@ -230,7 +230,8 @@ fn gpu_y4m_streams_equal_the_cpus() {
     let p = |p: &std::path::Path| p.to_str().unwrap().to_string();
     for (c444, lossless) in [(false, false), (true, true)] {
         let src = d.join("in.y4m");
-        std::fs::write(&src, y4m_stream(48, 32, c444, 2, 7)).unwrap();
+        // Three frames: the GPU keeps two in flight, so the third waits for the first.
+        std::fs::write(&src, y4m_stream(48, 32, c444, 3, 7)).unwrap();
         let (g, c) = (d.join("g.wkv"), d.join("c.wkv"));
         let size: &[&str] = if lossless {
             &["--lossless"]

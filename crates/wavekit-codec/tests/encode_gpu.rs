@@ -217,3 +217,67 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
     };
     assert!(odd.check().is_err());
 }
+
+/// Frames in flight: five different frames through a queue of two, submitted ahead and
+/// finished in order, each equal to the CPU's bytes; a full queue, an empty one, a wrong-size
+/// picture and a budget change with frames in flight are refused without losing a frame.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn frames_in_flight_come_back_in_order_with_the_cpus_bytes() {
+    use wavekit_codec::gpu::EncodeQueue;
+    let ctx = gpu();
+    let (w, h) = (80u32, 48u32);
+    let config = EncodeConfig {
+        lossless: false,
+        source: wavekit_codec::format::Source::Rgb,
+        chroma: Chroma::Yuv420,
+        levels: 3,
+        budget: (w * h / 4) as usize,
+    };
+    let pictures: Vec<Vec<u8>> = (0..5).map(|s| picture(w, h, 40 + s)).collect();
+    let want: Vec<Vec<u8>> = pictures
+        .iter()
+        .map(|p| encode(p, w, h, &config).unwrap().0)
+        .collect();
+    assert!(EncodeQueue::new(ctx, Encoder::new(ctx, w, h, &config).unwrap(), 0).is_err());
+    let mut queue = EncodeQueue::new(ctx, Encoder::new(ctx, w, h, &config).unwrap(), 2).unwrap();
+    let mut out = vec![0xAAu8; 7];
+    assert!(!queue.finish(ctx, &mut out).unwrap());
+    assert_eq!(
+        out,
+        vec![0xAA; 7],
+        "finish with nothing in flight leaves the output"
+    );
+    let mut got = Vec::new();
+    let mut next = 0;
+    while got.len() < pictures.len() {
+        while next < pictures.len() && queue.room() > 0 {
+            queue.submit_rgb(ctx, &pictures[next]).unwrap();
+            next += 1;
+        }
+        if next < pictures.len() {
+            // Full: another submit is refused, a bad picture too, and neither takes a slot.
+            assert!(queue.submit_rgb(ctx, &pictures[next]).is_err());
+            assert!(queue.set_budget(ctx, config.budget / 2).is_err());
+            assert_eq!(queue.in_flight(), 2);
+        }
+        assert!(queue.finish(ctx, &mut out).unwrap());
+        got.push(out.clone());
+    }
+    assert!(queue.submit_rgb(ctx, &pictures[0][1..]).is_err());
+    assert_eq!(queue.in_flight(), 0);
+    for (i, (g, wnt)) in got.iter().zip(&want).enumerate() {
+        assert!(g == wnt, "frame {i}: the bytes differ from the CPU's");
+    }
+    // Frames differ from each other, so an out-of-order finish would have been caught.
+    assert!(want.windows(2).all(|p| p[0] != p[1]));
+    // A new budget once nothing is in flight.
+    queue.set_budget(ctx, config.budget / 2).unwrap();
+    queue.submit_rgb(ctx, &pictures[1]).unwrap();
+    assert!(queue.finish(ctx, &mut out).unwrap());
+    let half = EncodeConfig {
+        budget: config.budget / 2,
+        ..config
+    };
+    assert!(out == encode(&pictures[1], w, h, &half).unwrap().0);
+}

@@ -342,10 +342,25 @@ impl Encoder {
     /// Encode 8-bit RGB (3 bytes a pixel) on the GPU and read the frame back (an encoder
     /// built for an RGB source).
     pub fn encode(&self, ctx: &GpuContext, rgb: &[u8]) -> Result<Vec<u8>> {
+        let mut words = Vec::new();
+        self.rgb_words(rgb, &mut words)?;
+        self.run(ctx, &words)
+    }
+
+    /// Encode an 8-bit YCbCr picture on the GPU (an encoder built with its chroma and its
+    /// source, as [`crate::cpu::encode_ycbcr`] takes them) and read the frame back.
+    pub fn encode_ycbcr(&self, ctx: &GpuContext, img: &YcbcrImage) -> Result<Vec<u8>> {
+        let mut words = Vec::new();
+        self.ycbcr_words(img, &mut words)?;
+        self.run(ctx, &words)
+    }
+
+    /// [`Encoder::input`]'s words for 8-bit RGB, into `words` (its allocation reused).
+    pub(crate) fn rgb_words(&self, rgb: &[u8], words: &mut Vec<u32>) -> Result<()> {
         let px = (self.header.width * self.header.height) as usize;
         if self.header.source != Source::Rgb {
             return Err(CodecError::InvalidArgument(format!(
-                "encode() of RGB with an encoder built for {:?}: call encode_ycbcr()",
+                "RGB for an encoder built for {:?}: give YCbCr pictures (encode_ycbcr)",
                 self.header.source
             )));
         }
@@ -358,16 +373,16 @@ impl Encoder {
                 3 * px
             )));
         }
-        let words: Vec<u32> = rgb
-            .chunks_exact(3)
-            .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16)
-            .collect();
-        self.run(ctx, &words)
+        words.clear();
+        words.extend(
+            rgb.chunks_exact(3)
+                .map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16),
+        );
+        Ok(())
     }
 
-    /// Encode an 8-bit YCbCr picture on the GPU (an encoder built with its chroma and its
-    /// source, as [`crate::cpu::encode_ycbcr`] takes them) and read the frame back.
-    pub fn encode_ycbcr(&self, ctx: &GpuContext, img: &YcbcrImage) -> Result<Vec<u8>> {
+    /// [`Encoder::input`]'s words for a YCbCr picture, into `words` (its allocation reused).
+    pub(crate) fn ycbcr_words(&self, img: &YcbcrImage, words: &mut Vec<u32>) -> Result<()> {
         img.check()?;
         let h = &self.header;
         if (img.width, img.height, img.chroma, img.source())
@@ -392,7 +407,7 @@ impl Encoder {
         } else {
             1
         };
-        let mut words = Vec::with_capacity(w * hh);
+        words.clear();
         for y in 0..hh {
             for x in 0..w {
                 let c = (y / step) * cw + x / step;
@@ -403,15 +418,11 @@ impl Encoder {
                 );
             }
         }
-        self.run(ctx, &words)
+        Ok(())
     }
 
-    /// Upload the input words, encode, read the frame back.
-    fn run(&self, ctx: &GpuContext, words: &[u32]) -> Result<Vec<u8>> {
-        ctx.queue
-            .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
-        ctx.submit(|enc| self.record(enc));
-        let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
+    /// The frame's length from [`Encoder::control`]'s words, or why there is no frame.
+    pub(crate) fn frame_len(&self, control: &[u32]) -> Result<usize> {
         let len = control[2] as usize;
         if self.header.lossless && control[0] != 1 {
             return Err(CodecError::InvalidArgument(format!(
@@ -426,6 +437,16 @@ impl Encoder {
                 self.budget
             )));
         }
+        Ok(len)
+    }
+
+    /// Upload the input words, encode, read the frame back.
+    fn run(&self, ctx: &GpuContext, words: &[u32]) -> Result<Vec<u8>> {
+        ctx.queue
+            .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
+        ctx.submit(|enc| self.record(enc));
+        let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
+        let len = self.frame_len(&control)?;
         let words: Vec<u32> = ctx.read_back("codec frame", &self.frame, len.div_ceil(4))?;
         Ok(bytemuck::cast_slice(&words)[..len].to_vec())
     }

@@ -32,9 +32,11 @@ pub static SOURCES: &[WgslSource] = &[
 ];
 
 mod encoder;
+mod queue;
 mod shared;
 pub use crate::format::YcbcrImage;
 pub use encoder::{Encoder, kernels as encoder_kernels};
+pub use queue::EncodeQueue;
 
 /// How the block coders use the device: a tuning policy, as CUB's. Every policy gives the same
 /// bytes and pixels; only the speed differs.
