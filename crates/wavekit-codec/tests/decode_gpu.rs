@@ -11,6 +11,9 @@ use wavekit_harness::gpu;
 
 fn check(decoder: &Decoder, frame: &[u8], case: &str) {
     let ctx = gpu();
+    // The output poisoned first: every pixel must be written.
+    let poison = vec![0xA5u8; decoder.output().size() as usize];
+    ctx.queue.write_buffer(decoder.output(), 0, &poison);
     let (_, want, want_report) = decode(frame).unwrap();
     let (got, report) = decoder.decode(ctx, frame).unwrap();
     assert_eq!(report, want_report, "{case}: damage report");

@@ -62,6 +62,9 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
                 }
                 None => enc.insert(Encoder::new(ctx, w, h, &config).unwrap()),
             };
+            // The frame buffer poisoned first: every byte of the frame must be written.
+            let poison = vec![0xA5u8; enc.output().size() as usize];
+            ctx.queue.write_buffer(enc.output(), 0, &poison);
             let got = enc.encode(ctx, &rgb).unwrap();
             let case = format!("{w}x{h} {chroma:?} levels {levels} budget {budget}");
             if got != want {
