@@ -8,8 +8,16 @@ HTJ2K's quantizer step `level`) is bisected to the largest file that fits. Quali
 luma (BT.709 Y), PSNR of RGB, and SSIM of luma (skimage), all against the original 8-bit RGB.
 Prints a table and writes one JSON line per (image, codec, bpp) to --out.
 
-    pip install imagecodecs scikit-image
-    python3 peer/python/codec_rd.py --wavekit target/release/wavekit --out rd.jsonl
+PyroWave needs a Vulkan GPU, so it runs on the H200 machine: `--pyrowave-inputs DIR` writes
+each photograph as planar YCbCr 4:4:4 (PIL's BT.601 full range, what PyroWave takes) with a
+`sizes.txt`; PyroWave's harness codes them at each budget and dumps its decoded planes;
+`--pyrowave DIR` (the dumps and the harness's JSON lines in DIR/pyrowave.jsonl) adds its rows,
+its 4:2:0 chroma repeated over 2 x 2 and turned back to RGB by PIL, measured like the others.
+`--plot FILE.svg` draws PSNR-Y and SSIM-Y against bits a pixel from the rows of --out.
+
+    pip install imagecodecs scikit-image matplotlib
+    python3 peer/python/codec_rd.py --wavekit target/release/wavekit --out rd.jsonl \
+        [--pyrowave DIR] [--plot rd.svg]
 """
 
 import argparse
@@ -44,11 +52,12 @@ def quality(orig, dec):
     }
 
 
-def fit(encode, budget, lo, hi, larger_is_bigger, iters=30):
-    """The knob in [lo, hi] whose output is the largest that fits in `budget` bytes."""
+def fit(encode, budget, lo, hi, larger_is_bigger, iters=30, log=False):
+    """The knob in [lo, hi] whose output is the largest that fits in `budget` bytes (bisected
+    in log space where `log`)."""
     best = None
     for _ in range(iters):
-        mid = 0.5 * (lo + hi)
+        mid = (lo * hi) ** 0.5 if log else 0.5 * (lo + hi)
         b = encode(mid)
         if len(b) <= budget:
             best = b
@@ -64,49 +73,143 @@ def fit(encode, budget, lo, hi, larger_is_bigger, iters=30):
     return best
 
 
-def wavekit(binary, img, budget, chroma, tmp):
+def wavekit(binary, img, budget, chroma, tmp, cpu=False):
     from PIL import Image
 
     src = os.path.join(tmp, "in.png")
     wkv = os.path.join(tmp, "f.wkv")
     out = os.path.join(tmp, "out.png")
     Image.fromarray(img).save(src)
+    extra = ["--cpu"] if cpu else []
     for cmd in (
-        [binary, "encode", src, "-o", wkv, "--bytes", str(budget), "--chroma", chroma],
-        [binary, "decode", wkv, "-o", out],
+        [binary, "encode", src, "-o", wkv, "--bytes", str(budget), "--chroma", chroma] + extra,
+        [binary, "decode", wkv, "-o", out] + extra,
     ):
         subprocess.run(cmd, check=True, capture_output=True)
     return os.path.getsize(wkv), np.asarray(Image.open(out).convert("RGB"))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--wavekit", required=True)
-    ap.add_argument("--bpp", default="0.5,1,2,4")
-    ap.add_argument("--out")
-    a = ap.parse_args()
+def photos():
     images = {
         "astronaut": data.astronaut(),
         "coffee": data.coffee(),
         "chelsea": data.chelsea(),
     }
+    out = {}
+    for name, img in images.items():
+        h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
+        out[name] = np.ascontiguousarray(img[:h, :w, :3])
+    return out
+
+
+def pyrowave_inputs(directory):
+    from PIL import Image
+
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "sizes.txt"), "w") as f:
+        for name, img in photos().items():
+            ycc = Image.fromarray(img).convert("YCbCr")
+            with open(os.path.join(directory, f"{name}.i444"), "wb") as g:
+                g.write(b"".join(p.tobytes() for p in ycc.split()))
+            f.write(f"{name} {img.shape[1]} {img.shape[0]}\n")
+
+
+def pyrowave_rows(directory, bpps):
+    """PyroWave's decoded 4:2:0 planes back to RGB, measured as the other codecs are."""
+    from PIL import Image
+
+    lines = [json.loads(x) for x in open(os.path.join(directory, "pyrowave.jsonl"))
+             if x.startswith("{")]
+    rows = []
+    for name, img in photos().items():
+        h, w = img.shape[:2]
+        for bpp in bpps:
+            hit = [r for r in lines if r["label"] == name and r["chroma"] == "420"
+                   and abs(r["bpp_target"] - bpp) < 1e-9]
+            if not hit:
+                continue
+            r = hit[0]
+            raw = np.fromfile(os.path.join(directory, os.path.basename(r["dump"])), np.uint8)
+            cw, ch = (w + 1) // 2, (h + 1) // 2
+            y = raw[: w * h].reshape(h, w)
+            cb = raw[w * h: w * h + cw * ch].reshape(ch, cw)
+            cr = raw[w * h + cw * ch: w * h + 2 * cw * ch].reshape(ch, cw)
+            up = lambda c: np.repeat(np.repeat(c, 2, 0), 2, 1)[:h, :w]
+            ycc = np.stack([y, up(cb), up(cr)], -1)
+            dec = np.asarray(Image.fromarray(ycc, "YCbCr").convert("RGB"))
+            budget = int(bpp * w * h / 8)
+            rows.append({"image": name, "width": w, "height": h, "bpp": bpp,
+                         "codec": "pyrowave 420", "bytes": r["encoded_bytes"],
+                         "budget": budget, **quality(img, dec)})
+    return rows
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: a small file
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(r["image"] for r in rows))
+    codecs = list(dict.fromkeys(r["codec"] for r in rows))
+    fig, axes = plt.subplots(2, len(names), figsize=(4.2 * len(names), 7), squeeze=False)
+    for col, name in enumerate(names):
+        for row, (key, label) in enumerate((("psnr_y", "PSNR-Y (dB)"), ("ssim_y", "SSIM-Y"))):
+            ax = axes[row][col]
+            for codec in codecs:
+                pts = sorted((8 * r["bytes"] / (r["width"] * r["height"]), r[key])
+                             for r in rows if r["image"] == name and r["codec"] == codec)
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=codec)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("bits a pixel")
+            ax.set_ylabel(label)
+            ax.grid(True, alpha=0.3)
+            if row == 0:
+                ax.set_title(name)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wavekit")
+    ap.add_argument("--bpp", default="0.5,1,2,4")
+    ap.add_argument("--cpu", action="store_true",
+                    help="wavekit's CPU reference (the GPU's bytes and pixels, without a GPU)")
+    ap.add_argument("--out")
+    ap.add_argument("--pyrowave-inputs", help="write the photographs for PyroWave here, and stop")
+    ap.add_argument("--pyrowave", help="directory of PyroWave's dumps and pyrowave.jsonl")
+    ap.add_argument("--plot", help="draw the rows of --out (read if --wavekit is not given)")
+    a = ap.parse_args()
+    if a.pyrowave_inputs:
+        pyrowave_inputs(a.pyrowave_inputs)
+        return
+    bpps = [float(x) for x in a.bpp.split(",")]
+    if not a.wavekit:
+        if not (a.out and a.plot):
+            ap.error("give --wavekit to measure, or --out and --plot to draw")
+        plot([json.loads(x) for x in open(a.out)], a.plot)
+        return
+    images = photos()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, img in images.items():
-            h, w = img.shape[0] // 2 * 2, img.shape[1] // 2 * 2
-            img = np.ascontiguousarray(img[:h, :w, :3])
-            for bpp in [float(x) for x in a.bpp.split(",")]:
+            h, w = img.shape[:2]
+            for bpp in bpps:
                 budget = int(bpp * w * h / 8)
                 results = {}
                 for chroma in ("420", "444"):
-                    size, dec = wavekit(a.wavekit, img, budget, chroma, tmp)
+                    size, dec = wavekit(a.wavekit, img, budget, chroma, tmp, a.cpu)
                     results[f"wavekit {chroma}"] = (size, dec)
                 j2k = fit(lambda q: imagecodecs.jpeg2k_encode(img, level=q), budget, 15.0, 70.0, True)
                 if j2k is not None:
                     results["openjpeg"] = (len(j2k), imagecodecs.jpeg2k_decode(j2k))
                 ht = fit(
                     lambda q: imagecodecs.htj2k_encode(img, level=q, reversible=False),
-                    budget, 0.0005, 1.0, False,
+                    budget, 1e-6, 1.0, False, log=True,
                 )
                 if ht is not None:
                     results["htj2k"] = (len(ht), imagecodecs.htj2k_decode(ht))
@@ -116,10 +219,18 @@ def main():
                     rows.append(r)
                     print(f"{name:10} {bpp:4} bpp {codec:12} {size:8} B  PSNR-Y {r['psnr_y']:6.2f}  "
                           f"PSNR-RGB {r['psnr_rgb']:6.2f}  SSIM-Y {r['ssim_y']:.4f}", file=sys.stderr)
+    if a.pyrowave:
+        for r in pyrowave_rows(a.pyrowave, bpps):
+            rows.append(r)
+            print(f"{r['image']:10} {r['bpp']:4} bpp {r['codec']:12} {r['bytes']:8} B  PSNR-Y "
+                  f"{r['psnr_y']:6.2f}  PSNR-RGB {r['psnr_rgb']:6.2f}  SSIM-Y {r['ssim_y']:.4f}",
+                  file=sys.stderr)
     if a.out:
         with open(a.out, "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
+    if a.plot:
+        plot(rows, a.plot)
 
 
 if __name__ == "__main__":
