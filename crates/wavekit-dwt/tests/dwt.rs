@@ -455,16 +455,23 @@ fn check_u8(
 fn eight_bit_images_of_several_tiles_with_the_default_plan() {
     let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(89);
+    // One plan a wavelet, resized for each case: its kernels compile once (CI time).
+    let bases = [Wavelet::Reversible53, Wavelet::Irreversible97]
+        .map(|wavelet| Dwt::new(ctx, wavelet, 1, 1, 0, 1).unwrap());
     for (w, h, planes, levels) in [(389u32, 261u32, 1u32, 5u32), (300, 259, 1, 8)] {
         assert!(levels <= max_levels(w as usize, h as usize));
         let bytes: Vec<u8> = (0..w * h * planes).map(|_| rng.u8(..)).collect();
-        for wavelet in [Wavelet::Reversible53, Wavelet::Irreversible97] {
-            let d = Dwt::new(ctx, wavelet, w, h, levels, planes).unwrap();
+        for (wavelet, base) in [Wavelet::Reversible53, Wavelet::Irreversible97]
+            .into_iter()
+            .zip(&bases)
+        {
+            let d = base.resized(ctx, w, h, levels, planes).unwrap();
             let mut plans = vec![(d, "default plan")];
             if let Some((small, _)) = plans[0].0.small_levels() {
                 // Level 3's region and smaller in the small shape, levels 1 and 2 not.
                 let level3 = u64::from(w.div_ceil(4) * h.div_ceil(4) * planes);
-                let mixed = Dwt::new(ctx, wavelet, w, h, levels, planes)
+                let mixed = base
+                    .resized(ctx, w, h, levels, planes)
                     .unwrap()
                     .with_small_levels(ctx, small, level3)
                     .unwrap();
@@ -488,10 +495,18 @@ fn levels_in_two_tile_shapes_give_the_reference() {
     let mut rng = fastrand::Rng::with_seed(32);
     let (w, h, planes, levels) = (61u32, 47u32, 2u32, 4u32);
     let (large, small) = (shape(16, 4, 2), shape(10, 2, 1));
+    // One plan a wavelet, resized for each switch point: its kernels compile once (CI time).
+    let b53 = Dwt::with_shape(ctx, Wavelet::Reversible53, w, h, levels, planes, large).unwrap();
+    let b97 = Dwt::with_shape(ctx, Wavelet::Irreversible97, w, h, levels, planes, large).unwrap();
     // Regions of all planes: 5734, 1488, 384, 96 samples; switch before each level.
     for most in [0u64, 96, 384, 1488, 5734] {
         let plan = |wavelet| {
-            Dwt::with_shape(ctx, wavelet, w, h, levels, planes, large)
+            let base = if wavelet == Wavelet::Reversible53 {
+                &b53
+            } else {
+                &b97
+            };
+            base.resized(ctx, w, h, levels, planes)
                 .unwrap()
                 .with_small_levels(ctx, small, most)
                 .unwrap()
@@ -655,6 +670,9 @@ fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
         (33, 17, 2),
         (140, 127, 3),
     ];
+    // One plan of each kind, resized for every case: its kernels compile once (CI time).
+    let base = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 1).unwrap();
+    let base_two = Dwt::with_shape(ctx, Wavelet::Fixed97, 1, 1, 0, 1, shape(16, 4, 2)).unwrap();
     for (w, h, planes) in cases {
         let most = max_levels(w as usize, h as usize);
         // No levels, one, and the most (two and up take the same lifting steps; CI time).
@@ -671,10 +689,11 @@ fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
                 x[0] = 65535;
                 x[3] = -65536;
             }
-            let mut plans = vec![Dwt::new(ctx, Wavelet::Fixed97, w, h, levels, planes).unwrap()];
+            let mut plans = vec![base.resized(ctx, w, h, levels, planes).unwrap()];
             if levels > 1 {
                 plans.push(
-                    Dwt::with_shape(ctx, Wavelet::Fixed97, w, h, levels, planes, shape(16, 4, 2))
+                    base_two
+                        .resized(ctx, w, h, levels, planes)
                         .unwrap()
                         .with_small_levels(ctx, shape(10, 2, 1), u64::from(w * h * planes / 8))
                         .unwrap(),
