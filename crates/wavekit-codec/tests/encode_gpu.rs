@@ -219,6 +219,14 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
         decode_workgroup: 256,
     };
     assert!(odd.check().is_err());
+    // The device's default fits it; the encoder and decoder built without a policy take it.
+    let fitted = CoderPolicy::for_device(ctx);
+    fitted.check_for(ctx).unwrap();
+    let most = ctx.device.limits().max_compute_invocations_per_workgroup;
+    assert!(fitted.decode_workgroup <= most && fitted.encode_workgroup <= most);
+    if most < 512 {
+        assert!(CoderPolicy::default().check_for(ctx).is_err());
+    }
 }
 
 /// Frames in flight: five different frames through a queue of two, submitted ahead and

@@ -88,7 +88,7 @@ pub struct Encoder {
 impl Encoder {
     /// An encoder of `width × height` frames with `config`'s chroma, levels and budget.
     pub fn new(ctx: &GpuContext, width: u32, height: u32, config: &EncodeConfig) -> Result<Self> {
-        Self::with_policy(ctx, width, height, config, &CoderPolicy::default())
+        Self::with_policy(ctx, width, height, config, &CoderPolicy::for_device(ctx))
     }
 
     /// An encoder whose block kernel is laid out by `policy` (the same bytes as any other's).
@@ -99,7 +99,7 @@ impl Encoder {
         config: &EncodeConfig,
         policy: &CoderPolicy,
     ) -> Result<Self> {
-        policy.check()?;
+        policy.check_for(ctx)?;
         let (header, layout) = crate::cpu::frame_layout(width, height, config)?;
         let overhead = layout.overhead();
         let nb = layout.blocks.len();

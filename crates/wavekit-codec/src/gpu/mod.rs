@@ -46,7 +46,8 @@ pub struct CoderPolicy {
     /// (default 256).
     pub encode_workgroup: u32,
     /// Invocations of the workgroup that decodes one block: a power of two from 64 to 512
-    /// (default 512: 7 % faster than 256 on the H200, ADR-0076).
+    /// (default 512: 7 % faster than 256 on the H200, ADR-0076; [`CoderPolicy::for_device`]
+    /// takes less where a device runs fewer in a workgroup).
     pub decode_workgroup: u32,
 }
 
@@ -73,6 +74,46 @@ impl CoderPolicy {
             }
         }
         Ok(())
+    }
+
+    /// The default policy within what `ctx`'s device takes: a device that runs fewer than 512
+    /// invocations in a workgroup (WebGPU's default limit is 256) decodes with its most.
+    pub fn for_device(ctx: &GpuContext) -> Self {
+        let most = ctx.device.limits().max_compute_invocations_per_workgroup;
+        let fit = |w: u32| {
+            if w > most {
+                prev_power_of_two(most).max(64)
+            } else {
+                w
+            }
+        };
+        let d = Self::default();
+        Self {
+            encode_workgroup: fit(d.encode_workgroup),
+            decode_workgroup: fit(d.decode_workgroup),
+        }
+    }
+
+    /// [`CoderPolicy::check`], and an error where `ctx`'s device cannot run its workgroups.
+    pub fn check_for(&self, ctx: &GpuContext) -> Result<()> {
+        self.check()?;
+        let most = ctx.device.limits().max_compute_invocations_per_workgroup;
+        let widest = self.encode_workgroup.max(self.decode_workgroup);
+        if widest > most {
+            return Err(CodecError::InvalidArgument(format!(
+                "a workgroup of {widest} invocations: this device runs at most {most}; give a \
+                 smaller CoderPolicy (CoderPolicy::for_device picks one)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn prev_power_of_two(x: u32) -> u32 {
+    if x == 0 {
+        0
+    } else {
+        1 << (31 - x.leading_zeros())
     }
 }
 
@@ -173,7 +214,7 @@ impl Decoder {
         capacity: usize,
         output: Output,
     ) -> Result<Self> {
-        Self::with_policy(ctx, header, capacity, output, &CoderPolicy::default())
+        Self::with_policy(ctx, header, capacity, output, &CoderPolicy::for_device(ctx))
     }
 
     /// A decoder that writes `output`, its block kernel laid out by `policy`.
@@ -185,7 +226,7 @@ impl Decoder {
         policy: &CoderPolicy,
     ) -> Result<Self> {
         header.check()?;
-        policy.check()?;
+        policy.check_for(ctx)?;
         if capacity > MAX_FRAME_BYTES {
             return Err(CodecError::InvalidArgument(format!(
                 "a frame capacity of {capacity} bytes: the GPU decoder takes at most \
@@ -451,6 +492,8 @@ mod tests {
             decode_workgroup: 256,
         };
         assert!(policy.check().unwrap_err().to_string().contains("encode"));
+        let powers: Vec<u32> = [0, 1, 255, 256, 300, 1024].map(prev_power_of_two).to_vec();
+        assert_eq!(powers, [0, 1, 128, 256, 256, 1024]);
         use crate::format::Source;
         for (chroma, lossless, source) in [
             (Chroma::Yuv420, false, Source::Rgb),
