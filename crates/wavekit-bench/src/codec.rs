@@ -116,25 +116,28 @@ pub fn run(
     } else {
         options.policies.clone()
     };
-    for policy in &policies {
-        for f in frames {
-            for &chroma in chromas {
-                for &bpp in bpps {
-                    progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
-                    let px = f64::from(f.width) * f64::from(f.height);
-                    let budget = (bpp * px / 8.0) as usize;
-                    let config = EncodeConfig {
-                        lossless: false,
-                        source: wavekit_codec::format::Source::Rgb,
-                        chroma,
-                        levels: 5,
-                        budget,
-                    };
-                    let t0 = Instant::now();
-                    let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
-                    let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
-                    let (_, back, _) = decode(&frame)?;
-                    let header = Header::parse(&frame)?;
+    for f in frames {
+        for &chroma in chromas {
+            for &bpp in bpps {
+                progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
+                let px = f64::from(f.width) * f64::from(f.height);
+                let budget = (bpp * px / 8.0) as usize;
+                let config = EncodeConfig {
+                    lossless: false,
+                    source: wavekit_codec::format::Source::Rgb,
+                    chroma,
+                    levels: 5,
+                    budget,
+                };
+                let t0 = Instant::now();
+                let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
+                let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
+                let (_, back, _) = decode(&frame)?;
+                let header = Header::parse(&frame)?;
+                let (w, h) = (f.width as usize, f.height as usize);
+                let (psnr_y, psnr_rgb) = (psnr_y(&f.rgb, &back, w, h), psnr(&f.rgb, &back));
+                // The CPU reference once a case; a GPU coder a policy.
+                for policy in &policies {
                     let decoder =
                         Decoder::with_policy(ctx, &header, frame.len(), Output::Rgb, policy)?;
                     let (gpu, _) = decoder.decode(ctx, &frame)?;
@@ -143,7 +146,6 @@ pub fn run(
                     if gpu_frame != frame {
                         progress(diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?);
                     }
-                    let (w, h) = (f.width as usize, f.height as usize);
                     rows.push(CodecBench {
                         frame: f.name.clone(),
                         width: f.width,
@@ -156,8 +158,8 @@ pub fn run(
                         budget,
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
                         bytes: frame.len(),
-                        psnr_y: psnr_y(&f.rgb, &back, w, h),
-                        psnr_rgb: psnr(&f.rgb, &back),
+                        psnr_y,
+                        psnr_rgb,
                         gpu_equals_cpu: gpu == back,
                         gpu_bytes_equal_cpu: gpu_frame == frame,
                         encode_median_us: 0.0,
@@ -176,6 +178,7 @@ pub fn run(
             }
         }
     }
+
     // The prefixes timed for the stages: decode 1 ..= 2 (3 is the whole), encode 1 ..= 3.
     const DECODE: [&str; 3] = ["blocks", "inverse wavelet", "colour"];
     const ENCODE: [&str; 4] = ["colour", "wavelet", "blocks", "rate control and packing"];
