@@ -20,21 +20,21 @@ struct Params {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(9) var<storage, read> keys_in_hi: array<u32>;
-@group(0) @binding(10) var<storage, read_write> keys_out_hi: array<u32>;
+// The second windows' bindings and accessors, or stubs with one window (sort/windows_*.wgsl).
+#import sort/windows
 
 fn key_word(w: u32) -> u32 {
     if (WINDOWS == 1u || w < params.window) {
         return keys_in[w];
     }
-    return keys_in_hi[w - params.window];
+    return key_word_hi(w - params.window);
 }
 
 fn store_key_word(w: u32, v: u32) {
     if (WINDOWS == 1u || w < params.window) {
         keys_out[w] = v;
     } else {
-        keys_out_hi[w - params.window] = v;
+        store_key_word_hi(w - params.window, v);
     }
 }
 

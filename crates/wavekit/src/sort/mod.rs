@@ -98,6 +98,16 @@ fn composed(
         SOURCES,
         &[
             ("subgroup/api", subgroup_api(subgroups)),
+            // Bindings for a second window only where one is used (WebGPU allows 8 storage
+            // buffers a stage; two windows need 11).
+            (
+                "sort/windows",
+                if windows == 2 {
+                    include_str!("windows_two.wgsl")
+                } else {
+                    include_str!("windows_one.wgsl")
+                },
+            ),
             // The subgroup layer is generic over a monoid; the sort's counts are u32 sums.
             (
                 "monoid",
@@ -189,13 +199,21 @@ impl RadixSort {
         // their own (drivers compile in parallel: a cold start in a third of the time), and the
         // scan of the blocks' sums beside them.
         let kernels = KernelCache::new();
+        let scan_new = || {
+            let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
+            Scan::new(ctx, &ScanConfig::new(u32_add, false))
+        };
+        // wasm has no threads here (and the browser compiles in a process of its own).
+        #[cfg(target_arch = "wasm32")]
+        let (built, scan) = (
+            kernels.prebuild(ctx, &wanted, |&(n, shape, windows)| {
+                composed(n, config, &policy, sg, shape, windows)
+            }),
+            (!policy.single_pass).then(scan_new),
+        );
+        #[cfg(not(target_arch = "wasm32"))]
         let (built, scan) = std::thread::scope(|s| {
-            let scan = (!policy.single_pass).then(|| {
-                s.spawn(|| {
-                    let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
-                    Scan::new(ctx, &ScanConfig::new(u32_add, false))
-                })
-            });
+            let scan = (!policy.single_pass).then(|| s.spawn(scan_new));
             let built = kernels.prebuild(ctx, &wanted, |&(n, shape, windows)| {
                 composed(n, config, &policy, sg, shape, windows)
             });

@@ -41,16 +41,14 @@
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> values_in: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
-// Values past the first window (params.window / KEY_WORDS values).
-@group(0) @binding(11) var<storage, read> values_in_hi: array<u32>;
-@group(0) @binding(12) var<storage, read_write> values_out_hi: array<u32>;
+// Values past the first window (params.window / KEY_WORDS values) are in `sort/windows`.
 
 fn load_value(i: u32) -> u32 {
     let w = params.window / KEY_WORDS;
     if (WINDOWS == 1u || i < w) {
         return values_in[i];
     }
-    return values_in_hi[i - w];
+    return value_hi(i - w);
 }
 
 fn store_value(i: u32, v: u32) {
@@ -58,7 +56,7 @@ fn store_value(i: u32, v: u32) {
     if (WINDOWS == 1u || i < w) {
         values_out[i] = v;
     } else {
-        values_out_hi[i - w] = v;
+        store_value_hi(i - w, v);
     }
 }
 
