@@ -19,12 +19,7 @@ pub fn run(ctx: &GpuContext, knob: f32) -> Result<(image::RgbaImage, String)> {
     let mut off_by_one = 0;
     let mut worse = 0;
     for (a, b) in gpu.pixels().zip(cpu.pixels()) {
-        let d =
-            a.0.iter()
-                .zip(b.0)
-                .map(|(x, y)| x.abs_diff(y))
-                .max()
-                .unwrap_or(0);
+        let d = wavekit_ui::cpu::channel_difference(a, b);
         match d {
             0 => {}
             1 => off_by_one += 1,

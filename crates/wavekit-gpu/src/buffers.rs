@@ -1,4 +1,9 @@
-//! Buffer helpers: upload, poison, read back. All sizes are checked against the device limits.
+//! Buffer helpers: upload, poison, read back (blocking, or as a future for the web). All sizes are checked against the device limits.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use wgpu::util::DeviceExt;
 
@@ -95,22 +100,54 @@ impl GpuContext {
     }
 
     /// Copy the first `len` elements of `buffer` (named `what` in errors) back to the host.
-    /// Waits for the GPU.
+    /// Waits for the GPU. Built on [`GpuContext::read_back_async`]; on the web, where nothing
+    /// can wait for the GPU, it fails with [`Error::WouldBlock`]: await the async form there.
     pub fn read_back<T: bytemuck::Pod>(
         &self,
         what: &str,
         buffer: &wgpu::Buffer,
         len: usize,
     ) -> Result<Vec<T>> {
-        let bytes = (len * std::mem::size_of::<T>()) as u64;
+        let mut pending = self.read_back_async(what, buffer, len);
+        if pending.is_waiting() {
+            self.wait()?;
+            // Another thread's poll of the device may be running this copy's callback.
+            #[cfg(not(target_arch = "wasm32"))]
+            pending.block_until_mapped();
+        }
+        pending.now()
+    }
+
+    /// A future of the first `len` elements of `buffer` (named `what` in errors): the copy is
+    /// submitted at once, the elements arrive when the GPU has finished everything submitted
+    /// before. In a browser the event loop completes it. On native devices each poll of the
+    /// future polls the device without blocking (and asks to be polled again until the copy is
+    /// mapped); [`GpuContext::read_back`] blocks instead.
+    pub fn read_back_async<T: bytemuck::Pod>(
+        &self,
+        what: &str,
+        buffer: &wgpu::Buffer,
+        len: usize,
+    ) -> ReadBack<'_, T> {
+        let mut out = ReadBack {
+            ctx: self,
+            what: what.to_string(),
+            state: State::Done,
+            bytes: 0,
+            slot: Arc::new(Mutex::new(Slot::default())),
+            mapped: Arc::new(Condvar::new()),
+            _elements: std::marker::PhantomData,
+        };
+        let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         if bytes == 0 {
-            return Ok(Vec::new());
+            return out;
         }
         if bytes > buffer.size() {
-            return Err(Error::InvalidArgument(format!(
+            out.state = State::Failed(Error::InvalidArgument(format!(
                 "reading {bytes} bytes of {what} from a {}-byte buffer",
                 buffer.size()
             )));
+            return out;
         }
         let size = bytes.next_multiple_of(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -122,24 +159,162 @@ impl GpuContext {
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
         self.queue.submit([enc.finish()]);
-        let (tx, rx) = std::sync::mpsc::channel();
+        let slot = out.slot.clone();
+        let mapped = out.mapped.clone();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
+            let waker = slot.lock().ok().and_then(|mut s| {
+                s.mapped = Some(r.map_err(|e| e.to_string()));
+                s.waker.take()
+            });
+            mapped.notify_all();
+            if let Some(w) = waker {
+                w.wake();
+            }
         });
-        self.wait()?;
-        let readback_err = |message: String| Error::Readback {
+        out.bytes = bytes as usize;
+        out.state = State::Mapping(staging);
+        out
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    mapped: Option<std::result::Result<(), String>>,
+    waker: Option<Waker>,
+}
+
+enum State {
+    Mapping(wgpu::Buffer),
+    Failed(Error),
+    Done,
+}
+
+/// A read-back in flight, from [`GpuContext::read_back_async`]: a future of the elements.
+#[must_use = "a read-back does nothing unless awaited"]
+pub struct ReadBack<'a, T> {
+    ctx: &'a GpuContext,
+    what: String,
+    state: State,
+    bytes: usize,
+    slot: Arc<Mutex<Slot>>,
+    // Signalled when the copy is mapped (native blocking read-backs wait on it).
+    mapped: Arc<Condvar>,
+    _elements: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: bytemuck::Pod> ReadBack<'_, T> {
+    /// Whether the copy is still to be mapped (the GPU has not been waited for).
+    fn is_waiting(&self) -> bool {
+        matches!(self.state, State::Mapping(_))
+            && self
+                .slot
+                .lock()
+                .map(|s| s.mapped.is_none())
+                .unwrap_or(false)
+    }
+
+    /// Wait until the copy's callback has run (after the device was waited for, another
+    /// thread polling the same device may still be running it), polling the device again
+    /// now and then in case nothing else does.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn block_until_mapped(&self) {
+        let Ok(mut slot) = self.slot.lock() else {
+            return;
+        };
+        // The GPU finished the copy before this is called: its callback is at most a poll
+        // away. Ten seconds without it mean a lost device (reported by `now`).
+        let mut tries = 0;
+        while slot.mapped.is_none() && tries < 2000 {
+            tries += 1;
+            let Ok((s, _)) = self
+                .mapped
+                .wait_timeout(slot, std::time::Duration::from_millis(5))
+            else {
+                return;
+            };
+            slot = s;
+            if slot.mapped.is_none() {
+                drop(slot);
+                let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+                slot = match self.slot.lock() {
+                    Ok(s) => s,
+                    Err(_) => return,
+                };
+            }
+        }
+    }
+
+    /// The elements if the copy is mapped now; [`Error::WouldBlock`] if it is not.
+    fn now(&mut self) -> Result<Vec<T>> {
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.poll_once(&mut cx, false) {
+            Poll::Ready(r) => r,
+            Poll::Pending => Err(Error::WouldBlock {
+                operation: format!("reading back {}", self.what),
+                instead: "GpuContext::read_back_async",
+            }),
+        }
+    }
+
+    fn poll_once(&mut self, cx: &mut Context<'_>, poll_device: bool) -> Poll<Result<Vec<T>>> {
+        let readback_err = |what: &str, message: String| Error::Readback {
             what: what.to_string(),
             message,
         };
-        rx.recv()
-            .map_err(|e| readback_err(e.to_string()))?
-            .map_err(|e| readback_err(e.to_string()))?;
-        let view = staging
-            .get_mapped_range(..)
-            .map_err(|e| readback_err(e.to_string()))?;
-        let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..bytes as usize]);
-        drop(view);
-        staging.unmap();
-        Ok(out)
+        let mapped = {
+            let Ok(mut slot) = self.slot.lock() else {
+                return Poll::Ready(Err(readback_err(&self.what, "a lock was poisoned".into())));
+            };
+            if slot.mapped.is_none() && poll_device {
+                drop(slot);
+                // Native devices run map callbacks only inside a poll (the web needs none).
+                let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+                slot = match self.slot.lock() {
+                    Ok(s) => s,
+                    Err(_) => {
+                        let e = readback_err(&self.what, "a lock was poisoned".into());
+                        return Poll::Ready(Err(e));
+                    }
+                };
+            }
+            match slot.mapped.take() {
+                Some(m) => m,
+                None if matches!(self.state, State::Mapping(_)) => {
+                    slot.waker = Some(cx.waker().clone());
+                    drop(slot);
+                    if poll_device && !cfg!(target_arch = "wasm32") {
+                        // Nothing wakes a native task but the next poll of the device.
+                        cx.waker().wake_by_ref();
+                    }
+                    return Poll::Pending;
+                }
+                None => Ok(()),
+            }
+        };
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Done => Poll::Ready(Ok(Vec::new())),
+            State::Failed(e) => Poll::Ready(Err(e)),
+            State::Mapping(staging) => {
+                if let Err(message) = mapped {
+                    return Poll::Ready(Err(readback_err(&self.what, message)));
+                }
+                let view = match staging.get_mapped_range(..) {
+                    Ok(v) => v,
+                    Err(e) => return Poll::Ready(Err(readback_err(&self.what, e.to_string()))),
+                };
+                let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.bytes]);
+                drop(view);
+                staging.unmap();
+                Poll::Ready(Ok(out))
+            }
+        }
+    }
+}
+
+impl<T: bytemuck::Pod> Future for ReadBack<'_, T> {
+    type Output = Result<Vec<T>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.get_mut().poll_once(cx, true)
     }
 }

@@ -196,6 +196,10 @@ pub struct Capabilities {
     pub shader_int64: bool,
     /// 16-bit floats in shaders.
     pub shader_f16: bool,
+    /// The browser's WebGPU: a bind group may not bind one buffer range twice where either
+    /// binding is writable (Vulkan allows it; policies that do so are fitted to this), and
+    /// nothing can block on the GPU (use the async forms).
+    pub browser: bool,
     /// The device limits.
     pub limits: LimitsSummary,
 }
@@ -235,9 +239,17 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// Every adapter wgpu can see on `backends`, in enumeration order.
+/// Every adapter wgpu can see on `backends`, in enumeration order (blocks until wgpu has
+/// enumerated them; not on the web, where [`list_adapters_async`] is the form).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn list_adapters(backends: wgpu::Backends) -> Vec<AdapterSummary> {
-    let adapters = pollster::block_on(instance(backends).enumerate_adapters(backends));
+    pollster::block_on(list_adapters_async(backends))
+}
+
+/// Every adapter wgpu can see on `backends`, in enumeration order (in a browser, the one
+/// adapter it offers).
+pub async fn list_adapters_async(backends: wgpu::Backends) -> Vec<AdapterSummary> {
+    let adapters = instance(backends).enumerate_adapters(backends).await;
     adapters
         .iter()
         .enumerate()
@@ -323,19 +335,37 @@ fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
 }
 
 impl GpuContext {
-    /// Create a context as `options` say. Blocks until the device exists.
+    /// Create a context as `options` say. Blocks until the device exists (native only; on
+    /// the web, await [`GpuContext::new_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(options: &ContextOptions) -> Result<Self> {
-        Self::on_instance(&instance(options.backends), options, None)
+        pollster::block_on(Self::new_async(options))
+    }
+
+    /// Create a context as `options` say: a future of it, for the web (where a device arrives
+    /// through the browser's event loop) or an async program.
+    pub async fn new_async(options: &ContextOptions) -> Result<Self> {
+        Self::on_instance_async(&instance(options.backends), options, None).await
     }
 
     /// A context on `instance` (a window's, made with its display handle), on an adapter that
     /// can present to `surface` where one is given; otherwise as [`GpuContext::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn on_instance(
         instance: &wgpu::Instance,
         options: &ContextOptions,
         surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self> {
-        let adapters = pollster::block_on(instance.enumerate_adapters(options.backends));
+        pollster::block_on(Self::on_instance_async(instance, options, surface))
+    }
+
+    /// As [`GpuContext::on_instance`], a future of the context.
+    pub async fn on_instance_async(
+        instance: &wgpu::Instance,
+        options: &ContextOptions,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
+        let adapters = instance.enumerate_adapters(options.backends).await;
         let adapters: Vec<wgpu::Adapter> = adapters
             .into_iter()
             .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
@@ -351,6 +381,7 @@ impl GpuContext {
         let info = adapter.get_info();
 
         let features = adapter.features() & wanted_features(options.disable_subgroups);
+        #[cfg(not(all(target_arch = "wasm32", feature = "webgpu")))]
         let subgroups_disabled =
             options.disable_subgroups && adapter.features().contains(wgpu::Features::SUBGROUP);
         let limits = adapter.limits();
@@ -362,12 +393,29 @@ impl GpuContext {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
-            Error::DeviceRequest {
-                adapter: summary.label(),
-                message: e.to_string(),
-            }
-        })?;
+        // wgpu 30 cannot ask a browser for subgroups (ADR-0077): a contained shim adds the
+        // feature to the device request where the adapter offers it.
+        #[cfg(all(target_arch = "wasm32", feature = "webgpu"))]
+        crate::web::request_subgroups(!options.disable_subgroups);
+        let (device, queue) =
+            adapter
+                .request_device(&desc)
+                .await
+                .map_err(|e| Error::DeviceRequest {
+                    adapter: summary.label(),
+                    message: e.to_string(),
+                })?;
+        #[cfg(all(target_arch = "wasm32", feature = "webgpu"))]
+        let (features, subgroups_disabled) = {
+            let web = crate::web::device_has_subgroups(&device);
+            let features = if web {
+                features | wgpu::Features::SUBGROUP
+            } else {
+                features
+            };
+            let offered = crate::web::adapter_offers_subgroups();
+            (features, options.disable_subgroups && offered)
+        };
 
         let lost = Arc::new(Mutex::new(None));
         let lost_cb = lost.clone();
@@ -425,6 +473,7 @@ impl GpuContext {
             timestamps,
             shader_int64: features.contains(wgpu::Features::SHADER_INT64),
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            browser: info.backend == wgpu::Backend::BrowserWebGpu,
             limits: LimitsSummary::new(&device_limits),
         };
         Ok(Self {
@@ -559,19 +608,32 @@ impl GpuContext {
     /// Run `f` inside validation and out-of-memory error scopes; a wgpu error becomes
     /// [`Error::Gpu`] naming `operation`.
     pub fn scoped<T>(&self, operation: &str, f: impl FnOnce() -> T) -> Result<T> {
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let out = f();
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
-        if let Some(e) = v.or(o) {
-            return Err(Error::Gpu {
-                operation: operation.to_string(),
-                message: e.to_string(),
-            });
+        // On the web the scopes' answers would come through the event loop, after this
+        // returns: wavekit opens none there, so that an error reaches the device's
+        // uncaptured-error handler instead, and the next check reports it.
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = operation;
+            let out = f();
+            self.check_health()?;
+            Ok(out)
         }
-        self.check_health()?;
-        Ok(out)
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let out = f();
+            let v = pollster::block_on(validation.pop());
+            let o = pollster::block_on(oom.pop());
+            if let Some(e) = v.or(o) {
+                return Err(Error::Gpu {
+                    operation: operation.to_string(),
+                    message: e.to_string(),
+                });
+            }
+            self.check_health()?;
+            Ok(out)
+        }
     }
 
     /// Block until all submitted work is done.

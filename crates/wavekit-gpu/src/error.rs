@@ -144,6 +144,19 @@ pub enum Error {
         message: String,
     },
 
+    /// A blocking call was made where the GPU's results arrive only through the event loop
+    /// (WebGPU in a browser): the blocking form cannot wait there.
+    #[error(
+        "{operation} cannot block on the web: the browser delivers GPU results only to a future; \
+         use {instead} and await it"
+    )]
+    WouldBlock {
+        /// What was asked for, e.g. "reading back scan output".
+        operation: String,
+        /// The async form to call instead.
+        instead: &'static str,
+    },
+
     /// An argument was out of range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -37,9 +37,14 @@ impl Kernel {
     /// in parallel, which cuts a cold start (a process whose driver cache is empty) by about
     /// the number of kernels. Errors as [`Kernel::new`]'s, the first in `composed`'s order.
     pub fn build_parallel(ctx: &GpuContext, composed: &[Composed]) -> Result<Vec<Kernel>> {
+        // A browser compiles in its own process, and wasm has no threads here.
+        #[cfg(target_arch = "wasm32")]
+        return composed.iter().map(|c| Kernel::new(ctx, c)).collect();
+        #[cfg(not(target_arch = "wasm32"))]
         if composed.len() < 2 {
             return composed.iter().map(|c| Kernel::new(ctx, c)).collect();
         }
+        #[cfg(not(target_arch = "wasm32"))]
         std::thread::scope(|s| {
             let handles: Vec<_> = composed
                 .iter()

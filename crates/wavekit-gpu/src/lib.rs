@@ -29,11 +29,15 @@ pub mod sim;
 pub mod tiling;
 pub mod timer;
 pub mod tuning;
+#[cfg(all(target_arch = "wasm32", feature = "webgpu"))]
+mod web;
 
-pub use buffers::POISON;
+pub use buffers::{POISON, ReadBack};
+#[cfg(not(target_arch = "wasm32"))]
+pub use context::list_adapters;
 pub use context::{
     AdapterSummary, Capabilities, ContextOptions, GpuContext, LimitsSummary, SubgroupCaps,
-    TimestampSupport, list_adapters,
+    TimestampSupport, list_adapters_async,
 };
 pub use error::{Error, Result};
 pub use tiling::LookbackStats;

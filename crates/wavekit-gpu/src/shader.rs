@@ -599,6 +599,21 @@ fn dump_wgsl_to(dir: &std::path::Path, composed: &Composed) -> std::io::Result<s
     Ok(path)
 }
 
+/// `source` as the browser must see it: with `enable subgroups;` where the device has them
+/// (naga, which validated it, neither needs nor accepts the directive: gfx-rs/wgpu#8180), and
+/// with the subgroup-uniformity diagnostic off. WGSL's uniformity analysis cannot see that
+/// every lane of a subgroup reaches wavekit's subgroup operations (a rule the kernels keep by
+/// design and the tests check at every width); Vulkan, where they were written, has no such
+/// analysis. The directives go on the first line, so that line numbers in the browser's
+/// messages are the composed source's (ADR-0077).
+pub fn browser_source(source: &str, subgroups: bool) -> String {
+    if subgroups {
+        format!("enable subgroups; diagnostic(off, subgroup_uniformity); {source}")
+    } else {
+        source.to_string()
+    }
+}
+
 impl GpuContext {
     /// Validate `composed` with naga, then create the module. Fast path: no injected runtime
     /// checks (every wavekit kernel bounds its own accesses); [`crate::ContextOptions`]'s
@@ -633,9 +648,14 @@ impl GpuContext {
             // A debugging aid: a failed write is reported and otherwise ignored.
             eprintln!("wavekit: cannot write WGSL into {}: {e}", dir.display());
         }
+        #[cfg(all(target_arch = "wasm32", feature = "webgpu"))]
+        let source: std::borrow::Cow<str> =
+            browser_source(&composed.source, self.caps.subgroups.supported).into();
+        #[cfg(not(all(target_arch = "wasm32", feature = "webgpu")))]
+        let source: std::borrow::Cow<str> = composed.source.as_str().into();
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&composed.name),
-            source: wgpu::ShaderSource::Wgsl(composed.source.as_str().into()),
+            source: wgpu::ShaderSource::Wgsl(source),
         };
         let module = self.scoped(&format!("creating shader '{}'", composed.name), || {
             if self.options().checked_shaders {
@@ -682,6 +702,29 @@ mod tests {
 
     fn src(name: &'static str, text: &'static str) -> (&'static str, &'static str) {
         (name, text)
+    }
+
+    #[test]
+    fn the_browser_sees_the_directives_on_the_first_line_only_with_subgroups() {
+        let c = compose(
+            "t/x",
+            &[],
+            &[],
+            &[src("t/x", "fn x() -> u32 {\n return 1u;\n}")],
+        )
+        .unwrap();
+        let web = browser_source(&c.source, true);
+        assert!(web.starts_with("enable subgroups; diagnostic(off, subgroup_uniformity); "));
+        assert_eq!(
+            web.lines().count(),
+            c.source.lines().count(),
+            "line numbers move"
+        );
+        assert!(web.ends_with(&c.source));
+        assert_eq!(browser_source(&c.source, false), c.source);
+        // naga (which validated the source) refuses the directive: it must not reach it.
+        assert!(naga::front::wgsl::parse_str(&web).is_err());
+        assert!(naga::front::wgsl::parse_str(&c.source).is_ok());
     }
 
     #[test]

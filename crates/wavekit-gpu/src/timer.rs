@@ -6,8 +6,6 @@
 //! `TIMESTAMP_QUERY` (ADR-0003, ADR-0041). Without timestamps the timer falls back to wall-clock
 //! time around submit-and-wait, and says so in [`Timing::method`].
 
-use std::time::Instant;
-
 use serde::Serialize;
 
 use crate::context::{GpuContext, TimestampSupport};
@@ -144,9 +142,81 @@ impl GpuTimer {
         ctx: &GpuContext,
         warmup: u32,
         runs: u32,
+        setup: impl FnMut(&mut wgpu::CommandEncoder),
+        record: impl FnMut(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing> {
+        let submitted = self.submit_runs(ctx, warmup, runs, setup, record)?;
+        // With a blocking read-back nothing in `finish` waits: one poll completes it.
+        let mut finish = std::pin::pin!(Self::finish(ctx, submitted, true));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match finish.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(r) => r,
+            std::task::Poll::Pending => Err(crate::error::Error::WouldBlock {
+                operation: "timing GPU work".into(),
+                instead: "GpuTimer::measure_async",
+            }),
+        }
+    }
+
+    /// [`GpuTimer::measure`] as a future, for the web (where a blocking read-back cannot wait).
+    pub async fn measure_async(
+        &self,
+        ctx: &GpuContext,
+        warmup: u32,
+        runs: u32,
+        record: impl FnMut(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing> {
+        self.measure_after_async(ctx, warmup, runs, |_| {}, record)
+            .await
+    }
+
+    /// [`GpuTimer::measure_after`] as a future. Without timestamp queries it fails on the web,
+    /// where a wall clock cannot wait for the GPU.
+    pub async fn measure_after_async(
+        &self,
+        ctx: &GpuContext,
+        warmup: u32,
+        runs: u32,
+        setup: impl FnMut(&mut wgpu::CommandEncoder),
+        record: impl FnMut(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing> {
+        let submitted = self.submit_runs(ctx, warmup, runs, setup, record)?;
+        Self::finish(ctx, submitted, false).await
+    }
+
+    /// The timing of submitted runs, reading the timestamps back blocking or awaited.
+    async fn finish(ctx: &GpuContext, submitted: Submitted, blocking: bool) -> Result<Timing> {
+        match submitted {
+            Submitted::Timed(t) => Ok(t),
+            Submitted::Stamps { resolve, count } => {
+                let ticks: Vec<u64> = if blocking {
+                    ctx.read_back("timestamps", &resolve, count)?
+                } else {
+                    ctx.read_back_async("timestamps", &resolve, count).await?
+                };
+                Ok(Self::timing(ctx, &ticks))
+            }
+        }
+    }
+
+    fn timing(ctx: &GpuContext, ticks: &[u64]) -> Timing {
+        let period = f64::from(ctx.queue.get_timestamp_period());
+        let samples = ticks
+            .chunks_exact(2)
+            .map(|p| p[1].wrapping_sub(p[0]) as f64 * period)
+            .collect();
+        Timing::from_samples(TimingMethod::GpuTimestamps, samples)
+    }
+
+    /// Submit the warm-up and the measured runs; with timestamps, the resolved stamps to read.
+    fn submit_runs(
+        &self,
+        ctx: &GpuContext,
+        warmup: u32,
+        runs: u32,
         mut setup: impl FnMut(&mut wgpu::CommandEncoder),
         mut record: impl FnMut(&mut wgpu::CommandEncoder),
-    ) -> Result<Timing> {
+    ) -> Result<Submitted> {
         let runs = runs.clamp(1, self.capacity / 2);
         for _ in 0..warmup {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -154,22 +224,37 @@ impl GpuTimer {
             record(&mut enc);
             ctx.queue.submit([enc.finish()]);
         }
-        ctx.wait()?;
         let Some(qs) = &self.query_set else {
-            let mut samples = Vec::with_capacity(runs as usize);
-            for _ in 0..runs {
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                setup(&mut enc);
-                ctx.queue.submit([enc.finish()]);
-                ctx.wait()?;
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                record(&mut enc);
-                let start = Instant::now();
-                ctx.queue.submit([enc.finish()]);
-                ctx.wait()?;
-                samples.push(start.elapsed().as_nanos() as f64);
+            #[cfg(target_arch = "wasm32")]
+            {
+                return Err(crate::error::Error::MissingFeature {
+                    feature: "timestamp queries",
+                    adapter: ctx.summary.label(),
+                    hint: "on the web only GPU timestamps can time GPU work: use a browser and \
+                           adapter with `timestamp-query`",
+                });
             }
-            return Ok(Timing::from_samples(TimingMethod::WallClock, samples));
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                ctx.wait()?;
+                let mut samples = Vec::with_capacity(runs as usize);
+                for _ in 0..runs {
+                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    setup(&mut enc);
+                    ctx.queue.submit([enc.finish()]);
+                    ctx.wait()?;
+                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    record(&mut enc);
+                    let start = std::time::Instant::now();
+                    ctx.queue.submit([enc.finish()]);
+                    ctx.wait()?;
+                    samples.push(start.elapsed().as_nanos() as f64);
+                }
+                return Ok(Submitted::Timed(Timing::from_samples(
+                    TimingMethod::WallClock,
+                    samples,
+                )));
+            }
         };
         ctx.scoped("timing GPU work", || {
             // Timestamp `index` between passes, or in an empty pass at its start or end.
@@ -199,14 +284,20 @@ impl GpuTimer {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.resolve_query_set(qs, 0..count, &resolve, 0);
         ctx.queue.submit([enc.finish()]);
-        let ticks: Vec<u64> = ctx.read_back("timestamps", &resolve, count as usize)?;
-        let period = f64::from(ctx.queue.get_timestamp_period());
-        let samples = ticks
-            .chunks_exact(2)
-            .map(|p| p[1].wrapping_sub(p[0]) as f64 * period)
-            .collect();
-        Ok(Timing::from_samples(TimingMethod::GpuTimestamps, samples))
+        Ok(Submitted::Stamps {
+            resolve,
+            count: count as usize,
+        })
     }
+}
+
+/// What [`GpuTimer::submit_runs`] left to do.
+enum Submitted {
+    /// Timed already (by the wall clock).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    Timed(Timing),
+    /// `count` timestamps resolved into `resolve`, to be read.
+    Stamps { resolve: wgpu::Buffer, count: usize },
 }
 
 /// An empty compute pass that only writes timestamps.

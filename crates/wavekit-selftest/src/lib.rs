@@ -56,6 +56,24 @@ impl SelftestReport {
 /// Run the self-test with input seed `seed`. Fails with [`wavekit_gpu::Error::MissingFeature`] on a
 /// device without subgroup operations.
 pub fn run(ctx: &GpuContext, seed: u64) -> Result<SelftestReport> {
+    // With blocking read-backs nothing in `run_with` waits: one poll completes it.
+    let mut run = std::pin::pin!(run_with(ctx, seed, true));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match run.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(r) => r,
+        std::task::Poll::Pending => Err(Error::WouldBlock {
+            operation: "the self-test".into(),
+            instead: "wavekit_selftest::run_async",
+        }),
+    }
+}
+
+/// [`run`] as a future, for the web (where a read-back cannot block).
+pub async fn run_async(ctx: &GpuContext, seed: u64) -> Result<SelftestReport> {
+    run_with(ctx, seed, false).await
+}
+
+async fn run_with(ctx: &GpuContext, seed: u64, blocking: bool) -> Result<SelftestReport> {
     ctx.require_subgroups()?;
     let range = (ctx.caps.subgroups.min_size, ctx.caps.subgroups.max_size);
     let mut families = reference::empty_results();
@@ -71,7 +89,12 @@ pub fn run(ctx: &GpuContext, seed: u64) -> Result<SelftestReport> {
         }
         let per_wg = shape.iter().product::<u32>();
         let input = reference::make_input(seed.wrapping_add(s as u64), WORKGROUPS, per_wg);
-        let output = run_shape(ctx, shape, &input)?;
+        let output = if blocking {
+            run_shape(ctx, shape, &input)?
+        } else {
+            let (out, words) = submit_shape(ctx, shape, &input)?;
+            ctx.read_back_async("selftest output", &out, words).await?
+        };
         reference::check(shape, &input, &output, range, &mut families);
         let mut widths: Vec<u32> = output
             .chunks_exact(reference::FIELDS as usize)
@@ -109,6 +132,12 @@ pub fn composed(size: u32) -> Result<Composed> {
 /// Run `subgroup_ops.wgsl` once in `shape` over `input` (one value per invocation) and return
 /// the raw output records. The output is poisoned first.
 pub fn run_shape(ctx: &GpuContext, shape: [u32; 3], input: &[u32]) -> Result<Vec<u32>> {
+    let (out, words) = submit_shape(ctx, shape, input)?;
+    ctx.read_back("selftest output", &out, words)
+}
+
+/// Submit `subgroup_ops.wgsl` in `shape` over `input`: the output buffer and its words.
+fn submit_shape(ctx: &GpuContext, shape: [u32; 3], input: &[u32]) -> Result<(wgpu::Buffer, usize)> {
     if shape[1] != 1
         || shape[2] != 1
         || shape[0] == 0
@@ -152,5 +181,5 @@ pub fn run_shape(ctx: &GpuContext, shape: [u32; 3], input: &[u32]) -> Result<Vec
         }
         ctx.queue.submit([enc.finish()]);
     })?;
-    ctx.read_back("selftest output", &out_buf, words)
+    Ok((out_buf, words))
 }

@@ -241,7 +241,7 @@ pub fn check(
                     &at,
                     "local index == subgroup_id * subgroup_size + lane",
                     i as u32,
-                    sg * size + k as u32,
+                    sg.wrapping_mul(size).wrapping_add(k as u32),
                 );
                 t.check(LAYOUT, &at, "num_subgroups", rec(i, F_NUM_SG), num_groups);
                 t.check(

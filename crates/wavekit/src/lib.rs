@@ -42,8 +42,10 @@ pub use wavekit_gpu::{
     uniform_fields, wgsl_source,
 };
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use wavekit_gpu::list_adapters;
 pub use wavekit_gpu::{
     AdapterSummary, Capabilities, ContextOptions, Error, GpuContext, GpuTimer, LimitsSummary,
-    LookbackStats, POISON, Result, SubgroupCaps, TimestampSupport, Timing, TimingMethod,
-    list_adapters,
+    LookbackStats, POISON, ReadBack, Result, SubgroupCaps, TimestampSupport, Timing, TimingMethod,
+    list_adapters_async,
 };

@@ -489,3 +489,37 @@ fn the_kernel_cache_builds_each_key_once_and_reports_errors() {
     });
     assert_eq!(ctx.read_back::<u32>("out", &out, 64).unwrap(), vec![9; 64]);
 }
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn read_back_async_gives_what_read_back_gives_and_the_same_errors() {
+    let body = || -> wavekit::Result<()> {
+        let ctx = gpu();
+        let mut rng = fastrand::Rng::with_seed(0x0a5c);
+        for n in [0usize, 1, 3, 4, 5, 1023, 65_537] {
+            let data: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+            // Poisoned, then overwritten by a copy recorded before the read-back.
+            let src = ctx.storage_from("data", &data)?;
+            let dst = ctx.storage_poisoned("copy", n.max(1))?;
+            ctx.submit(|enc| enc.copy_buffer_to_buffer(&src, 0, &dst, 0, (4 * n) as u64));
+            // On a native device the future polls the device itself.
+            let got: Vec<u32> = pollster::block_on(ctx.read_back_async("copy", &dst, n))?;
+            assert_eq!(got, data, "n = {n}: the async read-back");
+            let blocking: Vec<u32> = ctx.read_back("copy", &dst, n)?;
+            assert_eq!(blocking, data, "n = {n}: the blocking read-back");
+        }
+        let small = ctx.storage_poisoned("small", 4)?;
+        let e = pollster::block_on(ctx.read_back_async::<u32>("small", &small, 5)).unwrap_err();
+        assert!(e.to_string().contains("from a 16-byte buffer"), "{e}");
+        assert!(ctx.read_back::<u32>("small", &small, 5).is_err());
+        // The self-test's async form gives the blocking form's verdict.
+        if ctx.caps.subgroups.supported {
+            let a = pollster::block_on(selftest::run_async(ctx, 7))?;
+            let b = selftest::run(ctx, 7)?;
+            assert!(a.passed() && b.passed());
+            assert_eq!(a.families.len(), b.families.len());
+        }
+        Ok(())
+    };
+    body().unwrap();
+}

@@ -451,6 +451,37 @@ impl Decoder {
         Ok((img, report))
     }
 
+    /// [`Decoder::decode`] as a future, for the web (where a read-back cannot block): 8-bit RGB
+    /// and what was damaged.
+    pub async fn decode_async(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+    ) -> Result<(Vec<u8>, DecodeReport)> {
+        if self.output != Output::Rgb {
+            return Err(CodecError::InvalidArgument(
+                "decode_async() of a decoder built for YCbCr output: build it with Output::Rgb"
+                    .into(),
+            ));
+        }
+        self.upload(ctx, bytes)?;
+        ctx.submit(|enc| self.record(enc));
+        let pixels = (self.header.width * self.header.height) as usize;
+        let words = ctx.read_back_async::<u32>("codec output", &self.rgba, pixels);
+        let flags =
+            ctx.read_back_async::<u32>("codec damaged", &self.damaged, self.blocks as usize);
+        let (words, flags) = (words.await?, flags.await?);
+        let report = DecodeReport {
+            damaged: (0..flags.len()).filter(|&i| flags[i] != 0).collect(),
+            blocks: flags.len(),
+        };
+        let mut rgb = Vec::with_capacity(3 * words.len());
+        for p in words {
+            rgb.extend_from_slice(&p.to_le_bytes()[..3]);
+        }
+        Ok((rgb, report))
+    }
+
     /// Upload, decode and read back the output words and the damage report.
     fn run(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u32>, DecodeReport)> {
         self.upload(ctx, bytes)?;

@@ -4,7 +4,9 @@
 //! seconds to build).
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::{LazyLock, Mutex};
 
 use wavekit::GpuContext;
 use wavekit::monoid::{Monoid, Op, Scalar};
@@ -21,11 +23,23 @@ struct Shared {
     scan: Option<Arc<Scan>>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 static SHARED: LazyLock<Mutex<HashMap<wgpu::Device, Shared>>> = LazyLock::new(Default::default);
 
+// A browser's devices live on the thread that made them.
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static SHARED: std::cell::RefCell<HashMap<wgpu::Device, Shared>> = Default::default();
+}
+
 fn with<T>(ctx: &GpuContext, f: impl FnOnce(&mut Shared) -> Result<T>) -> Result<T> {
-    let mut all = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    f(all.entry(ctx.device.clone()).or_default())
+    #[cfg(target_arch = "wasm32")]
+    return SHARED.with(|all| f(all.borrow_mut().entry(ctx.device.clone()).or_default()));
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let mut all = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        f(all.entry(ctx.device.clone()).or_default())
+    }
 }
 
 /// The kernel `key` names, built from `builder` the first time on this device.

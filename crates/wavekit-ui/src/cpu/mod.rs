@@ -21,6 +21,16 @@ pub use bbox::bounds;
 pub use bin::{bin_lists, bins};
 pub use fine::{background, glyph_words, render, scene_data};
 
+/// The largest difference between two pixels in any channel (how the GPU's image is compared
+/// with the reference: a GPU may round a channel by one where it fuses a multiply and an add).
+pub fn channel_difference(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> u8 {
+    a.0.iter()
+        .zip(b.0)
+        .map(|(x, y)| x.abs_diff(y))
+        .max()
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -712,6 +712,36 @@ impl UiRenderer {
         self.render_frame_to_image(ctx, &mut frame, scene)
     }
 
+    /// [`UiRenderer::render_to_image`] as a future, for the web (where a read-back cannot
+    /// block): the frame's pixels as RGBA8 and, as [`UiRenderer::check_frame`] would, an
+    /// error if a bin list outgrew its room.
+    pub async fn render_to_image_async(
+        &self,
+        ctx: &GpuContext,
+        scene: &Scene,
+    ) -> Result<image::RgbaImage> {
+        let mut frame = self.frame(ctx)?;
+        self.upload(ctx, &mut frame, scene)?;
+        let n = scene.width as usize * scene.height as usize;
+        let out = ctx.storage_poisoned("ui pixels", n)?;
+        self.target_buffer(ctx, &mut frame, &out)?;
+        let mut result = Ok(());
+        ctx.submit(|enc| result = self.record(&frame, enc));
+        result?;
+        let px = ctx.read_back_async::<u32>("ui pixels", &out, n);
+        let status = ctx.read_back_async::<u32>("ui status", &frame.status, 1);
+        let (px, status) = (px.await?, status.await?);
+        if status[0] != 0 {
+            return Err(UiError::Overflow {
+                needed: status[0],
+                capacity: frame.p.capacity,
+            });
+        }
+        let bytes: Vec<u8> = px.iter().flat_map(|p| p.to_le_bytes()).collect();
+        image::RgbaImage::from_raw(scene.width, scene.height, bytes)
+            .ok_or_else(|| UiError::Invalid("pixel count".into()))
+    }
+
     /// [`UiRenderer::render_to_image`] in a frame of the caller's (kept for its statistics).
     pub fn render_frame_to_image(
         &self,

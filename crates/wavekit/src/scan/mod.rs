@@ -91,6 +91,15 @@ impl ScanPolicy {
         self.lookback.check("scan")
     }
 
+    /// The default policy fitted to `ctx`'s device: on the browser's WebGPU, which forbids
+    /// binding the output twice as the direct layout does, through workgroup memory.
+    pub fn for_device(ctx: &GpuContext) -> Self {
+        Self {
+            direct_layout: !ctx.caps.browser,
+            ..Self::default()
+        }
+    }
+
     /// Whether an out-of-place scan of `words`-word elements uses the direct layout.
     fn direct(&self, words: u32, in_place: bool) -> bool {
         self.direct_layout
@@ -316,8 +325,16 @@ impl Scan {
     /// Build the pipelines for `config`.
     pub fn new(ctx: &GpuContext, config: &ScanConfig) -> Result<Self> {
         let sg = ctx.caps.subgroups.supported;
-        let policy = config.policy.unwrap_or_default();
+        let policy = config.policy.unwrap_or_else(|| ScanPolicy::for_device(ctx));
         policy.check()?;
+        if ctx.caps.browser && policy.direct(config.monoid.words(), config.in_place) {
+            return Err(Error::InvalidArgument(
+                "a scan policy with the direct layout on the browser's WebGPU, which forbids its \
+                 writable vector view of the output: set direct_layout to false, or leave the \
+                 policy to ScanPolicy::for_device"
+                    .into(),
+            ));
+        }
         let passes: &[u32] = if config.in_place { &[1, 2] } else { &[0] };
         let composed = passes
             .iter()
