@@ -34,6 +34,10 @@ pub enum UiCommand {
         /// The slider's knob, 0 to 1.
         #[arg(long, default_value_t = 0.62)]
         knob: f32,
+        /// Render with the CPU reference only (no GPU; the image the web page's canvas is
+        /// compared with).
+        #[arg(long)]
+        cpu: bool,
     },
     /// The compositor at 3840x2160: rounded rects, text, images, a mix, 10 000 items on one
     /// tile; GPU time (median, p99), the compaction variants side by side, draw list to
@@ -124,7 +128,24 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             );
             Ok(())
         }
-        UiCommand::Demo { output, knob } => {
+        UiCommand::Demo { output, knob, cpu } => {
+            if !(0.0..=1.0).contains(&knob) {
+                return Err(CliError::Usage(format!(
+                    "--knob {knob}: give a value from 0 to 1"
+                )));
+            }
+            if cpu {
+                let scene = wavekit_ui::demo::panel(knob, 1.5)?;
+                save(&wavekit_ui::cpu::render(&scene), &output)?;
+                println!(
+                    "ui demo: {} items composited on the CPU, {} x {} -> {}",
+                    scene.len(),
+                    scene.width(),
+                    scene.height(),
+                    output.display()
+                );
+                return Ok(());
+            }
             let ctx = ctx()?;
             demo_png(&ctx, &output, knob)
         }

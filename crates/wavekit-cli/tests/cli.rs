@@ -1242,3 +1242,57 @@ fn sort_outputs_are_checked_before_the_work() {
         (vec![1, 2, 3], vec![10, 20, 30])
     );
 }
+
+/// `ui demo --cpu` needs no GPU: it renders the panel the web page's screenshot is compared
+/// with (scripts/web-test.sh), and the knob moves it.
+#[test]
+fn ui_demo_on_the_cpu_needs_no_gpu_and_follows_the_knob() {
+    let no_gpu = [
+        ("VK_DRIVER_FILES", "/nonexistent.json"),
+        ("VK_ICD_FILENAMES", "/nonexistent.json"),
+    ];
+    let render = |knob: &str, name: &str| {
+        let path = tmp(name);
+        let o = wavekit(
+            &[
+                "ui",
+                "demo",
+                "--cpu",
+                "--knob",
+                knob,
+                "-o",
+                path.to_str().unwrap(),
+            ],
+            &no_gpu,
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(text(&o.stdout).contains("composited on the CPU"));
+        image::open(&path).unwrap().to_rgba8()
+    };
+    let a = render("0.62", "demo-cpu-a.png");
+    let b = render("0.25", "demo-cpu-b.png");
+    assert_eq!(a.dimensions(), (560, 360));
+    assert_eq!(
+        a,
+        wavekit_ui::cpu::render(&wavekit_ui::demo::panel(0.62, 1.5).unwrap()),
+        "the file is the CPU reference"
+    );
+    let changed = a.pixels().zip(b.pixels()).filter(|(x, y)| x != y).count();
+    assert!(changed > 500, "the knob moved {changed} pixels");
+    let bad = tmp("demo-cpu-bad.png");
+    let o = wavekit(
+        &[
+            "ui",
+            "demo",
+            "--cpu",
+            "--knob",
+            "2",
+            "-o",
+            bad.to_str().unwrap(),
+        ],
+        &no_gpu,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--knob 2"), "{}", text(&o.stderr));
+    assert!(!bad.exists(), "a refused command wrote its output");
+}

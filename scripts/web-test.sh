@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# wavekit in the browser: builds the page in web/ (wasm32-unknown-unknown, wgpu's WebGPU
+# backend, wasm-bindgen), serves it on 127.0.0.1, opens it in headless Chromium with WebGPU on
+# SwiftShader (a CPU implementation), and fails unless every check on the page passed and a
+# screenshot of the UI panel's canvas equals the native CPU reference of the same panel (every
+# channel within 1, the compositor's GPU-against-CPU tolerance; the count of pixels off is
+# printed). Installs what it needs when missing: the wasm target, wasm-bindgen-cli at the
+# version Cargo.lock resolves, Debian's chromium, and playwright-core and pngjs from npm.
+#
+#   bash scripts/web-test.sh [--no-subgroups] [--both] [--checks 0,1,..]
+#     --no-subgroups  hide the adapter's subgroups: the emulated path runs
+#     --both          run the page twice, with subgroups and without
+#     --checks LIST   only these of the page's primitive checks (0 self-test, 1 reduce, 2-3 scan,
+#                     4 segmented scan, 5 select, 6 partition, 7-8 sort, 9 histogram), or
+#                     "all"; by default all but the sorts (7, 8), which lose SwiftShader's GPU
+#                     process (ADR-0077; open in issue 30)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+modes=(1)
+checks="0,1,2,3,4,5,6,9"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-subgroups) modes=(0) ;;
+        --both) modes=(1 0) ;;
+        --checks) checks="$2"; shift ;;
+        *) echo "web-test: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+    esac
+    shift
+done
+start=$SECONDS
+step() { echo "== web [$((SECONDS - start)) s] $*"; }
+
+step "tools"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    rustup target add wasm32-unknown-unknown
+fi
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [ "$have" != "$want" ]; then
+    # Not --locked: the CLI's own lock file names a webpki-roots release crates.io no longer
+    # serves; cargo resolves a published one.
+    cargo install --quiet wasm-bindgen-cli --version "$want"
+fi
+if ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    fi
+fi
+if [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/pngjs ]; then
+    (cd web && npm ci --no-audit --no-fund --silent)
+fi
+echo "   wasm-bindgen $want, $(chromium --version 2>/dev/null | head -1), node $(node --version)"
+
+step "build the page (cargo --profile web, wasm-bindgen --target web)"
+cargo build --quiet -p wavekit-web --target wasm32-unknown-unknown --profile web
+wasm-bindgen --target web --out-dir web/pkg target/wasm32-unknown-unknown/web/wavekit_web.wasm
+
+step "the native CPU reference of the panel, and a frame for the page to decode"
+work=$(mktemp -d)
+server=""
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+wavekit=target/debug/wavekit
+[ -x "$wavekit" ] || cargo build --quiet -p wavekit-cli
+knob=0.62
+"$wavekit" ui demo --cpu --knob "$knob" -o "$work/reference.png"
+"$wavekit" encode "$work/reference.png" -o web/pkg/panel.wkv --bpp 2 --cpu
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory web >"$work/http.log" 2>&1 &
+server=$!
+for _ in $(seq 50); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/index.html" && break
+    sleep 0.1
+done
+
+status=0
+for sg in "${modes[@]}"; do
+    expect=$([ "$sg" = 1 ] && echo yes || echo no)
+    step "headless Chromium, WebGPU on SwiftShader, subgroups $([ "$sg" = 1 ] && echo on || echo hidden)"
+    url="http://127.0.0.1:$port/index.html?subgroups=$sg&knob=$knob&frame=pkg/panel.wkv"
+    if [ "$checks" != all ]; then
+        url="$url&checks=$checks"
+        echo "   the page's checks $checks (not the others: see --checks)"
+    fi
+    if ! node web/test/drive.mjs "$url" --reference "$work/reference.png" \
+        --shot "$work/panel-$sg.png" --tolerance 1 --expect-subgroups "$expect"; then
+        status=1
+    fi
+done
+step "done"
+exit $status
