@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # wavekit's test command (README, .ci/run). On a machine without a GPU it installs Mesa
-# lavapipe when missing, checks formatting, that no library reads the environment, and lints;
+# lavapipe when missing, checks formatting, that no library reads the environment, and lints
+# (natively, and the libraries with the web page for wasm32 and WebGPU: ADR-0077);
 # builds, shows that the foundation cannot import a primitive (scripts/check-layers.sh), runs
 # the suite with no Vulkan driver visible (the GPU tests, marked ignored, are listed as such
 # with their reason; the rest must pass), then the GPU tests: the doctests and every ignored
@@ -25,6 +26,11 @@ phase "the house rule: no library reads the environment"
 bash scripts/check-house.sh
 phase "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+phase "the web build: the libraries and the page for wasm32-unknown-unknown (WebGPU), linted"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    rustup target add wasm32-unknown-unknown
+fi
+cargo clippy --quiet --target wasm32-unknown-unknown -p wavekit-web -- -D warnings
 phase "build"
 cargo build --workspace --all-targets --quiet
 phase "the layers: the foundation cannot import a primitive (the compiler refuses it)"
