@@ -31,23 +31,25 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     for (var c = 0u; c < 256u; c += WG_SIZE) {
         let d = c + l.local;
         let mine = d < 256u;
-        // All of the column's loads first, so that they are in flight together. Plain loops
-        // of a constant count, not `#unroll`ed: the driver unrolls them, and SwiftShader (the
-        // web's CPU adapter) took minutes to compile the hand-unrolled form (ADR-0077).
+        // All of the column's loads first (unrolled), so that they are in flight together.
         var counts: array<u32, BLOCK_TILES>;
-        for (var k = 0u; k < BLOCK_TILES; k++) {
-            counts[k] = 0u;
-            if (mine && t0 + k < params.tiles) {
-                counts[k] = table[(t0 + k) * 256u + d];
+#unroll k BLOCK_TILES
+        {
+            counts[{k}] = 0u;
+            if (mine && t0 + {k} < params.tiles) {
+                counts[{k}] = table[(t0 + {k}) * 256u + d];
             }
         }
+#end
         var run = 0u;
-        for (var k = 0u; k < BLOCK_TILES; k++) {
-            if (mine && t0 + k < params.tiles) {
-                table[(t0 + k) * 256u + d] = run;
+#unroll k BLOCK_TILES
+        {
+            if (mine && t0 + {k} < params.tiles) {
+                table[(t0 + {k}) * 256u + d] = run;
             }
-            run += counts[k];
+            run += counts[{k}];
         }
+#end
         if (mine) {
             block_sums[d * blocks + block] = run;
         }
