@@ -177,6 +177,27 @@ impl GpuContext {
     }
 }
 
+/// The output of `future` if one poll completes it, which it does where nothing in it waits
+/// (a blocking form built on its async twin); otherwise [`Error::WouldBlock`] naming
+/// `operation` and the async form to await, `instead`.
+pub fn complete_now<T>(
+    future: impl Future<Output = Result<T>>,
+    operation: &str,
+    instead: &'static str,
+) -> Result<T> {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(r) => r,
+        Poll::Pending => Err(Error::WouldBlock {
+            operation: operation.to_string(),
+            instead,
+        }),
+    }
+}
+
 #[derive(Default)]
 struct Slot {
     mapped: Option<std::result::Result<(), String>>,

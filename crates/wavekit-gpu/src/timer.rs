@@ -147,15 +147,11 @@ impl GpuTimer {
     ) -> Result<Timing> {
         let submitted = self.submit_runs(ctx, warmup, runs, setup, record)?;
         // With a blocking read-back nothing in `finish` waits: one poll completes it.
-        let mut finish = std::pin::pin!(Self::finish(ctx, submitted, true));
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match finish.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(r) => r,
-            std::task::Poll::Pending => Err(crate::error::Error::WouldBlock {
-                operation: "timing GPU work".into(),
-                instead: "GpuTimer::measure_async",
-            }),
-        }
+        crate::buffers::complete_now(
+            Self::finish(ctx, submitted, true),
+            "timing GPU work",
+            "GpuTimer::measure_async",
+        )
     }
 
     /// [`GpuTimer::measure`] as a future, for the web (where a blocking read-back cannot wait).
@@ -224,6 +220,8 @@ impl GpuTimer {
             record(&mut enc);
             ctx.queue.submit([enc.finish()]);
         }
+        // The warm-up done before the timed runs (on the web this waits for nothing).
+        ctx.wait()?;
         let Some(qs) = &self.query_set else {
             #[cfg(target_arch = "wasm32")]
             {
@@ -236,7 +234,6 @@ impl GpuTimer {
             }
             #[cfg(not(target_arch = "wasm32"))]
             {
-                ctx.wait()?;
                 let mut samples = Vec::with_capacity(runs as usize);
                 for _ in 0..runs {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());

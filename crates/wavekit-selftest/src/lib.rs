@@ -57,15 +57,11 @@ impl SelftestReport {
 /// device without subgroup operations.
 pub fn run(ctx: &GpuContext, seed: u64) -> Result<SelftestReport> {
     // With blocking read-backs nothing in `run_with` waits: one poll completes it.
-    let mut run = std::pin::pin!(run_with(ctx, seed, true));
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match run.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(r) => r,
-        std::task::Poll::Pending => Err(Error::WouldBlock {
-            operation: "the self-test".into(),
-            instead: "wavekit_selftest::run_async",
-        }),
-    }
+    wavekit_gpu::buffers::complete_now(
+        run_with(ctx, seed, true),
+        "the self-test",
+        "wavekit_selftest::run_async",
+    )
 }
 
 /// [`run`] as a future, for the web (where a read-back cannot block).
