@@ -45,6 +45,11 @@ impl Row {
     }
 }
 
+/// A line of progress in the browser's console (the test driver prints it with the time).
+fn progress(what: &str) {
+    web_sys::console::log_1(&format!("wavekit progress {what}").into());
+}
+
 /// Elements timed per primitive.
 const TIMED: usize = 1 << 16;
 
@@ -246,14 +251,17 @@ pub async fn sort(ctx: &GpuContext, seed: u64, pairs: bool) -> Result<(bool, Str
         values: if pairs { Values::U32 } else { Values::None },
         policy: Some(wavekit::sort::SortPolicy {
             items: 4,
-            ..Default::default()
+            ..wavekit::sort::SortPolicy::for_device(ctx)
         }),
         ..SortConfig::keys(KeyType::U32)
     };
+    let what = if pairs { "sort pairs" } else { "sort keys" };
+    progress(&format!("{what}: building the pipelines"));
     let s = RadixSort::new(ctx, &config)?;
     let mut tally = Tally::new();
     let mut gpu = None;
     for (k, n) in sizes(s.tile_keys()).into_iter().enumerate() {
+        progress(&format!("{what}: {n} keys"));
         // Keys from a small range as well as the full one: equal keys test stability.
         let below = if k % 2 == 0 { u32::MAX } else { 97 };
         let keys = words(seed + k as u64, n, below);

@@ -43,6 +43,8 @@ try {
     if (t.startsWith('wavekit row ')) {
       const r = JSON.parse(t.slice(12));
       console.log(`  … ${r.ok ? 'pass' : 'FAIL'} ${r.name} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    } else if (t.startsWith('wavekit progress ')) {
+      console.log(`    ${t.slice(17)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     } else if (m.type() === 'error' || m.type() === 'warning') {
       console.log(`[page ${m.type()}] ${t.split('\n').slice(0, 4).join('\n')}`);
     }

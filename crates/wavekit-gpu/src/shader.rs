@@ -3,7 +3,9 @@
 //! Kernels are WGSL files in the source tree. A line `#import NAME` pulls in a shared piece
 //! (each at most once, recursively); Rust-side constants (workgroup shape, tile sizes) are
 //! prepended as WGSL `const` declarations so that each number has one source of truth;
-//! `#unroll NAME COUNT` … `#end` repeats a block with `{NAME}` replaced by 0u, 1u, ….
+//! `#unroll NAME COUNT` … `#end` repeats a block with `{NAME}` replaced by 0u, 1u, …;
+//! `#unroll NAME COUNT by STEP` makes it a loop of COUNT / STEP rounds, each STEP copies of the
+//! block (the same text as without `by` where STEP is COUNT).
 //! Every composed shader is validated by naga before the driver sees it, and errors are
 //! reported against the original file and line (see ADR-0002 in ARCHITECTURE.md).
 
@@ -296,7 +298,10 @@ fn include(
 
 /// Expand `#unroll NAME COUNT` … `#end` blocks (nested too): the body is repeated COUNT times
 /// (a number or a prepended constant) with `{NAME}` replaced by `0u`, `1u`, …, so that array
-/// indices are constants and the driver keeps the arrays in registers (ADR-0009).
+/// indices are constants and the driver keeps the arrays in registers (ADR-0009). With `by
+/// STEP` (a divisor of COUNT) and STEP below COUNT, a loop `for (var unroll_NAME = 0u; … +=
+/// STEPu)` whose body is STEP copies with `{NAME}` replaced by `(unroll_NAME + 0u)`, … : for
+/// compilers that take too long over a full unroll (SwiftShader's, ADR-0077).
 fn unroll(
     file: &str,
     lines: &[(u32, String)],
@@ -320,21 +325,40 @@ fn unroll(
             continue;
         };
         let mut words = args.split_whitespace();
-        let (Some(var), Some(count), None) = (words.next(), words.next(), words.next()) else {
-            return Err(err(*no, "expected `#unroll NAME COUNT`".into()));
+        let (var, count, step) = match (
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+        ) {
+            (Some(var), Some(count), None, _, _) => (var, count, None),
+            (Some(var), Some(count), Some("by"), Some(step), None) => (var, count, Some(step)),
+            _ => return Err(err(*no, "expected `#unroll NAME COUNT [by STEP]`".into())),
         };
-        let count: u32 = match count.parse() {
-            Ok(c) => c,
-            Err(_) => match consts.iter().find(|(n, _)| *n == count) {
-                Some((_, ConstValue::U32(c))) => *c,
-                _ => {
-                    return Err(err(
+        let number = |what: &str, text: &str| -> Result<u32> {
+            match text.parse() {
+                Ok(c) => Ok(c),
+                Err(_) => match consts.iter().find(|(n, _)| *n == text) {
+                    Some((_, ConstValue::U32(c))) => Ok(*c),
+                    _ => Err(err(
                         *no,
-                        format!("unroll count '{count}' is not a number or a u32 constant"),
-                    ));
-                }
-            },
+                        format!("unroll {what} '{text}' is not a number or a u32 constant"),
+                    )),
+                },
+            }
         };
+        let count = number("count", count)?;
+        let step = match step {
+            None => count,
+            Some(s) => number("step", s)?,
+        };
+        if count > 0 && (step == 0 || !count.is_multiple_of(step)) {
+            return Err(err(
+                *no,
+                format!("unroll step {step} does not divide the count {count}"),
+            ));
+        }
         // Find the matching #end.
         let mut depth = 1;
         let mut j = i + 1;
@@ -354,12 +378,26 @@ fn unroll(
             return Err(err(*no, "#unroll without #end".into()));
         }
         let pattern = format!("{{{var}}}");
-        for k in 0..count {
+        let looped = step < count;
+        let index = format!("unroll_{var}");
+        if looped {
+            let text = format!("for (var {index} = 0u; {index} < {count}u; {index} += {step}u) {{");
+            out.push((*no, text));
+        }
+        for k in 0..step.min(count) {
+            let value = if looped {
+                format!("({index} + {k}u)")
+            } else {
+                format!("{k}u")
+            };
             let body: Vec<(u32, String)> = lines[i + 1..j]
                 .iter()
-                .map(|(n, l)| (*n, l.replace(&pattern, &format!("{k}u"))))
+                .map(|(n, l)| (*n, l.replace(&pattern, &value)))
                 .collect();
             out.extend(unroll(file, &body, consts, shader)?);
+        }
+        if looped {
+            out.push((lines[j].0, "}".into()));
         }
         i = j + 1;
     }
@@ -866,11 +904,68 @@ mod tests {
             "#unroll k 2\nx",
             "#end",
             "#unroll k M\n#end",
+            "#unroll k 6 by 4\n#end",
+            "#unroll k 6 by 0\n#end",
+            "#unroll k 6 by\n#end",
+            "#unroll k 6 to 2\n#end",
+            "#unroll k 6 by 2 3\n#end",
         ] {
             let extra = [("t/bad", bad)];
             let e = compose("t/bad", &[], &[], &extra).unwrap_err().to_string();
             assert!(e.contains("t/bad.wgsl:"), "{e}");
         }
+    }
+
+    #[test]
+    fn unroll_by_a_step_is_a_loop_of_unrolled_steps() {
+        let text = "fn f() -> u32 {\n    var a: array<u32, 6>;\n#unroll k 6 by S\n    a[{k}] = {k} * 3u;\n#end\n    return a[5] + a[0];\n}";
+        let extra = [src("t/s", text)];
+        // A step of the whole count: the plain unroll's text, constant indices.
+        let whole = compose("t/s", &[("S", ConstValue::U32(6))], &[], &extra).unwrap();
+        let plain = compose(
+            "t/s",
+            &[("S", ConstValue::U32(6))],
+            &[],
+            &[src("t/s", text.replace(" by S", "").leak())],
+        )
+        .unwrap();
+        assert_eq!(whole.source, plain.source);
+        assert!(
+            whole.source.contains("a[5u] = 5u * 3u;"),
+            "{}",
+            whole.source
+        );
+        assert!(!whole.source.contains("for ("), "{}", whole.source);
+        // Steps of 2: a loop of three rounds, each two copies.
+        let c = compose("t/s", &[("S", ConstValue::U32(2))], &[], &extra).unwrap();
+        assert!(
+            c.source
+                .contains("for (var unroll_k = 0u; unroll_k < 6u; unroll_k += 2u) {"),
+            "{}",
+            c.source
+        );
+        assert!(
+            c.source
+                .contains("a[(unroll_k + 1u)] = (unroll_k + 1u) * 3u;")
+        );
+        assert_eq!(c.source.matches("a[(unroll_k").count(), 2);
+        validate(&c, false).unwrap();
+        // The loop's lines map to the directive's and the #end's lines.
+        let at = |needle: &str| {
+            let line = c.source.lines().position(|l| l.contains(needle)).unwrap();
+            c.origin_of(line as u32 + 1)
+        };
+        assert_eq!(at("for (var unroll_k"), "t/s.wgsl:3");
+        assert_eq!(at("a[(unroll_k + 0u)]"), "t/s.wgsl:4");
+        // A count of 0 emits nothing, whatever the step.
+        let none = compose(
+            "t/s",
+            &[("S", ConstValue::U32(1))],
+            &[],
+            &[src("t/s", text.replace("6 by S", "0 by S").leak())],
+        )
+        .unwrap();
+        assert!(!none.source.contains("a[0u]") && !none.source.contains("for ("));
     }
 
     #[test]

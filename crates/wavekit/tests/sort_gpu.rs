@@ -204,7 +204,9 @@ fn conveniences_and_bad_input() {
 /// within a block, then the blocks' sums: up to `inline_blocks` blocks
 /// summed by each scatter workgroup, past that by the scan): sizes that end inside the first
 /// block, on its edge, just past it, in a third block, and one block past the inline limit
-/// (random keys only: the largest), keys alone and with indices (stability), both directions.
+/// (random keys only: the largest), keys alone and with indices (stability), both directions;
+/// the blocks kernel's column loads all at once (the default), one at a time (the browser's
+/// policy) and four at a time.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sorts_across_blocks_of_tiles() {
@@ -214,8 +216,23 @@ fn sorts_across_blocks_of_tiles() {
     let inline = policy.inline_blocks as usize;
     for (c, (values, descending, mode)) in [
         (Values::None, false, policy),
-        (Values::Indices, true, policy),
+        (
+            Values::Indices,
+            true,
+            SortPolicy {
+                column_step: 1,
+                ..policy
+            },
+        ),
         (Values::Indices, false, SortPolicy::single_pass()),
+        (
+            Values::None,
+            false,
+            SortPolicy {
+                column_step: 4,
+                ..policy
+            },
+        ),
     ]
     .into_iter()
     .enumerate()

@@ -9,8 +9,9 @@
 // row of the table (scatter.wgsl). Not run over a single block: there the scatter sums the
 // tiles' counts itself.
 //
-// Prepended constants: WG_SIZE, MIN_WIDTH, BLOCK_TILES. Imported by name: `subgroup/api`,
-// `monoid` (u32 add), `sort/keys` (Params and its binding).
+// Prepended constants: WG_SIZE, MIN_WIDTH, BLOCK_TILES, COLUMN_STEP (a divisor of
+// BLOCK_TILES). Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys` (Params and
+// its binding).
 #import subgroup/api
 #import monoid
 #import sort/keys
@@ -31,9 +32,11 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     for (var c = 0u; c < 256u; c += WG_SIZE) {
         let d = c + l.local;
         let mine = d < 256u;
-        // All of the column's loads first (unrolled), so that they are in flight together.
+        // All of the column's loads first (unrolled), so that they are in flight together; in
+        // steps of COLUMN_STEP, a loop, where the sort policy says so (the browser's
+        // SwiftShader compiled the full unroll too slowly: ADR-0077).
         var counts: array<u32, BLOCK_TILES>;
-#unroll k BLOCK_TILES
+#unroll k BLOCK_TILES by COLUMN_STEP
         {
             counts[{k}] = 0u;
             if (mine && t0 + {k} < params.tiles) {
@@ -42,7 +45,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         }
 #end
         var run = 0u;
-#unroll k BLOCK_TILES
+#unroll k BLOCK_TILES by COLUMN_STEP
         {
             if (mine && t0 + {k} < params.tiles) {
                 table[(t0 + {k}) * 256u + d] = run;

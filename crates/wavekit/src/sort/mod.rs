@@ -68,6 +68,12 @@ fn composed(
     windows: u32,
 ) -> Result<Composed> {
     let values = config.values.code();
+    // Loads unrolled together down a column of tiles' counts, and of blocks' sums (divisors of
+    // the block's tiles and of the inline blocks; the whole column by default).
+    let (column_step, inline_step) = match policy.column_step {
+        0 => (shape.block_tiles, shape.inline_blocks),
+        step => (step, gcd(step, shape.inline_blocks)),
+    };
     let spins = if policy.fault_skip != 0 {
         4
     } else {
@@ -80,6 +86,8 @@ fn composed(
             ("ITEMS", ConstValue::U32(shape.items)),
             ("MIN_WIDTH", ConstValue::U32(shape.min_width)),
             ("BLOCK_TILES", ConstValue::U32(shape.block_tiles)),
+            ("COLUMN_STEP", ConstValue::U32(column_step)),
+            ("INLINE_STEP", ConstValue::U32(inline_step)),
             ("INLINE_BLOCKS", ConstValue::U32(shape.inline_blocks)),
             ("VALUES", ConstValue::U32(values)),
             (
@@ -115,6 +123,10 @@ fn composed(
             ),
         ],
     )
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// The WGSL of sort kernel `name` (one of [`KERNELS`]) for `config` under `policy`, on an
@@ -174,7 +186,7 @@ impl RadixSort {
     /// Build the pipelines for `config` (its bit range and policy are checked here).
     pub fn new(ctx: &GpuContext, config: &SortConfig) -> Result<Self> {
         config.bit_range()?;
-        let policy = config.policy.unwrap_or_default();
+        let policy = config.policy.unwrap_or_else(|| SortPolicy::for_device(ctx));
         policy.check()?;
         let shape = Shape::of(ctx, config, &policy);
         let scanning = shape.scanning();

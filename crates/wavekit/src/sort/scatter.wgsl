@@ -18,8 +18,9 @@
 // across digits (workgroup scan), and every key has its place in the sorted tile.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, BLOCK_TILES, INLINE_BLOCKS (0 where the
-// blocks' sums are always scanned), VALUES (0 none, 1 load, 2 indices on the first pass),
-// STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, STATS (single pass:
+// blocks' sums are always scanned), COLUMN_STEP and INLINE_STEP (divisors of BLOCK_TILES and
+// of INLINE_BLOCKS: the few-blocks sums' loads unrolled together), VALUES (0 none, 1 load, 2
+// indices on the first pass), STORES_UNROLLED (bool), SINGLE_PASS (bool), LOOKBACK_SPINS, FAULT_SKIP, STATS (single pass:
 // count the look-back's rounds in state[2] and state[3]).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `sort/keys`.
 #import subgroup/api
@@ -299,10 +300,12 @@ fn inline_bases(tile: u32, blocks: u32, l: Lane) {
         let mine = d < 256u;
         var total = 0u;
         var earlier = 0u;
-        // Every load first (unrolled), so that they are in flight together.
+        // Every load first (unrolled), so that they are in flight together; in steps of
+        // COLUMN_STEP (INLINE_STEP), a loop, where the sort policy says so (as in
+        // sort/blocks.wgsl).
         if (blocks == 1u) {
             var counts: array<u32, BLOCK_TILES>;
-#unroll t BLOCK_TILES
+#unroll t BLOCK_TILES by COLUMN_STEP
             {
                 counts[{t}] = 0u;
                 if (mine && {t} < params.tiles) {
@@ -310,7 +313,7 @@ fn inline_bases(tile: u32, blocks: u32, l: Lane) {
                 }
             }
 #end
-#unroll t BLOCK_TILES
+#unroll t BLOCK_TILES by COLUMN_STEP
             {
                 earlier += select(0u, counts[{t}], {t} < tile);
                 total += counts[{t}];
@@ -318,7 +321,7 @@ fn inline_bases(tile: u32, blocks: u32, l: Lane) {
 #end
         } else {
             var sums: array<u32, INLINE_SLOTS>;
-#unroll b INLINE_BLOCKS
+#unroll b INLINE_BLOCKS by INLINE_STEP
             {
                 sums[{b}] = 0u;
                 if (mine && {b} < blocks) {
@@ -329,7 +332,7 @@ fn inline_bases(tile: u32, blocks: u32, l: Lane) {
             if (mine) {
                 earlier = digit_table[tile * 256u + d];
             }
-#unroll b INLINE_BLOCKS
+#unroll b INLINE_BLOCKS by INLINE_STEP
             {
                 earlier += select(0u, sums[{b}], {b} < block);
                 total += sums[{b}];
