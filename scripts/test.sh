@@ -3,6 +3,7 @@
 # lavapipe when missing, checks formatting, that no library reads the environment, and lints
 # (natively, and the libraries with the web page for wasm32 and WebGPU: ADR-0077);
 # builds, shows that the foundation cannot import a primitive (scripts/check-layers.sh), runs
+# the web page in headless Chromium with WebGPU on SwiftShader (scripts/web-test.sh), runs
 # the suite with no Vulkan driver visible (the GPU tests, marked ignored, are listed as such
 # with their reason; the rest must pass), then the GPU tests: the doctests and every ignored
 # test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
@@ -36,6 +37,9 @@ cargo build --workspace --all-targets --quiet
 phase "the layers: the foundation cannot import a primitive (the compiler refuses it)"
 bash scripts/check-layers.sh
 wavekit=target/debug/wavekit
+
+phase "the web page in headless Chromium, WebGPU on SwiftShader, subgroups on (scripts/web-test.sh)"
+bash scripts/web-test.sh
 
 widths=(128 256)
 if grep -q avx512f /proc/cpuinfo; then
