@@ -3,9 +3,10 @@
 # lavapipe when missing, checks formatting, that no library reads the environment, and lints
 # (natively, and the libraries with the web page for wasm32 and WebGPU: ADR-0077);
 # builds, shows that the foundation cannot import a primitive (scripts/check-layers.sh), runs
-# the web page in headless Chromium with WebGPU on SwiftShader (scripts/web-test.sh), runs
-# the suite with no Vulkan driver visible (the GPU tests, marked ignored, are listed as such
-# with their reason; the rest must pass), then the GPU tests: the doctests and every ignored
+# the web page in headless Chromium with WebGPU on SwiftShader (scripts/web-test.sh; in the
+# background, beside the tests, until the first lavapipe width is done), runs the suite with
+# no Vulkan driver visible (the GPU tests, marked ignored, are listed as such with their
+# reason; the rest must pass), then the GPU tests: the doctests and every ignored
 # test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
 # first subgroup width, only the GPU test binaries (`*_gpu`) at the other widths this CPU
 # allows (8, and 16 where the CPU has AVX-512) and once more without subgroups, `wavekit
@@ -38,8 +39,29 @@ phase "the layers: the foundation cannot import a primitive (the compiler refuse
 bash scripts/check-layers.sh
 wavekit=target/debug/wavekit
 
-phase "the web page in headless Chromium, WebGPU on SwiftShader, subgroups on (scripts/web-test.sh)"
-bash scripts/web-test.sh
+phase "the web page: its tools and its build (scripts/web-test.sh --build-only)"
+bash scripts/web-test.sh --build-only
+# The page runs in headless Chromium (WebGPU on SwiftShader, subgroups on) in the background
+# while the tests below run: it keeps about one core busy, and needs no cargo. Its log is
+# printed, and its verdict taken, after the first lavapipe width. GPU times: 3 runs each (for
+# the record only, ADR-0077).
+weblog=$(mktemp)
+bash scripts/web-test.sh --no-build --runs 3 >"$weblog" 2>&1 &
+webpid=$!
+web_started=$SECONDS
+trap 'kill "$webpid" 2>/dev/null || true' EXIT
+web_verdict() {
+    local rc=0
+    wait "$webpid" || rc=$?
+    trap - EXIT
+    echo "== the web page (ran in the background for $((SECONDS - web_started)) s):"
+    cat "$weblog"
+    rm -f "$weblog"
+    if [ "$rc" != 0 ]; then
+        echo "== the web page failed (above)" >&2
+        exit 1
+    fi
+}
 
 widths=(128 256)
 if grep -q avx512f /proc/cpuinfo; then
@@ -85,6 +107,10 @@ for w in "${widths[@]}"; do
             cargo test --workspace --quiet --test '*_gpu' "${gpu_tests[@]}"
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
+    if [ "$w" = "${widths[0]}" ]; then
+        phase "the web page's verdict"
+        web_verdict
+    fi
 done
 
 phase "lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the GPU tests on the emulated subgroup layer"

@@ -7,9 +7,14 @@
 # printed). Installs what it needs when missing: the wasm target, wasm-bindgen-cli at the
 # version Cargo.lock resolves, Debian's chromium, and playwright-core and pngjs from npm.
 #
-#   bash scripts/web-test.sh [--no-subgroups] [--both] [--checks 0,1,..]
+#   bash scripts/web-test.sh [--no-subgroups] [--both] [--runs N] [--checks 0,1,..]
+#                            [--build-only | --no-build]
 #     --no-subgroups  hide the adapter's subgroups: the emulated path runs
 #     --both          run the page twice, with subgroups and without
+#     --build-only    install the tools and build the page, then stop
+#     --no-build      run the page built before (no cargo: it may run beside other builds)
+#     --runs N        each GPU time the median of N runs (default 10; CI: 3, as the times on
+#                     SwiftShader are for the record only)
 #     --checks LIST   only these of the page's primitive checks (0 self-test, 1 reduce, 2-3 scan,
 #                     4 segmented scan, 5 select, 6 partition, 7-8 sort, 9 histogram); by
 #                     default "all"
@@ -18,45 +23,65 @@ cd "$(dirname "$0")/.."
 root=$PWD
 modes=(1)
 checks="all"
+runs=10
+build=1
+run_page=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-subgroups) modes=(0) ;;
         --both) modes=(1 0) ;;
         --checks) checks="$2"; shift ;;
+        --runs) runs="$2"; shift ;;
+        --build-only) run_page=0 ;;
+        --no-build) build=0 ;;
         *) echo "web-test: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
     esac
     shift
 done
+if ! [[ "$runs" =~ ^[1-9][0-9]{0,3}$ ]]; then
+    echo "web-test: --runs $runs: give a count from 1 to 9999" >&2
+    exit 2
+fi
 start=$SECONDS
 step() { echo "== web [$((SECONDS - start)) s] $*"; }
 
-step "tools"
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    rustup target add wasm32-unknown-unknown
-fi
-want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
-if [ "$have" != "$want" ]; then
-    # Not --locked: the CLI's own lock file names a webpki-roots release crates.io no longer
-    # serves; cargo resolves a published one. Without default features (no TLS: the page needs
-    # no downloads) and unoptimised: 72 s to build instead of 139 s, and 2.6 s on the page.
-    cargo install --quiet wasm-bindgen-cli --version "$want" --no-default-features --debug
-fi
-if ! command -v chromium >/dev/null; then
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get install -y -qq chromium >/dev/null ||
-        { $sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null; }
-fi
-if [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/pngjs ]; then
-    (cd web && npm ci --no-audit --no-fund --silent)
-fi
-echo "   wasm-bindgen $want, $(chromium --version 2>/dev/null | head -1), node $(node --version)"
+if [ "$build" = 1 ]; then
+    step "tools"
+    if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+        rustup target add wasm32-unknown-unknown
+    fi
+    want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+    have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+    if [ "$have" != "$want" ]; then
+        # Not --locked: the CLI's own lock file names a webpki-roots release crates.io no longer
+        # serves; cargo resolves a published one. Without default features (no TLS: the page needs
+        # no downloads) and unoptimised: 72 s to build instead of 139 s, and 2.6 s on the page.
+        cargo install --quiet wasm-bindgen-cli --version "$want" --no-default-features --debug
+    fi
+    if ! command -v chromium >/dev/null; then
+        sudo=""
+        [ "$(id -u)" = 0 ] || sudo=sudo
+        export DEBIAN_FRONTEND=noninteractive
+        $sudo apt-get install -y -qq chromium >/dev/null ||
+            { $sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null; }
+    fi
+    if [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/pngjs ]; then
+        (cd web && npm ci --no-audit --no-fund --silent)
+    fi
+    echo "   wasm-bindgen $want, $(chromium --version 2>/dev/null | head -1), node $(node --version)"
 
-step "build the page (cargo, debug profile; wasm-bindgen --target web)"
-cargo build --quiet -p wavekit-web --target wasm32-unknown-unknown
-wasm-bindgen --target web --out-dir web/pkg target/wasm32-unknown-unknown/debug/wavekit_web.wasm
+    step "build the page (cargo, debug profile; wasm-bindgen --target web)"
+    cargo build --quiet -p wavekit-web --target wasm32-unknown-unknown
+    wasm-bindgen --target web --out-dir web/pkg target/wasm32-unknown-unknown/debug/wavekit_web.wasm
+fi
+if [ "$run_page" = 0 ]; then
+    step "built (--build-only)"
+    exit 0
+fi
+if [ ! -f web/pkg/wavekit_web.js ]; then
+    echo "web-test: --no-build, but the page is not built (web/pkg): run without it once" >&2
+    exit 2
+fi
 
 step "the native CPU reference of the panel, and a frame for the page to decode"
 work=$(mktemp -d)
@@ -67,7 +92,10 @@ cleanup() {
 }
 trap cleanup EXIT
 wavekit=target/debug/wavekit
-[ -x "$wavekit" ] || cargo build --quiet -p wavekit-cli
+if [ ! -x "$wavekit" ]; then
+    [ "$build" = 1 ] || { echo "web-test: --no-build, but $wavekit is not built" >&2; exit 2; }
+    cargo build --quiet -p wavekit-cli
+fi
 knob=0.62
 "$wavekit" ui demo --cpu --knob "$knob" -o "$work/reference.png"
 "$wavekit" encode "$work/reference.png" -o web/pkg/panel.wkv --bpp 2 --cpu
@@ -84,7 +112,7 @@ status=0
 for sg in "${modes[@]}"; do
     expect=$([ "$sg" = 1 ] && echo yes || echo no)
     step "headless Chromium, WebGPU on SwiftShader, subgroups $([ "$sg" = 1 ] && echo on || echo hidden)"
-    url="http://127.0.0.1:$port/index.html?subgroups=$sg&knob=$knob&frame=pkg/panel.wkv"
+    url="http://127.0.0.1:$port/index.html?subgroups=$sg&knob=$knob&frame=pkg/panel.wkv&runs=$runs"
     if [ "$checks" != all ]; then
         url="$url&checks=$checks"
         echo "   the page's checks $checks (not the others: see --checks)"

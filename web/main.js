@@ -1,7 +1,8 @@
 // The page's driver: wasm-bindgen's module (pkg/, built by scripts/web-test.sh) does the work.
 // Query parameters: subgroups=0 hides them (the emulated path runs), knob=0..1 places the
 // panel's knob, seed=N seeds the inputs, frame=URL names a .wkv stream to decode (none: a test
-// picture encoded on the CPU in the page). window.wavekit holds the outcome for a test driver.
+// picture encoded on the CPU in the page), runs=N times each GPU time as the median of N runs
+// (10). window.wavekit holds the outcome for a test driver.
 import init, { start } from './pkg/wavekit_web.js';
 
 const params = new URLSearchParams(location.search);
@@ -9,6 +10,7 @@ const subgroups = params.get('subgroups') !== '0';
 const knob = Number(params.get('knob') ?? '0.62');
 const seed = Number(params.get('seed') ?? '20261202') >>> 0;
 const frameUrl = params.get('frame');
+const runs = Math.max(1, Number(params.get('runs') ?? '10') >>> 0);
 
 const state = { done: false, expected: null, passed: false, adapter: null, subgroups: null, rows: [],
                 error: null, knob, redraws: 0 };
@@ -37,7 +39,7 @@ async function main() {
     throw new Error('this browser has no WebGPU (navigator.gpu is missing): use a browser ' +
                     'with WebGPU enabled');
   }
-  const page = await start(subgroups);
+  const page = await start(subgroups, runs);
   const adapter = JSON.parse(page.adapter());
   state.adapter = adapter;
   const sg = adapter.caps.subgroups;

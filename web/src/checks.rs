@@ -78,6 +78,16 @@ fn first_difference<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Op
 }
 
 /// Median GPU time of `record`, in µs; `None` without timestamp queries.
+/// Timed runs a GPU time is the median of (the page's `runs` parameter; 10 by default), after
+/// three tenths as many warm-up runs (3 for 10).
+pub static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(10);
+
+/// (warm-up runs, timed runs) for every GPU time on the page.
+pub fn runs() -> (u32, u32) {
+    let n = RUNS.load(std::sync::atomic::Ordering::Relaxed).max(1);
+    ((3 * n).div_ceil(10), n)
+}
+
 async fn time(
     ctx: &GpuContext,
     record: impl FnMut(&mut wgpu::CommandEncoder),
@@ -85,8 +95,9 @@ async fn time(
     if ctx.caps.timestamps == TimestampSupport::None {
         return Ok(None);
     }
-    let timer = GpuTimer::new(ctx, 10);
-    let t = timer.measure_async(ctx, 3, 10, record).await?;
+    let (warm, n) = runs();
+    let timer = GpuTimer::new(ctx, n);
+    let t = timer.measure_async(ctx, warm, n, record).await?;
     Ok(Some(t.median_ns / 1000.0))
 }
 

@@ -42,9 +42,10 @@ pub struct Page {
 }
 
 /// Make the context (`subgroups`: false hides them, so that the emulated path runs) and the
-/// UI renderer.
+/// UI renderer; every GPU time on the page is the median of `runs` timed runs.
 #[wasm_bindgen]
-pub async fn start(subgroups: bool) -> Result<Page, JsValue> {
+pub async fn start(subgroups: bool, runs: u32) -> Result<Page, JsValue> {
+    checks::RUNS.store(runs.max(1), std::sync::atomic::Ordering::Relaxed);
     let options = ContextOptions {
         disable_subgroups: !subgroups,
         ..Default::default()
@@ -268,8 +269,9 @@ async fn panel_check(
         ui.upload(ctx, &mut frame, scene)?;
         let out = ctx.storage_uninit("ui pixels", 4 * n as u64)?;
         ui.target_buffer(ctx, &mut frame, &out)?;
-        let t = GpuTimer::new(ctx, 10)
-            .measure_async(ctx, 3, 10, |enc| {
+        let (warm, runs) = checks::runs();
+        let t = GpuTimer::new(ctx, runs)
+            .measure_async(ctx, warm, runs, |enc| {
                 let _ = ui.record(&frame, enc);
             })
             .await?;
@@ -342,8 +344,9 @@ async fn decode_check(
         .count();
     let mut gpu_us = None;
     if ctx.caps.timestamps != TimestampSupport::None {
-        let t = GpuTimer::new(ctx, 10)
-            .measure_async(ctx, 3, 10, |enc| decoder.record(enc))
+        let (warm, runs) = checks::runs();
+        let t = GpuTimer::new(ctx, runs)
+            .measure_async(ctx, warm, runs, |enc| decoder.record(enc))
             .await
             .map_err(|e| e.to_string())?;
         gpu_us = Some(t.median_ns / 1000.0);
