@@ -154,6 +154,7 @@ pub fn encode_png(
     if crate::codec_y4m::is_y4m(input)? {
         return crate::codec_y4m::encode(input, output, (bytes, bpp), mode, ctx);
     }
+    crate::dwt::check_pnm_maxval(input)?;
     let img =
         image::open(input).map_err(|e| file_err(input, format!("cannot read the image: {e}")))?;
     if img.color() != image::ColorType::Rgb8 {

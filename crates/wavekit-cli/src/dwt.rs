@@ -109,11 +109,69 @@ fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
+/// The maxval of a binary or ASCII PGM/PPM file (`P2`, `P3`, `P5`, `P6`), or None for any
+/// other file (or a header too damaged to read: the decoder reports that).
+pub(crate) fn pnm_maxval(bytes: &[u8]) -> Option<u32> {
+    if bytes.len() < 2 || bytes[0] != b'P' || !matches!(bytes[1], b'2' | b'3' | b'5' | b'6') {
+        return None;
+    }
+    // Width, height, maxval: whitespace-separated, with `#` comments to the end of a line.
+    let mut fields = Vec::new();
+    let mut i = 2;
+    while fields.len() < 3 && i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            c if c.is_ascii_digit() => {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                fields.push(
+                    std::str::from_utf8(&bytes[start..i])
+                        .ok()?
+                        .parse::<u32>()
+                        .ok()?,
+                );
+            }
+            _ => return None,
+        }
+    }
+    fields.get(2).copied()
+}
+
+/// Refuse a PGM/PPM whose maxval is not 255 or 65535: the decoder would rescale its samples
+/// to 8 or 16 bits without a word, and the transform would not be of the file's values.
+pub(crate) fn check_pnm_maxval(path: &Path) -> Result<(), CliError> {
+    let mut head = vec![0u8; 4096];
+    let n = {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+        f.read(&mut head).map_err(|e| bad(path, e))?
+    };
+    match pnm_maxval(&head[..n]) {
+        Some(m) if m != 255 && m != 65535 => Err(bad(
+            path,
+            format!(
+                "maxval {m}: wavekit reads PGM/PPM samples of maxval 255 (8 bits) or 65535 (16 \
+                 bits) only; other maxvals would be rescaled. Convert the file, e.g. with \
+                 pnmdepth 255 or 65535"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Read an image or a 2-D/3-D `.npy` array.
 pub fn read(path: &Path) -> Result<Planes, CliError> {
     if extension(path) == "npy" {
         return read_npy(path);
     }
+    check_pnm_maxval(path)?;
     let img = image::ImageReader::open(path)
         .map_err(|e| bad(path, e))?
         .with_guessed_format()
@@ -186,6 +244,12 @@ fn read_npy(path: &Path) -> Result<Planes, CliError> {
         npyz::DType::Plain(t) => t.to_string(),
         other => format!("{other:?}"),
     };
+    let item = match dtype.as_str() {
+        "|u1" => 1,
+        "<u2" | "<i2" => 2,
+        _ => 4,
+    };
+    crate::npy::check_holds(path, &shape, item)?;
     let err = |e: std::io::Error| bad(path, format!("reading the data: {e}"));
     let fortran = npy.order() == npyz::Order::Fortran;
     let samples = match dtype.as_str() {
@@ -245,15 +309,47 @@ fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
     shape: [u64; 3],
     data: &[T],
 ) -> Result<(), CliError> {
-    let file = std::fs::File::create(path).map_err(|e| bad(path, e))?;
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(&shape)
-        .writer(std::io::BufWriter::new(file))
-        .begin_nd()
-        .map_err(|e| bad(path, e))?;
-    w.extend(data.iter().copied()).map_err(|e| bad(path, e))?;
-    w.finish().map_err(|e| bad(path, e))
+    crate::codec::write_atomic(path, |tmp| {
+        let file = std::fs::File::create(tmp).map_err(|e| bad(path, e))?;
+        let mut w = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&shape)
+            .writer(std::io::BufWriter::new(file))
+            .begin_nd()
+            .map_err(|e| bad(path, e))?;
+        w.extend(data.iter().copied()).map_err(|e| bad(path, e))?;
+        w.finish().map_err(|e| bad(path, e))
+    })
+}
+
+/// The image format of an output path that is not `.npy`, and its sample depth, checked
+/// before any work (a bad name or depth used to fail after the transform, leaving an empty
+/// file behind).
+fn image_output(path: &Path, bits: u32) -> Result<image::ImageFormat, CliError> {
+    if !matches!(bits, 8 | 16) {
+        return Err(CliError::Usage(format!(
+            "--bits {bits}: images are 8 or 16 bits"
+        )));
+    }
+    let format = image::ImageFormat::from_path(path).map_err(|_| {
+        bad(
+            path,
+            "not an output this command writes: name a .npy file, or an image (.png, .pgm, \
+             .ppm, .tif)",
+        )
+    })?;
+    if bits == 16
+        && !matches!(
+            format,
+            image::ImageFormat::Png | image::ImageFormat::Pnm | image::ImageFormat::Tiff
+        )
+    {
+        return Err(bad(
+            path,
+            format!("a {format:?} file cannot hold 16-bit samples: use .png, .pgm or .tif"),
+        ));
+    }
+    Ok(format)
 }
 
 /// The forward transform of `input` into `output`: the planes uploaded once, transformed into
@@ -265,6 +361,13 @@ pub fn forward(
     (wavelet, levels, color): Transform,
     t: &mut crate::prims::Timings,
 ) -> Result<(), CliError> {
+    crate::codec::check_output(input, output)?;
+    if extension(output) != "npy" {
+        return Err(bad(
+            output,
+            "the coefficients are written as .npy: name a .npy file",
+        ));
+    }
     let p = read(input)?;
     t.phase("read + decode");
     let wavelet = Wavelet::from(wavelet);
@@ -290,7 +393,9 @@ pub fn forward(
         format!("writing {}", output.display()),
         4 * dwt.len() as u64,
     );
-    crate::stream::download(ctx, &coeffs, dtype, &shape, output, &mut progress)?;
+    crate::codec::write_atomic(output, |tmp| {
+        crate::stream::download(ctx, &coeffs, dtype, &shape, tmp, &mut progress)
+    })?;
     progress.finish();
     t.phase("read back + write");
     let shift = p.bits.map_or(String::new(), |b| {
@@ -314,7 +419,28 @@ pub fn inverse(
     (wavelet, levels, color): Transform,
     bits: u32,
 ) -> Result<(), CliError> {
+    crate::codec::check_output(coeffs, output)?;
+    let image = extension(output) != "npy";
+    if image {
+        image_output(output, bits)?;
+    }
     let p = read_npy(coeffs)?;
+    if let (true, Samples::Float(c)) = (image, &p.samples) {
+        if let Some(i) = c.iter().position(|v| !v.is_finite()) {
+            let n = (p.width * p.height) as usize;
+            return Err(bad(
+                coeffs,
+                format!(
+                    "coefficient {i} (plane {}, row {}, column {}) is {}: an image needs finite \
+                     samples (write a .npy to see what the inverse gives)",
+                    i / n,
+                    i % n / p.width as usize,
+                    i % p.width as usize,
+                    c[i]
+                ),
+            ));
+        }
+    }
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels, color)?;
     // (The 8-bit last pass takes no colour transform: the samples come back and are written.)
@@ -344,7 +470,7 @@ pub fn inverse(
         Samples::Float(c) => Samples::Float(dwt.inverse_f32(ctx, c)?),
     };
     let out = Planes { samples, ..p };
-    if extension(output) == "npy" {
+    if !image {
         let shape = [
             u64::from(out.planes),
             u64::from(out.height),
@@ -369,11 +495,7 @@ pub fn inverse(
 
 /// Undo the level shift, round and clamp to `bits`, and save as an image (gray or RGB).
 fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
-    if !matches!(bits, 8 | 16) {
-        return Err(CliError::Usage(format!(
-            "--bits {bits}: images are 8 or 16 bits"
-        )));
-    }
+    let format = image_output(path, bits)?;
     if !matches!(p.planes, 1 | 3) {
         return Err(bad(
             path,
@@ -383,6 +505,17 @@ fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
     let max = (1i64 << bits) - 1;
     let shift = 1i64 << (bits - 1);
     let n = (p.width * p.height) as usize;
+    if let Samples::Float(s) = &p.samples {
+        if let Some(i) = s.iter().position(|v| v.is_nan()) {
+            return Err(bad(
+                path,
+                format!(
+                    "sample {i} of the inverse is NaN (coefficients too large for f32?): not \
+                     written"
+                ),
+            ));
+        }
+    }
     let value = |i: usize| -> u16 {
         let v = match &p.samples {
             Samples::Int(s) => i64::from(s[i]),
@@ -410,7 +543,9 @@ fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
             image::ImageBuffer::from_raw(w, h, pixels).expect("sized"),
         ),
     };
-    img.save(path).map_err(|e| bad(path, e))
+    crate::codec::write_atomic(path, |tmp| {
+        img.save_with_format(tmp, format).map_err(|e| bad(path, e))
+    })
 }
 
 /// Forward and inverse on the GPU; exact for 5/3, within 0.01 of a sample's range for 9/7.
@@ -630,9 +765,32 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
 
 #[cfg(test)]
 mod tests {
-    use super::PeerDwt;
+    use super::{PeerDwt, pnm_maxval};
 
     /// The peers' files: comment and log lines skipped, a bad record named by its line.
+    #[test]
+    fn pnm_maxvals_are_read_from_the_header() {
+        assert_eq!(pnm_maxval(b"P5\n3 2\n255\n\x00\x01"), Some(255));
+        assert_eq!(
+            pnm_maxval(b"P2 # a comment\n# another\n 3 2 1000\n0 1 2"),
+            Some(1000)
+        );
+        assert_eq!(pnm_maxval(b"P6\n1 1\n15\n"), Some(15));
+        assert_eq!(pnm_maxval(b"P3\n1 1\n65535\n1 2 3"), Some(65535));
+        // Not a PGM/PPM, or a header cut short or garbled: left to the decoder.
+        for other in [
+            &b"\x89PNG\r\n"[..],
+            b"P7\nWIDTH 1\n",
+            b"P5\n3 2",
+            b"P5\n3 x 255",
+            b"P",
+            b"",
+            b"P5\n99999999999 2 255",
+        ] {
+            assert_eq!(pnm_maxval(other), None, "{other:?}");
+        }
+    }
+
     #[test]
     fn peer_files_are_read_line_by_line() {
         let dir = std::env::temp_dir().join(format!("wavekit-peer-{}", std::process::id()));

@@ -121,7 +121,7 @@ enum Command {
         #[arg(long)]
         bins: u32,
         /// Lower and upper level, in the samples' type.
-        #[arg(long, num_args = 2, value_names = ["LO", "HI"], allow_hyphen_values = true)]
+        #[arg(long, num_args = 2, value_names = ["LO", "HI"], allow_negative_numbers = true)]
         range: Vec<String>,
         /// Counts per bin (uint32).
         #[arg(short, long)]
@@ -456,6 +456,8 @@ impl Drop for CliContext {
 }
 
 fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
+    // A bad value of a knob the CLI reads is an error before any work, as the README says.
+    wavekit_harness::stream_chunk_bytes(&wavekit_harness::Env)?;
     let mut t = prims::Timings::new(cli.timings, start);
     match cli.command {
         Command::Probe { json, list } => {
@@ -467,9 +469,10 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
         }
         Command::Selftest { json, seed } => selftest::selftest(&*context(cli.adapter)?, seed, json),
         Command::Reduce { input, op } => {
+            let npy = prims::reduce_input(&input, op)?;
             let ctx = context(cli.adapter)?;
             t.phase("device");
-            prims::reduce(&ctx, &input, op, &mut t)
+            prims::reduce(&ctx, &npy, op, &mut t)
         }
         Command::Scan {
             input,

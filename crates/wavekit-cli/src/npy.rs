@@ -44,6 +44,7 @@ fn open(
         npyz::DType::Plain(t) => t.to_string(),
         other => format!("{other:?}"),
     };
+    check_holds(path, npy.shape(), if dtype == "<u8" { 8 } else { 4 })?;
     Ok((npy, dtype))
 }
 
@@ -77,6 +78,24 @@ pub fn write(path: &Path, array: &Array) -> Result<(), CliError> {
     r.map_err(|e| bad(path, e))
 }
 
+/// Fails unless the file at `path` can hold the data its header declares: `shape` elements of
+/// `item` bytes (a hostile shape would otherwise ask for an allocation of exabytes, an abort).
+pub fn check_holds(path: &Path, shape: &[u64], item: u64) -> Result<(), CliError> {
+    let size = std::fs::metadata(path).map_err(|e| bad(path, e))?.len();
+    let bytes = shape.iter().try_fold(item, |acc, &d| acc.checked_mul(d));
+    match bytes {
+        Some(b) if b <= size => Ok(()),
+        _ => Err(bad(
+            path,
+            format!(
+                "truncated: the header says shape {shape:?} ({} bytes of data) but the file \
+                 holds {size} bytes in all",
+                bytes.map_or("more than 2^64".into(), |b| b.to_string())
+            ),
+        )),
+    }
+}
+
 /// Read points: a float32 array of shape `[N, 3]` (C or Fortran order), every coordinate
 /// finite.
 pub fn read_points(path: &Path) -> Result<Vec<[f32; 3]>, CliError> {
@@ -90,6 +109,7 @@ pub fn read_points(path: &Path) -> Result<Vec<[f32; 3]>, CliError> {
             format!("shape {shape:?}: expected points of shape [N, 3] (x, y, z a row)"),
         ));
     }
+    check_holds(path, &shape, 4)?;
     let dtype = match npy.dtype() {
         npyz::DType::Plain(t) => t.to_string(),
         other => format!("{other:?}"),

@@ -13,7 +13,7 @@ use crate::error::CliError;
 use crate::stream::{self, Dtype, Npy, Progress};
 
 /// The operator names the CLI takes.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OpArg {
     /// Sum (wrapping for integers).
     Sum,
@@ -123,11 +123,34 @@ fn download(
 }
 
 /// Reduce and print the result.
-pub fn reduce(ctx: &GpuContext, input: &Path, op: OpArg, t: &mut Timings) -> Result<(), CliError> {
+/// The input of a reduce, checked before any device is opened: 1-D, of a type the reduce
+/// takes, and not empty where `op` has no value for nothing (numpy's min and max raise there;
+/// a sum of nothing is 0, as numpy's).
+pub fn reduce_input(input: &Path, op: OpArg) -> Result<Npy, CliError> {
     let npy = open_1d(input)?;
-    let scalar = scalar_of(&npy, "reduce")?;
+    scalar_of(&npy, "reduce")?;
+    if npy.len() == 0 && op != OpArg::Sum {
+        let name = if op == OpArg::Min {
+            "minimum"
+        } else {
+            "maximum"
+        };
+        return Err(CliError::File {
+            path: npy.path.display().to_string(),
+            message: format!(
+                "the array is empty: it has no {name} (numpy raises here too; a sum of nothing \
+                 is 0)"
+            ),
+        });
+    }
+    Ok(npy)
+}
+
+/// Reduce `npy` (from [`reduce_input`]) and print the result.
+pub fn reduce(ctx: &GpuContext, npy: &Npy, op: OpArg, t: &mut Timings) -> Result<(), CliError> {
+    let scalar = scalar_of(npy, "reduce")?;
     t.phase("header");
-    let src = upload(ctx, &npy, "reduce input")?;
+    let src = upload(ctx, npy, "reduce input")?;
     t.phase("read + upload");
     let r = Reduce::new(
         ctx,
@@ -311,9 +334,14 @@ pub fn sort(
         Some(p) => {
             let v = open_1d(p)?;
             if !matches!(v.dtype, Dtype::U32 | Dtype::I32 | Dtype::F32) {
-                return Err(CliError::Usage(
-                    "values are 32-bit: use uint32, int32 or float32 values".into(),
-                ));
+                return Err(CliError::File {
+                    path: p.display().to_string(),
+                    message: format!(
+                        "dtype {} values: values travel as 32 bits; use uint32, int32 or \
+                         float32 (e.g. v.astype(np.uint32))",
+                        v.dtype.name()
+                    ),
+                });
             }
             if v.len() != keys.len() {
                 return Err(CliError::File {

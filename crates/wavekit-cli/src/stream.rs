@@ -145,6 +145,17 @@ impl Npy {
     /// Read and check the header of `path` (any shape; the data must be all there).
     pub fn open(path: &Path) -> Result<Npy, CliError> {
         let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+        let meta = f.metadata().map_err(|e| bad(path, e))?;
+        if meta.is_dir() {
+            return Err(bad(path, "is a folder: give a .npy file"));
+        }
+        if !meta.is_file() {
+            return Err(bad(
+                path,
+                "is not a regular file (a pipe or a device?): wavekit reads a .npy file's size \
+                 before its data; save the array to a file first",
+            ));
+        }
         let mut pre = [0u8; 10];
         f.read_exact(&mut pre)
             .map_err(|_| bad(path, "not a readable .npy file: shorter than a header"))?;
@@ -647,6 +658,14 @@ mod tests {
         std::fs::write(&p, b"not numpy").unwrap();
         let e = Npy::open(&p).unwrap_err().to_string();
         assert!(e.contains("not a readable .npy file"), "{e}");
+        // A folder, and a device (a pipe would block the test): said as such.
+        let e = Npy::open(&std::env::temp_dir()).unwrap_err().to_string();
+        assert!(e.contains("is a folder: give a .npy file"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = Npy::open(Path::new("/dev/null")).unwrap_err().to_string();
+            assert!(e.contains("is not a regular file"), "{e}");
+        }
         // Hostile headers (issue 32): errors, never a panic. Each file has 64 bytes of data.
         let raw = |dict: &str| {
             let mut d = dict.as_bytes().to_vec();

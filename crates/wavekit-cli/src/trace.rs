@@ -50,15 +50,17 @@ struct RenderArgs {
     /// Image size, WIDTHxHEIGHT.
     #[arg(long, default_value = "800x600", value_parser = parse_size)]
     size: (u32, u32),
-    /// Trace these rays instead: float32 [N, 8] (origin xyz, tmin, direction xyz, tmax).
+    /// Trace these rays instead: float32 [N, 8] (origin xyz, tmin, direction xyz, tmax), each
+    /// with a finite origin, a finite non-zero direction and tmin <= tmax (tmax may be inf).
     #[arg(long, requires = "hits_out")]
     rays_in: Option<PathBuf>,
     /// Where the hits of --rays-in go: a structured array of N records t <f4, prim <u4,
     /// u <f4, v <f4 (a miss: t = inf, prim = 0xFFFFFFFF); with --any-hit one bool a ray.
     #[arg(long, requires = "rays_in")]
     hits_out: Option<PathBuf>,
-    /// Any hit (occlusion) instead of the closest.
-    #[arg(long)]
+    /// Any hit (occlusion) instead of the closest, for --rays-in (a render's shadow rays
+    /// are any-hit rays already: --rays shadow).
+    #[arg(long, requires = "rays_in")]
     any_hit: bool,
     /// Path trace the image with this many paths a pixel (diffuse and glossy surfaces under a
     /// sky, Russian roulette from the third bounce) instead of --rays.
@@ -191,6 +193,20 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
                 .into(),
         ));
     }
+    // Every output checked before the work: its folder, its type, and no two the same file
+    // nor the rays' file.
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &a.output {
+        rgb_output(o)?;
+        outputs.push(("the image (-o)", o));
+    }
+    if let Some(h) = &a.hits_out {
+        outputs.push(("the hits (--hits-out)", h));
+    }
+    crate::codec::check_outputs(&outputs)?;
+    if let (Some(rin), Some(h)) = (&a.rays_in, &a.hits_out) {
+        crate::codec::check_output(rin, h)?;
+    }
     let mesh = load(spec)?;
     // Path tracing puts the mesh on a ground (the camera still frames the mesh alone).
     let scene = if a.spp.is_some() && !a.no_ground {
@@ -234,25 +250,14 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
             epsilon: wavekit_trace::rays::epsilon(&mesh),
         };
         let img = path_trace(ctx, &mesh, &bvh, a.kernel.kind(), (w, h), &settings)?;
-        crate::codec::write_atomic(out, |t| {
-            image::save_buffer_with_format(
-                t,
-                &img,
-                w,
-                h,
-                image::ColorType::Rgb8,
-                image::ImageFormat::Png,
-            )
-            .map_err(|e| file_err(out, e))
-        })?;
+        save_rgb(out, &img, (w, h))?;
         println!("wrote {} ({w} x {h}, {spp} paths a pixel)", out.display());
         return Ok(());
     }
     if let Some(out) = &a.output {
         let (w, h) = a.size;
         let img = render(ctx, &mesh, &bvh, a.kernel.kind(), a.rays, (w, h))?;
-        image::save_buffer(out, &img, w, h, image::ColorType::Rgb8)
-            .map_err(|e| file_err(out, e))?;
+        save_rgb(out, &img, (w, h))?;
         println!("wrote {} ({w} x {h})", out.display());
     }
     Ok(())
@@ -400,10 +405,42 @@ fn read_rays(path: &Path) -> Result<Vec<Ray>, CliError> {
             ),
         ));
     }
+    crate::npy::check_holds(path, &shape, 4)?;
     let v: Vec<f32> = npy
         .into_vec()
         .map_err(|e| file_err(path, format!("reading the data: {e}")))?;
-    Ok(bytemuck::cast_slice(&v).to_vec())
+    let rays: Vec<Ray> = bytemuck::cast_slice(&v).to_vec();
+    let bad: Vec<(usize, String)> = rays
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| ray_problem(r).map(|p| (i, p)))
+        .collect();
+    if let Some((i, problem)) = bad.first() {
+        return Err(file_err(
+            path,
+            format!(
+                "ray {i} (row {i}) {problem}; {} of {} rays are like that. Every ray needs a \
+                 finite origin, a finite non-zero direction and tmin <= tmax (tmax may be inf)",
+                bad.len(),
+                rays.len()
+            ),
+        ));
+    }
+    Ok(rays)
+}
+
+/// What is wrong with a ray that could only miss or give NaN: None for a good one.
+fn ray_problem(r: &Ray) -> Option<String> {
+    if r.origin.iter().any(|c| !c.is_finite()) {
+        return Some(format!("has origin {:?}", r.origin));
+    }
+    if r.dir.iter().any(|c| !c.is_finite()) || r.dir == [0.0; 3] {
+        return Some(format!("has direction {:?}", r.dir));
+    }
+    if r.tmin.is_nan() || r.tmax.is_nan() || r.tmin > r.tmax || r.tmin == f32::INFINITY {
+        return Some(format!("has tmin {} and tmax {}", r.tmin, r.tmax));
+    }
+    None
 }
 
 /// A .npy v1.0 header for `descr` and `shape`, padded to 64 bytes.
@@ -428,13 +465,47 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
     out
 }
 
+/// Write a file whole or not at all (a temporary file beside it, renamed into place).
 fn write_file(path: &Path, header: &[u8], data: &[u8]) -> Result<(), CliError> {
-    let mut f =
-        std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| file_err(path, e))?);
-    f.write_all(header)
-        .and_then(|_| f.write_all(data))
-        .and_then(|_| f.flush())
-        .map_err(|e| file_err(path, e))
+    crate::codec::write_atomic(path, |tmp| {
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(tmp).map_err(|e| file_err(path, e))?);
+        f.write_all(header)
+            .and_then(|_| f.write_all(data))
+            .and_then(|_| f.flush())
+            .map_err(|e| file_err(path, e))
+    })
+}
+
+/// The format of an RGB render's output, checked before any work.
+fn rgb_output(path: &Path) -> Result<image::ImageFormat, CliError> {
+    use image::ImageFormat as F;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match F::from_path(path) {
+        Ok(F::Pnm) if ext != "ppm" => Err(file_err(
+            path,
+            "a render is RGB: name a .ppm (or .png), not a gray or other PNM file",
+        )),
+        Ok(f @ (F::Png | F::Jpeg | F::Tiff | F::Bmp | F::Pnm | F::WebP | F::Tga | F::Qoi)) => Ok(f),
+        _ => Err(file_err(
+            path,
+            "not an image type wavekit writes: name a .png (or .jpg, .tif, .bmp, .ppm, .webp, \
+             .tga, .qoi)",
+        )),
+    }
+}
+
+/// Save an RGB render whole or not at all, in the format its name says.
+fn save_rgb(path: &Path, img: &[u8], (w, h): (u32, u32)) -> Result<(), CliError> {
+    let format = rgb_output(path)?;
+    crate::codec::write_atomic(path, |tmp| {
+        image::save_buffer_with_format(tmp, img, w, h, image::ColorType::Rgb8, format)
+            .map_err(|e| file_err(path, e))
+    })
 }
 
 /// Hits as a structured array: t <f4, prim <u4, u <f4, v <f4.

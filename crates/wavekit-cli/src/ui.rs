@@ -16,7 +16,7 @@ pub enum UiCommand {
     Render {
         /// The scene file.
         scene: PathBuf,
-        /// The PNG to write.
+        /// The image to write (.png, or another type that keeps alpha).
         #[arg(short, long)]
         output: PathBuf,
         /// Viewport WxH instead of the scene's.
@@ -25,6 +25,10 @@ pub enum UiCommand {
         /// Render with the CPU reference instead of the GPU.
         #[arg(long)]
         cpu: bool,
+        /// Let the scene name fonts and images anywhere, not only in its folder or below
+        /// (only for a scene you trust).
+        #[arg(long)]
+        allow_any_path: bool,
     },
     /// Render the demo settings panel to a PNG.
     Demo {
@@ -92,10 +96,36 @@ impl From<UiError> for CliError {
     }
 }
 
+/// The format of an RGBA output, checked before any work: one that keeps the alpha channel
+/// (a `.pgm` used to become a P7 PAM file other tools cannot open).
+fn rgba_output(path: &Path) -> Result<image::ImageFormat, CliError> {
+    use image::ImageFormat as F;
+    match F::from_path(path) {
+        Ok(f @ (F::Png | F::Tiff | F::WebP | F::Tga | F::Qoi | F::Bmp)) => Ok(f),
+        other => Err(CliError::File {
+            path: path.display().to_string(),
+            message: format!(
+                "{}: the panel is RGBA; name a .png (or .tif, .webp, .tga, .qoi, .bmp), which \
+                 keeps the alpha channel",
+                match other {
+                    Ok(f) => format!("a {f:?} file holds no alpha channel here"),
+                    Err(_) => "not an image type wavekit writes".into(),
+                }
+            ),
+        }),
+    }
+}
+
+/// Write `img` to `path` (format checked by [`rgba_output`]) through a temporary file, so a
+/// failure leaves no file.
 fn save(img: &image::RgbaImage, path: &Path) -> Result<(), CliError> {
-    img.save(path).map_err(|e| CliError::File {
-        path: path.display().to_string(),
-        message: format!("cannot write the PNG: {e}"),
+    let format = rgba_output(path)?;
+    crate::codec::write_atomic(path, |tmp| {
+        img.save_with_format(tmp, format)
+            .map_err(|e| CliError::File {
+                path: path.display().to_string(),
+                message: format!("cannot write the image: {e}"),
+            })
     })
 }
 
@@ -110,8 +140,16 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             output,
             size,
             cpu,
+            allow_any_path,
         } => {
-            let s = wavekit_ui::json::load(&scene, size)?;
+            crate::codec::check_output(&scene, &output)?;
+            rgba_output(&output)?;
+            let access = if allow_any_path {
+                wavekit_ui::json::AssetAccess::Anywhere
+            } else {
+                wavekit_ui::json::AssetAccess::SceneFolder
+            };
+            let s = wavekit_ui::json::load_with(&scene, size, access)?;
             let img = if cpu {
                 wavekit_ui::cpu::render(&s)
             } else {
@@ -134,6 +172,8 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
                     "--knob {knob}: give a value from 0 to 1"
                 )));
             }
+            crate::codec::check_outputs(&[("the panel", &output)])?;
+            rgba_output(&output)?;
             if cpu {
                 let scene = wavekit_ui::demo::panel(knob, 1.5)?;
                 save(&wavekit_ui::cpu::render(&scene), &output)?;

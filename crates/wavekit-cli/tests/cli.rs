@@ -168,6 +168,122 @@ fn tmp(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
+/// A PGM or PPM whose maxval is not 255 or 65535 is refused with its maxval named, before
+/// any work (the decoder would rescale it without a word); 255 and 65535 are read.
+#[test]
+fn pnm_files_of_other_maxvals_are_refused() {
+    let pgm = |name: &str, maxval: u32, wide: bool| {
+        let p = tmp(name);
+        let mut bytes = format!("P5\n# made by a test\n4 2\n{maxval}\n").into_bytes();
+        for i in 0..8u32 {
+            let v = i * maxval / 7;
+            if wide {
+                bytes.extend((v as u16).to_be_bytes());
+            } else {
+                bytes.push(v as u8);
+            }
+        }
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    for (name, maxval, wide) in [
+        ("m1000.pgm", 1000, true),
+        ("m15.pgm", 15, false),
+        ("m255.pgm", 255, false),
+        ("m65535.pgm", 65535, true),
+    ] {
+        let input = pgm(name, maxval, wide);
+        let o = tmp(&format!("{name}.wkv"));
+        let out = wavekit(
+            &[
+                "encode",
+                input.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "--cpu",
+            ],
+            &[],
+        );
+        if maxval == 255 || maxval == 65535 {
+            let stderr = text(&out.stderr);
+            assert!(!stderr.contains("maxval"), "{name}: {stderr}");
+        } else {
+            assert_usage_error(&out, &format!("maxval {maxval}"));
+            assert_usage_error(&out, name);
+            assert!(!o.exists(), "{name}: an output was written");
+        }
+    }
+}
+
+/// A bad WAVEKIT_STREAM_CHUNK_BYTES is an error naming it, before any work (it was ignored).
+#[test]
+fn a_bad_stream_chunk_is_an_error() {
+    let x = tmp("chunk.npy");
+    npyz::to_file_1d(&x, [1u32, 2, 3]).unwrap();
+    for bad in ["0", "300", "abc", "2147483648"] {
+        let out = wavekit(
+            &["reduce", x.to_str().unwrap()],
+            &[
+                ("WAVEKIT_STREAM_CHUNK_BYTES", bad),
+                ("VK_DRIVER_FILES", "/nonexistent.json"),
+            ],
+        );
+        assert_usage_error(&out, "WAVEKIT_STREAM_CHUNK_BYTES");
+        assert_usage_error(&out, bad);
+    }
+}
+
+/// `--range LO HI` takes negative numbers but not the next option: `--range 0 -o h.npy` is an
+/// error (it used to take `-o` as HI and then ask for -o).
+#[test]
+fn histogram_range_does_not_swallow_the_next_option() {
+    let x = tmp("range.npy");
+    npyz::to_file_1d(&x, [1i32, 2, 3]).unwrap();
+    let h = tmp("range-out.npy");
+    let no_gpu = [("VK_DRIVER_FILES", "/nonexistent.json")];
+    let args = |range: &[&'static str]| {
+        let mut a = vec!["histogram", x.to_str().unwrap(), "--bins", "4", "--range"];
+        a.extend(range);
+        a.extend(["-o", h.to_str().unwrap()]);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let a = args(&["0"]);
+    let out = wavekit(&a.iter().map(String::as_str).collect::<Vec<_>>(), &no_gpu);
+    assert_usage_error(&out, "--range");
+    assert!(!h.exists());
+    // Negative levels still parse (the run then needs a device, absent here).
+    for range in [&["-3", "-1"][..], &["-3e38", "3e38"][..]] {
+        let a = args(range);
+        let out = wavekit(&a.iter().map(String::as_str).collect::<Vec<_>>(), &no_gpu);
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("--range"), "{range:?}: {stderr}");
+    }
+}
+
+/// The minimum or maximum of an empty array is an error naming the file, found before any
+/// device is opened (numpy raises too), for every dtype the reduce takes.
+#[test]
+fn an_empty_array_has_no_minimum_or_maximum() {
+    let e = tmp("empty.npy");
+    for dtype in ["i4", "u4", "f4"] {
+        match dtype {
+            "i4" => npyz::to_file_1d(&e, Vec::<i32>::new()).unwrap(),
+            "u4" => npyz::to_file_1d(&e, Vec::<u32>::new()).unwrap(),
+            _ => npyz::to_file_1d(&e, Vec::<f32>::new()).unwrap(),
+        }
+        for (op, name) in [("min", "minimum"), ("max", "maximum")] {
+            // No Vulkan driver: the error must come before the device.
+            let out = wavekit(
+                &["reduce", e.to_str().unwrap(), "--op", op],
+                &[("VK_DRIVER_FILES", "/nonexistent.json")],
+            );
+            assert_usage_error(&out, &format!("the array is empty: it has no {name}"));
+            assert_usage_error(&out, "empty.npy");
+            assert!(out.stdout.is_empty(), "{dtype} {op}: {}", text(&out.stdout));
+        }
+    }
+}
+
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn reduce_scan_and_select_on_npy_files() {
@@ -210,6 +326,13 @@ fn reduce_scan_and_select_on_npy_files() {
     assert_eq!(text(&out.stdout).trim(), "3");
     let got = read_i32(&y);
     assert_eq!(got, [3, 4, 5, -1, -1]);
+
+    // An empty array sums to 0, as in numpy.
+    let e = tmp("empty-sum.npy");
+    npyz::to_file_1d(&e, Vec::<u32>::new()).unwrap();
+    let out = wavekit(&["reduce", e.to_str().unwrap()], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "0");
 
     // Bad input: a dtype wavekit does not take, and flags of the wrong length.
     let d = tmp("d.npy");
@@ -508,8 +631,24 @@ fn sort_and_histogram_on_npy_files() {
     assert_eq!(text(&out.stdout).trim(), "below 1 above 2 nan 0");
 
     // Clear errors: a bad bit range, values without a destination, a level of the wrong type,
-    // too many bins.
+    // too many bins, values of a dtype the sort does not carry (named with the file).
+    let v8 = tmp("values-u8.npy");
+    npyz::to_file_1d(&v8, [1u8, 2, 3]).unwrap();
+    let v8_out = tmp("values-out.npy");
     for (args, says) in [
+        (
+            vec![
+                "sort",
+                k.to_str().unwrap(),
+                "-o",
+                o.to_str().unwrap(),
+                "--values",
+                v8.to_str().unwrap(),
+                "--values-out",
+                v8_out.to_str().unwrap(),
+            ],
+            "values-u8.npy: dtype uint8 values",
+        ),
         (
             vec![
                 "sort",
@@ -640,6 +779,60 @@ fn dwt_forward_inverse_and_round_trip() {
     npyz::to_file_1d(&f, [1.0f32]).unwrap();
     let out = dwt("forward", &f, Some(&coeffs), "5/3", "1", &[]);
     assert_usage_error(&out, "expected (H, W)");
+
+    // Outputs checked before the work, and no file left behind (issue 32): an unknown image
+    // type, a depth the type cannot hold, a depth no image has, coefficients written as an
+    // image, the input as the output; non-finite 9/7 coefficients into an image.
+    let out = dwt("forward", &rgb, Some(&coeffs), "9/7", "1", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let nan = tmp("nan-coeffs.npy");
+    let mut bytes = std::fs::read(&coeffs).unwrap();
+    let at = bytes.len() - 4 * 100;
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(&nan, bytes).unwrap();
+    for (direction, input, name, extra, needle) in [
+        (
+            "inverse",
+            &coeffs,
+            "out.xyz",
+            &[][..],
+            "not an output this command writes",
+        ),
+        (
+            "inverse",
+            &coeffs,
+            "out.jpg",
+            &["--bits", "16"][..],
+            "cannot hold 16-bit",
+        ),
+        (
+            "inverse",
+            &coeffs,
+            "out.png",
+            &["--bits", "12"][..],
+            "--bits 12",
+        ),
+        ("forward", &rgb, "out.png", &[][..], "name a .npy file"),
+        (
+            "inverse",
+            &nan,
+            "out.png",
+            &[][..],
+            "is NaN: an image needs finite samples",
+        ),
+    ] {
+        let o = tmp(name);
+        let _ = std::fs::remove_file(&o);
+        let out = dwt(direction, input, Some(&o), "9/7", "1", extra);
+        assert_usage_error(&out, needle);
+        assert!(!o.exists(), "{direction} {name}: a file was left behind");
+    }
+    let out = dwt("inverse", &coeffs, Some(&coeffs), "9/7", "1", &[]);
+    assert_usage_error(&out, "is the input file");
+    // The same NaN written as .npy: numpy's answer, NaN where it spreads, not an error.
+    let o = tmp("nan-back.npy");
+    let out = dwt("inverse", &nan, Some(&o), "9/7", "1", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -1295,4 +1488,81 @@ fn ui_demo_on_the_cpu_needs_no_gpu_and_follows_the_knob() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("--knob 2"), "{}", text(&o.stderr));
     assert!(!bad.exists(), "a refused command wrote its output");
+    // RGBA into a file type without alpha (a .pgm used to become a P7 PAM), or one wavekit
+    // does not write: refused before the work, no file; the same for `ui render`.
+    let scene = tmp("demo-scene.json");
+    std::fs::write(
+        &scene,
+        r#"{"width": 32, "height": 32, "items": [{"rect": {"x": 2, "y": 2, "w": 20, "h": 20, "fill": [255, 0, 0, 255]}}]}"#,
+    )
+    .unwrap();
+    for (name, needle) in [
+        ("panel.pgm", "holds no alpha channel"),
+        ("panel.jpg", "holds no alpha channel"),
+        ("panel.xyz", "not an image type wavekit writes"),
+    ] {
+        let out = tmp(name);
+        let demo = ["ui", "demo", "--cpu", "-o", out.to_str().unwrap()];
+        let render = [
+            "ui",
+            "render",
+            scene.to_str().unwrap(),
+            "--cpu",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        for args in [&demo[..], &render[..]] {
+            let o = wavekit(args, &no_gpu);
+            assert_usage_error(&o, needle);
+            assert_usage_error(&o, name);
+            assert!(!out.exists(), "{args:?}: a file was left behind");
+        }
+    }
+    let o = wavekit(
+        &[
+            "ui",
+            "render",
+            scene.to_str().unwrap(),
+            "--cpu",
+            "-o",
+            scene.to_str().unwrap(),
+        ],
+        &no_gpu,
+    );
+    assert_usage_error(&o, "is the input file");
+    // A scene naming an image outside its folder: refused unless --allow-any-path.
+    let folder = tmp("confined");
+    std::fs::create_dir_all(&folder).unwrap();
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([9, 9, 9, 255]))
+        .save(tmp("outside.png"))
+        .unwrap();
+    let scene = folder.join("s.json");
+    std::fs::write(
+        &scene,
+        r#"{"width": 8, "height": 8, "items": [{"image": {"x": 0, "y": 0, "w": 2, "h": 2, "path": "../outside.png"}}]}"#,
+    )
+    .unwrap();
+    let out = folder.join("s.png");
+    let args = |extra: &'static [&'static str]| {
+        let mut a = vec![
+            "ui".to_string(),
+            "render".into(),
+            scene.display().to_string(),
+            "--cpu".into(),
+            "-o".into(),
+            out.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let refused = args(&[]);
+    let refused: Vec<&str> = refused.iter().map(String::as_str).collect();
+    let o = wavekit(&refused, &no_gpu);
+    assert_usage_error(&o, "outside the scene's folder");
+    assert!(!out.exists());
+    let allowed = args(&["--allow-any-path"]);
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    let o = wavekit(&allowed, &no_gpu);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(out.exists());
 }

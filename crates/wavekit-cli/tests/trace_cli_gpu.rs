@@ -189,7 +189,31 @@ fn wrong_input_is_a_usage_error() {
     let d = dir();
     let bad = d.join("bad.npy");
     std::fs::write(&bad, b"not an npy").unwrap();
+    let points = d.join("points.obj");
+    std::fs::write(&points, "v 0 0 0\nv 1 0 0\nv 0 1 0\n").unwrap();
+    let png = d.join("never.png");
     for (args, needle) in [
+        // --any-hit only applies to --rays-in; with -o it was silently ignored.
+        (
+            vec![
+                "trace",
+                "proc:plane:2",
+                "-o",
+                png.to_str().unwrap(),
+                "--any-hit",
+            ],
+            "--rays-in",
+        ),
+        // A mesh file without triangles: an error, not a blank picture.
+        (
+            vec![
+                "trace",
+                points.to_str().unwrap(),
+                "-o",
+                png.to_str().unwrap(),
+            ],
+            "no faces",
+        ),
         (vec!["trace"], "give a mesh"),
         (vec!["trace", "proc:plane:2"], "say what to do"),
         (
@@ -213,7 +237,130 @@ fn wrong_input_is_a_usage_error() {
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!png.exists(), "{args:?}: an output was left behind");
     }
+    // Rays that could only miss (or give NaN) are errors naming the first such ray: a zero,
+    // NaN or infinite direction, a NaN or infinite origin, tmin > tmax or a NaN bound.
+    let good = Ray {
+        origin: [0.5, 0.5, -1.0],
+        tmin: 0.0,
+        dir: [0.0, 0.0, 1.0],
+        tmax: f32::INFINITY,
+    };
+    let hits = d.join("never-hits.npy");
+    for (what, bad_ray) in [
+        (
+            "zero direction",
+            Ray {
+                dir: [0.0; 3],
+                ..good
+            },
+        ),
+        (
+            "NaN direction",
+            Ray {
+                dir: [f32::NAN, 0.0, 1.0],
+                ..good
+            },
+        ),
+        (
+            "infinite direction",
+            Ray {
+                dir: [0.0, f32::INFINITY, 1.0],
+                ..good
+            },
+        ),
+        (
+            "NaN origin",
+            Ray {
+                origin: [f32::NAN, 0.0, 0.0],
+                ..good
+            },
+        ),
+        (
+            "infinite origin",
+            Ray {
+                origin: [0.0, 0.0, f32::NEG_INFINITY],
+                ..good
+            },
+        ),
+        (
+            "tmin > tmax",
+            Ray {
+                tmin: 2.0,
+                tmax: 1.0,
+                ..good
+            },
+        ),
+        (
+            "NaN tmin",
+            Ray {
+                tmin: f32::NAN,
+                ..good
+            },
+        ),
+        (
+            "NaN tmax",
+            Ray {
+                tmax: f32::NAN,
+                ..good
+            },
+        ),
+    ] {
+        let mut rays = vec![good; 5];
+        rays[3] = bad_ray;
+        let rin = d.join("bad-rays.npy");
+        write_rays(&rin, &rays);
+        let out = wavekit(&[
+            "trace",
+            "proc:plane:2",
+            "--rays-in",
+            rin.to_str().unwrap(),
+            "--hits-out",
+            hits.to_str().unwrap(),
+        ]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(
+            stderr.contains("bad-rays.npy") && stderr.contains("ray 3 (row 3)"),
+            "{what}: {stderr}"
+        );
+        assert!(!hits.exists(), "{what}: hits written");
+    }
+    // Outputs checked before the work: an image type wavekit does not write, a gray PNM for
+    // an RGB render, the hits over the rays.
+    for (name, needle) in [
+        ("never.xyz", "not an image type"),
+        ("never.pgm", "name a .ppm"),
+    ] {
+        let o = d.join(name);
+        let out = wavekit(&["trace", "proc:plane:2", "-o", o.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(needle),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert!(!o.exists(), "{name}: a file was left behind");
+    }
+    let rin = d.join("rays-kept.npy");
+    write_rays(&rin, &[good; 3]);
+    let before = std::fs::read(&rin).unwrap();
+    let out = wavekit(&[
+        "trace",
+        "proc:plane:2",
+        "--rays-in",
+        rin.to_str().unwrap(),
+        "--hits-out",
+        rin.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("is the input file"));
+    assert_eq!(
+        std::fs::read(&rin).unwrap(),
+        before,
+        "the rays were overwritten"
+    );
     let out = wavekit(&["trace", "proc:plane:2", "-o", "x.png", "--size", "0x5"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("WIDTHxHEIGHT"));

@@ -174,6 +174,16 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
             triangles.push([base + t[0], base + t[1], base + t[2]]);
         }
     }
+    if triangles.is_empty() {
+        return Err(file_error(
+            path,
+            format!(
+                "no faces: {} vertices and no triangles, so there is nothing to trace (an OBJ \
+                 mesh needs 'f' lines; is this an OBJ file?)",
+                positions.len()
+            ),
+        ));
+    }
     let mesh = Mesh {
         positions,
         triangles,
@@ -262,6 +272,15 @@ pub fn load_ply(path: &Path) -> Result<Mesh> {
         for k in 1..idx.len() - 1 {
             triangles.push([idx[0] as u32, idx[k] as u32, idx[k + 1] as u32]);
         }
+    }
+    if triangles.is_empty() {
+        return Err(file_error(
+            path,
+            format!(
+                "no faces: {} vertices and an empty element 'face', so there is nothing to trace",
+                positions.len()
+            ),
+        ));
     }
     let mesh = Mesh {
         positions,
@@ -506,6 +525,31 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("huge.ply") && e.contains("vertex 1"), "{e}");
+        // Files with no triangles (text, comments, vertices alone, an empty PLY): an error,
+        // not a blank picture.
+        for (name, text) in [
+            ("text.obj", "hello, world\nthis is not a mesh\n"),
+            ("comments.obj", "# only\n# comments\n"),
+            ("empty.obj", ""),
+            ("points.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n"),
+        ] {
+            let e = load_obj(&write(name, text)).unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains("no faces"), "{name}: {e}");
+        }
+        for (name, vertices) in [("none.ply", 0), ("points.ply", 3)] {
+            let rows = "0 0 0\n".repeat(vertices);
+            let e = load_ply(&write(
+                name,
+                &format!(
+                    "ply\nformat ascii 1.0\nelement vertex {vertices}\nproperty float x\n\
+                     property float y\nproperty float z\nelement face 0\n\
+                     property list uchar int vertex_indices\nend_header\n{rows}"
+                ),
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(name) && e.contains("no faces"), "{name}: {e}");
+        }
         let e = Mesh::load("missing.obj").unwrap_err().to_string();
         assert!(e.contains("missing.obj"), "{e}");
         let e = Mesh::load("scene.stl").unwrap_err().to_string();

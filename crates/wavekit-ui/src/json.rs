@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Colours are 8-bit sRGB-encoded RGBA, straight alpha; coordinates are pixels, origin top
-//! left; paths are relative to the scene file. Later items are drawn over earlier ones.
+//! left; paths are relative to the scene file and must lie in its folder or below
+//! ([`AssetAccess`] allows more). Later items are drawn over earlier ones.
 //!
 //! | item | fields (optional in brackets) |
 //! |---|---|
@@ -421,11 +422,25 @@ fn border(b: Option<BorderJson>) -> Option<scene::Border> {
     })
 }
 
-/// Fonts and images loaded for a scene, by path (each loaded once).
+/// Which files a scene may name for its fonts and images.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AssetAccess {
+    /// Only files in the scene's folder or below it, after `..` and symbolic links are
+    /// resolved: a scene from an untrusted source cannot make the renderer read other files.
+    /// The default.
+    #[default]
+    SceneFolder,
+    /// Any path, absolute or relative to the scene's folder.
+    Anywhere,
+}
+
+/// Fonts and images loaded for a scene, by their real path (each file loaded once, however
+/// the scene spells it).
 #[derive(Default)]
 struct Loaded {
     fonts: HashMap<PathBuf, FontId>,
     images: HashMap<PathBuf, ImageId>,
+    access: AssetAccess,
 }
 
 fn resolve(dir: &Path, p: &str) -> PathBuf {
@@ -437,20 +452,77 @@ fn resolve(dir: &Path, p: &str) -> PathBuf {
     }
 }
 
+/// The real path of the `what` (font, image) a scene names `name`, relative to `dir`; under
+/// [`AssetAccess::SceneFolder`], an error unless it lies in `dir` or below.
+fn asset(dir: &Path, name: &str, what: &str, access: AssetAccess) -> Result<PathBuf> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let path = resolve(dir, name);
+    let real = path.canonicalize().map_err(|e| {
+        UiError::Invalid(format!(
+            "{what} '{name}' ({}): cannot read it: {e}",
+            path.display()
+        ))
+    })?;
+    if access == AssetAccess::SceneFolder {
+        let root = dir
+            .canonicalize()
+            .map_err(|e| UiError::Invalid(format!("the scene's folder {}: {e}", dir.display())))?;
+        if !real.starts_with(&root) {
+            return Err(UiError::Invalid(format!(
+                "{what} '{name}' is {}, outside the scene's folder {}: a scene may name only \
+                 files in its folder or below (to allow any path, use AssetAccess::Anywhere, or \
+                 `wavekit ui render --allow-any-path` for a scene you trust)",
+                real.display(),
+                root.display()
+            )));
+        }
+    }
+    Ok(real)
+}
+
 impl SceneFile {
-    /// Build the scene, loading fonts and images relative to `dir`; `size` replaces the
-    /// viewport's (items keep their coordinates).
+    /// Build the scene, loading fonts and images relative to `dir` and only from it or below
+    /// ([`AssetAccess::SceneFolder`]); `size` replaces the viewport's (items keep their
+    /// coordinates).
     pub fn build(&self, dir: &Path, size: Option<(u32, u32)>) -> Result<Scene> {
+        self.build_with(dir, size, AssetAccess::SceneFolder)
+    }
+
+    /// As [`SceneFile::build`], with the files the scene may name given by `access`.
+    pub fn build_with(
+        &self,
+        dir: &Path,
+        size: Option<(u32, u32)>,
+        access: AssetAccess,
+    ) -> Result<Scene> {
         let (w, h) = size.unwrap_or((self.width, self.height));
         let mut scene = Scene::new(w, h)?;
-        self.build_into(&mut scene, dir)?;
+        self.build_into_with(&mut scene, dir, access)?;
         Ok(scene)
     }
 
-    /// Encode the items into `scene` (cleared first by the caller if it should be).
+    /// Encode the items into `scene` (cleared first by the caller if it should be), fonts
+    /// and images from `dir` or below.
     pub fn build_into(&self, scene: &mut Scene, dir: &Path) -> Result<()> {
+        self.build_into_with(scene, dir, AssetAccess::SceneFolder)
+    }
+
+    /// As [`SceneFile::build_into`], with the files the scene may name given by `access`.
+    pub fn build_into_with(
+        &self,
+        scene: &mut Scene,
+        dir: &Path,
+        access: AssetAccess,
+    ) -> Result<()> {
         scene.set_background(self.background);
-        let mut loaded = Loaded::default();
+        let mut loaded = Loaded {
+            access,
+            ..Loaded::default()
+        };
         for (index, item) in self.items.iter().enumerate() {
             let kind = item.kind();
             let err = |e: UiError| match e {
@@ -513,7 +585,7 @@ impl SceneFile {
                         }
                     }
                 } else {
-                    let path = resolve(dir, &t.font);
+                    let path = asset(dir, &t.font, "font", loaded.access)?;
                     match loaded.fonts.get(&path) {
                         Some(f) => *f,
                         None => {
@@ -538,7 +610,7 @@ impl SceneFile {
                     .map(|_| ())
             }
             Item::Image(im) => {
-                let path = resolve(dir, &im.path);
+                let path = asset(dir, &im.path, "image", loaded.access)?;
                 let id = match loaded.images.get(&path) {
                     Some(i) => *i,
                     None => {
@@ -593,11 +665,17 @@ impl SceneFile {
     }
 }
 
-/// Read a scene file and build it (fonts and images relative to the file).
+/// Read a scene file and build it (fonts and images relative to the file, from its folder
+/// or below).
 pub fn load(path: &Path, size: Option<(u32, u32)>) -> Result<Scene> {
+    load_with(path, size, AssetAccess::SceneFolder)
+}
+
+/// As [`load`], with the files the scene may name given by `access`.
+pub fn load_with(path: &Path, size: Option<(u32, u32)>, access: AssetAccess) -> Result<Scene> {
     let file = read(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    file.build(dir, size)
+    file.build_with(dir, size, access)
 }
 
 #[cfg(test)]
@@ -716,5 +794,58 @@ mod tests {
         // "b" at 12 px rasterized once for both runs at the same subpixel offset.
         assert!(s.cached_glyphs() <= 4);
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A scene names fonts and images in its folder or below only, unless the caller allows
+    /// any path: `..`, an absolute path and a symbolic link out are refused, naming the item
+    /// and the folder. One file spelled three ways is loaded once.
+    #[test]
+    fn scenes_read_only_their_own_folder_unless_allowed() {
+        let root = std::env::temp_dir().join(format!("wavekit-ui-confine-{}", std::process::id()));
+        let dir = root.join("scene");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let secret = root.join("secret.png");
+        let png = image::RgbaImage::from_pixel(2, 2, image::Rgba([1, 2, 3, 255]));
+        png.save(&secret).unwrap();
+        png.save(dir.join("sub/ok.png")).unwrap();
+        #[cfg(unix)]
+        {
+            let _ = std::fs::remove_file(dir.join("link.png"));
+            std::os::unix::fs::symlink(&secret, dir.join("link.png")).unwrap();
+        }
+        let scene = |path: &str| {
+            let text = format!(
+                r#"{HEAD}{{"image": {{"x": 1, "y": 1, "w": 2, "h": 2, "path": "{path}"}}}}]}}"#
+            );
+            let f = dir.join("s.json");
+            std::fs::write(&f, text).unwrap();
+            f
+        };
+        let mut outside = vec!["../secret.png".to_string(), secret.display().to_string()];
+        if cfg!(unix) {
+            outside.push("link.png".into());
+        }
+        for path in &outside {
+            let f = scene(path);
+            let e = load(&f, None).unwrap_err().to_string();
+            assert!(
+                e.contains("item 0 (image)") && e.contains("outside the scene's folder"),
+                "{path}: {e}"
+            );
+            let s = load_with(&f, None, AssetAccess::Anywhere).unwrap();
+            assert_eq!(s.len(), 1, "{path}");
+        }
+        let f = scene("sub/../sub/ok.png");
+        assert_eq!(load(&f, None).unwrap().len(), 1);
+        // Three spellings of one image: one image in the scene.
+        let text = format!(
+            r#"{HEAD}{{"image": {{"x": 1, "y": 1, "w": 2, "h": 2, "path": "sub/ok.png"}}}},
+            {{"image": {{"x": 1, "y": 1, "w": 2, "h": 2, "path": "./sub/ok.png"}}}},
+            {{"image": {{"x": 1, "y": 1, "w": 2, "h": 2, "path": "sub/../sub/ok.png"}}}}]}}"#
+        );
+        std::fs::write(dir.join("three.json"), text).unwrap();
+        let s = load(&dir.join("three.json"), None).unwrap();
+        assert_eq!((s.len(), s.image_count()), (3, 1));
+        std::fs::remove_dir_all(&root).ok();
     }
 }

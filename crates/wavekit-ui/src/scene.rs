@@ -163,6 +163,11 @@ impl Scene {
         self.cache.len()
     }
 
+    /// Images added so far (with [`Scene::add_image`]).
+    pub fn image_count(&self) -> usize {
+        self.images.regions.len()
+    }
+
     fn push_item(&mut self, rec: [u32; ITEM_WORDS]) {
         let (outer, _) = records::item_bounds(&rec, &self.clips, self.width, self.height);
         if !outer.is_empty() {
