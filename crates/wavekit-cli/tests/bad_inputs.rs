@@ -5,24 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::npy_v1 as npy;
+
 fn dir() -> PathBuf {
     let d = std::env::temp_dir().join(format!("wavekit-bad-inputs-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// A version 1.0 `.npy` file of header `dict` followed by `data`.
-fn npy(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut d = dict.as_bytes().to_vec();
-    while !(10 + d.len() + 1).is_multiple_of(64) {
-        d.push(b' ');
-    }
-    d.push(b'\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend((d.len() as u16).to_le_bytes());
-    out.extend(d);
-    out.extend(data);
-    out
 }
 
 fn dict(descr: &str, shape: &str) -> String {

@@ -2,6 +2,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 fn wavekit(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wavekit"));
     cmd.args(args);
@@ -1305,21 +1307,13 @@ fn a_fortran_ordered_array_reads_as_numpy_means_it() {
     let value = |plane: usize, r: usize, c: usize| (plane * 1000 + r * 37 + c * 11) as i32 % 97;
     let npy = |fortran: bool, shape: &[usize], data: Vec<i32>| {
         let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
-        let mut d = format!(
+        let dict = format!(
             "{{'descr': '<i4', 'fortran_order': {}, 'shape': ({}), }}",
             if fortran { "True" } else { "False" },
             dims.join(", ")
-        )
-        .into_bytes();
-        while !(10 + d.len() + 1).is_multiple_of(64) {
-            d.push(b' ');
-        }
-        d.push(b'\n');
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend((d.len() as u16).to_le_bytes());
-        out.extend(d);
-        out.extend(data.iter().flat_map(|v| v.to_le_bytes()));
-        out
+        );
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        common::npy_v1(&dict, &bytes)
     };
     // 3-D (planes, H, W) and 2-D (H, W).
     for planes in [p, 1] {

@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 use wavekit_trace::reference::brute_force;
 use wavekit_trace::{Hit, Mesh, Ray};
 
+mod common;
+
 fn wavekit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wavekit"))
         .args(args)
@@ -27,18 +29,11 @@ fn dir() -> PathBuf {
 
 /// A float32 [N, 8] .npy of `rays`.
 fn write_rays(path: &Path, rays: &[Ray]) {
-    let mut dict = format!(
+    let dict = format!(
         "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, 8), }}",
         rays.len()
     );
-    let total = 10 + dict.len() + 1;
-    dict.push_str(&" ".repeat(total.next_multiple_of(64) - total));
-    dict.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend((dict.len() as u16).to_le_bytes());
-    bytes.extend(dict.as_bytes());
-    bytes.extend(bytemuck::cast_slice::<Ray, u8>(rays));
-    std::fs::write(path, bytes).unwrap();
+    std::fs::write(path, common::npy_v1(&dict, bytemuck::cast_slice(rays))).unwrap();
 }
 
 /// The header and the data of a .npy file.
