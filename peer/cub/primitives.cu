@@ -2,15 +2,12 @@
 // DeviceScan::InclusiveSum / ExclusiveSum, DeviceSelect::If and DevicePartition::If on u32,
 // the same inputs as `wavekit bench primitives` (random u32; the predicate keeps odd values,
 // about half). Times with CUDA events: at least 200 ms of warm-up (common.cuh), then the median of RUNS.
-// Prints one JSON object per line: {"primitive", "n", "median_ns", "p10_ns", "p90_ns"}.
+// Prints one JSON object per line: {"primitive", "n", "median_ns", "p10_ns", "p90_ns",
+// "stream_ns", "graph_ns", "mode"} (median_ns: the faster of a stream launch and a CUDA graph).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 primitives.cu -o cub_primitives
 // Run:   ./cub_primitives [RUNS] [LOG2_N ...]
 #include <cub/cub.cuh>
 #include "common.cuh"
-
-struct IsOdd {
-  __host__ __device__ bool operator()(const uint32_t &x) const { return (x & 1u) != 0u; }
-};
 
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 50;
@@ -31,11 +28,11 @@ int main(int argc, char **argv) {
     cub::DeviceSelect::If(nullptr, t, in, out, count, (int)n, IsOdd()); tmp_bytes = std::max(tmp_bytes, t);
     cub::DevicePartition::If(nullptr, t, in, out, count, (int)n, IsOdd()); tmp_bytes = std::max(tmp_bytes, t);
     CHECK(cudaMalloc(&tmp, tmp_bytes));
-    bench("reduce", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceReduce::Sum(tmp, b, in, out, (int)n); });
-    bench("scan_inclusive", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceScan::InclusiveSum(tmp, b, in, out, (int)n); });
-    bench("scan_exclusive", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceScan::ExclusiveSum(tmp, b, in, out, (int)n); });
-    bench("select", n, runs, [&] { size_t b = tmp_bytes; cub::DeviceSelect::If(tmp, b, in, out, count, (int)n, IsOdd()); });
-    bench("partition", n, runs, [&] { size_t b = tmp_bytes; cub::DevicePartition::If(tmp, b, in, out, count, (int)n, IsOdd()); });
+    bench("reduce", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceReduce::Sum(tmp, b, in, out, (int)n, st); });
+    bench("scan_inclusive", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceScan::InclusiveSum(tmp, b, in, out, (int)n, st); });
+    bench("scan_exclusive", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceScan::ExclusiveSum(tmp, b, in, out, (int)n, st); });
+    bench("select", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceSelect::If(tmp, b, in, out, count, (int)n, IsOdd(), st); });
+    bench("partition", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DevicePartition::If(tmp, b, in, out, count, (int)n, IsOdd(), st); });
     CHECK(cudaFree(in)); CHECK(cudaFree(out)); CHECK(cudaFree(count)); CHECK(cudaFree(tmp));
   }
   return 0;

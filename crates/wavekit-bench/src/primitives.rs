@@ -8,7 +8,9 @@ use crate::protocol::{Case, ClockReader, ClockWindow, Protocol, measure};
 use wavekit::context::GpuContext;
 use wavekit::error::{Error, Result};
 use wavekit::histogram::{Histogram, HistogramConfig};
+use wavekit::kernel::Kernel;
 use wavekit::monoid::{Monoid, Op, Scalar};
+use wavekit::record::{self, Recorded};
 use wavekit::reduce::{Reduce, ReduceConfig, ReducePolicy};
 use wavekit::scan::{Scan, ScanConfig, ScanPolicy};
 use wavekit::select::{Keep, Select, SelectConfig, SelectPolicy};
@@ -25,8 +27,17 @@ pub const PRIMITIVES: &[&str] = &[
 ];
 
 /// The sort and histogram benchmarks (run with `--only`): u32 keys; keys with u32 values; 256
-/// and 4096 even bins over the whole u32 range.
-pub const SORT_PRIMITIVES: &[&str] = &["sort_keys", "sort_pairs", "histogram256", "histogram4096"];
+/// and 4096 even bins over the whole u32 range; and `chain4`, what a frame does: select (the
+/// odd inputs) → sort pairs (the selected keys, all n slots, the inputs as values) → inclusive
+/// scan (of the sorted keys) → 256-bin histogram (of the scan), recorded into one encoder, as
+/// `peer/cub/chain4.cu` does in one stream and one CUDA graph.
+pub const SORT_PRIMITIVES: &[&str] = &[
+    "sort_keys",
+    "sort_pairs",
+    "histogram256",
+    "histogram4096",
+    "chain4",
+];
 
 /// The predicate of the select and partition benchmarks (about half the inputs are odd).
 pub const ODD: &str = "fn keep(x: u32, i: u32) -> bool { return (x & 1u) == 1u; }";
@@ -71,6 +82,57 @@ pub struct PrimitiveResult {
     /// What the look-back did in the last run (single-pass primitives).
     #[serde(default)]
     pub lookback: Option<LookbackStats>,
+    /// What one run records: compute passes, dispatches, buffer clears and copies.
+    #[serde(default)]
+    pub recorded: Recorded,
+    /// The floor those commands and bytes set in this run ([`Floor`]), ns.
+    #[serde(default)]
+    pub floor_ns: f64,
+}
+
+/// What the platform costs, measured in the same run as the primitives (interleaved with them,
+/// under the same protocol): the floor under a primitive is the first dispatch, each further
+/// dependent dispatch, each clear or copy, and its bytes at the copy kernel's rate (issue 31).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Floor {
+    /// A timed run that records nothing.
+    pub empty_ns: f64,
+    /// One dispatch (132 workgroups of a trivial kernel, one pass).
+    pub one_ns: f64,
+    /// Two dependent dispatches in one pass.
+    pub two_ns: f64,
+    /// A dispatch, a clear of 16 KiB, a dispatch.
+    pub clear_ns: f64,
+}
+
+impl Floor {
+    /// A run's fixed cost: the first dispatch (with the timing around it).
+    pub fn first(&self) -> f64 {
+        self.one_ns
+    }
+
+    /// Each further dependent dispatch.
+    pub fn dependent(&self) -> f64 {
+        (self.two_ns - self.one_ns).max(0.0)
+    }
+
+    /// Each clear or copy between dispatches.
+    pub fn command(&self) -> f64 {
+        (self.clear_ns - self.two_ns).max(0.0)
+    }
+
+    /// The floor under `recorded` moving `bytes`, with the copy kernel's time `copy_ns` for
+    /// `copy_bytes` at the same size (its own first dispatch taken out).
+    pub fn under(&self, recorded: &Recorded, bytes: u64, copy_ns: f64, copy_bytes: u64) -> f64 {
+        if recorded.dispatches == 0 && recorded.clears + recorded.copies == 0 {
+            return self.empty_ns;
+        }
+        let data = (copy_ns - self.first()).max(0.0) * bytes as f64 / copy_bytes.max(1) as f64;
+        self.first()
+            + f64::from(recorded.dispatches.saturating_sub(1)) * self.dependent()
+            + f64::from(recorded.clears + recorded.copies) * self.command()
+            + data
+    }
 }
 
 /// The policies the benchmark builds the primitives with (the CLI fills them from its tuning
@@ -108,6 +170,8 @@ fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
         "select" => 4 * n + 4 * kept,
         "histogram256" | "histogram4096" => 4 * n,
         "sort_pairs" => 16 * n,
+        // select, sort pairs, scan, histogram.
+        "chain4" => (4 * n + 4 * kept) + 16 * n + 8 * n + 4 * n,
         _ => 8 * n,
     }
 }
@@ -131,10 +195,79 @@ enum Bound {
     Select(wavekit::select::BoundSelect),
     Sort(Box<wavekit::sort::BoundSort>),
     Histogram(wavekit::histogram::BoundHistogram),
+    Chain(Box<Chain>),
+}
+
+/// The four primitives of `chain4`, bound one after another, and the buffers between them.
+struct Chain {
+    select: wavekit::select::BoundSelect,
+    sort: wavekit::sort::BoundSort,
+    scan: wavekit::scan::BoundScan,
+    histogram: wavekit::histogram::BoundHistogram,
+    /// The selected keys (sorted in place; cleared before each run, untimed, so that the slots
+    /// past the selected ones hold zeros, as CUB's input does).
+    selected: wgpu::Buffer,
+    /// The sort's values, restored from the input before each run (untimed).
+    values: wgpu::Buffer,
+    _scanned: wgpu::Buffer,
+}
+
+impl Chain {
+    fn record(&self, e: &mut wgpu::CommandEncoder) {
+        self.select.record(e);
+        self.sort.record(e);
+        self.scan.record(e);
+        self.histogram.record(e);
+    }
+}
+
+/// The floor cases' kernel and buffers: a trivial kernel on 132 workgroups (one an SM of the
+/// H200), and a 16 KiB buffer to clear.
+struct FloorKernel {
+    kernel: Kernel,
+    bind: wgpu::BindGroup,
+    _data: wgpu::Buffer,
+    scratch: wgpu::Buffer,
+}
+
+const FLOOR_WORKGROUPS: u32 = 132;
+
+impl FloorKernel {
+    fn new(ctx: &GpuContext) -> Result<Self> {
+        let kernel = Kernel::new(ctx, &crate::chain::composed()?)?;
+        let data = ctx.storage_from(
+            "floor data",
+            &vec![0u32; (FLOOR_WORKGROUPS * crate::chain::WORKGROUP) as usize],
+        )?;
+        let bind = kernel.bind(ctx, &[(0, &data)])?;
+        let scratch = ctx.storage_uninit("floor clear", 16 << 10)?;
+        Ok(Self {
+            kernel,
+            bind,
+            _data: data,
+            scratch,
+        })
+    }
+
+    fn dispatches(&self, e: &mut wgpu::CommandEncoder, n: u32, clear: bool) {
+        let mut pass = record::compute_pass(e, "wavekit.floor");
+        self.kernel
+            .dispatch(&mut pass, &self.bind, FLOOR_WORKGROUPS);
+        if clear {
+            drop(pass);
+            record::clear(e, &self.scratch, 0, None);
+            pass = record::compute_pass(e, "wavekit.floor");
+        }
+        for _ in 1..n {
+            self.kernel
+                .dispatch(&mut pass, &self.bind, FLOOR_WORKGROUPS);
+        }
+    }
 }
 
 /// Run the chosen primitives at each `2^log2` size under `protocol` (each size's copy kernel
-/// is a case too, interleaved with the rest). `progress` gets a line per case and round.
+/// is a case too, interleaved with the rest, and so are the floor cases: see [`Floor`]), and
+/// count what each records. `progress` gets a line per case and round.
 pub fn run(
     ctx: &GpuContext,
     log2_sizes: &[u32],
@@ -143,7 +276,7 @@ pub fn run(
     protocol: &Protocol,
     clock: &dyn ClockReader,
     progress: &mut dyn FnMut(String),
-) -> Result<Vec<PrimitiveResult>> {
+) -> Result<(Vec<PrimitiveResult>, Floor)> {
     for w in which {
         if !PRIMITIVES.contains(&w.as_str()) && !SORT_PRIMITIVES.contains(&w.as_str()) {
             return Err(Error::InvalidArgument(format!(
@@ -237,7 +370,21 @@ pub fn run(
                     Bound::Sort(Box::new(sort_pairs.bind(ctx, &keys, Some(&values), n)?))
                 }
                 "histogram256" => Bound::Histogram(hist256.bind(ctx, &src, n)?),
-                _ => Bound::Histogram(hist4096.bind(ctx, &src, n)?),
+                "histogram4096" => Bound::Histogram(hist4096.bind(ctx, &src, n)?),
+                _ => {
+                    let selected = ctx.storage_uninit("chain selected", 4 * n)?;
+                    let values = ctx.storage_uninit("chain values", 4 * n)?;
+                    let scanned = ctx.storage_uninit("chain scanned", 4 * n)?;
+                    Bound::Chain(Box::new(Chain {
+                        select: select.bind(ctx, &src, None, &selected, n)?,
+                        sort: sort_pairs.bind(ctx, &selected, Some(&values), n)?,
+                        scan: incl.bind(ctx, &selected, Some(&scanned), n)?,
+                        histogram: hist256.bind(ctx, &scanned, n)?,
+                        selected,
+                        values,
+                        _scanned: scanned,
+                    }))
+                }
             };
             bound.push((name.clone(), b));
         }
@@ -253,7 +400,16 @@ pub fn run(
             values,
         });
     }
-    let mut cases = Vec::new();
+    let floor_kernel = FloorKernel::new(ctx)?;
+    let fk = &floor_kernel;
+    let mut cases = vec![
+        Case::new("floor: nothing", |_| {}),
+        Case::new("floor: 1 dispatch", |e| fk.dispatches(e, 1, false)),
+        Case::new("floor: 2 dispatches", |e| fk.dispatches(e, 2, false)),
+        Case::new("floor: dispatch, clear, dispatch", |e| {
+            fk.dispatches(e, 2, true)
+        }),
+    ];
     for s in &sizes {
         let lg = s.lg;
         cases.push(Case::new(format!("copy 2^{lg}"), |e| s.copy.record(e)));
@@ -264,6 +420,10 @@ pub fn run(
                 Bound::Scan(b) => Case::new(case_name, |e| b.record(e)),
                 Bound::Select(b) => Case::new(case_name, |e| b.record(e)),
                 Bound::Histogram(b) => Case::new(case_name, |e| b.record(e)),
+                Bound::Chain(c) => Case::new(case_name, |e| c.record(e)).with_setup(move |e| {
+                    e.clear_buffer(&c.selected, 0, None);
+                    e.copy_buffer_to_buffer(&s.src, 0, &c.values, 0, Some(4 * s.n));
+                }),
                 Bound::Sort(b) => {
                     // Sorted in place: the input is restored before every run, untimed.
                     let pairs = name == "sort_pairs";
@@ -282,6 +442,13 @@ pub fn run(
     drop(cases);
     let mut out = Vec::new();
     let mut m = measured.into_iter();
+    let mut floor_case = || m_next(&mut m).timing.median_ns;
+    let floor = Floor {
+        empty_ns: floor_case(),
+        one_ns: floor_case(),
+        two_ns: floor_case(),
+        clear_ns: floor_case(),
+    };
     for s in &sizes {
         let copy = m.next().expect("a copy case per size");
         let copy_gbps = 2.0 * 4.0 * s.n as f64 / copy.timing.median_ns;
@@ -293,8 +460,21 @@ pub fn run(
                 Bound::Sort(b) => b.lookback_stats(ctx)?,
                 _ => None,
             };
+            let recorded = record::count(|| {
+                let mut e = ctx.device.create_command_encoder(&Default::default());
+                match b {
+                    Bound::Reduce(b) => b.record(&mut e),
+                    Bound::Scan(b) => b.record(&mut e),
+                    Bound::Select(b) => b.record(&mut e),
+                    Bound::Sort(b) => b.record(&mut e),
+                    Bound::Histogram(b) => b.record(&mut e),
+                    Bound::Chain(c) => c.record(&mut e),
+                }
+            });
+            let bytes = bytes_moved(name, s.n, s.kept);
+            let floor_ns = floor.under(&recorded, bytes, copy.timing.median_ns, 8 * s.n);
             let t = &r.timing;
-            let gbps = bytes_moved(name, s.n, s.kept) as f64 / t.median_ns;
+            let gbps = bytes as f64 / t.median_ns;
             out.push(PrimitiveResult {
                 primitive: name.clone(),
                 n: s.n,
@@ -310,8 +490,14 @@ pub fn run(
                 clock: r.clock,
                 clock_low: r.clock_low || copy.clock_low,
                 lookback,
+                recorded,
+                floor_ns,
             });
         }
     }
-    Ok(out)
+    Ok((out, floor))
+}
+
+fn m_next(m: &mut impl Iterator<Item = crate::protocol::Measured>) -> crate::protocol::Measured {
+    m.next().expect("the floor cases come first")
 }

@@ -91,7 +91,7 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     let policies = wavekit_harness::policies(&wavekit_harness::Env)?;
     let protocol = a.protocol.protocol()?;
     let clock = clock_reader(ctx);
-    let results = primitives::run(
+    let (results, floor) = primitives::run(
         ctx,
         &a.log2,
         &which,
@@ -122,6 +122,7 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         .collect();
     let json = serde_json::to_string_pretty(&serde_json::json!({
         "adapter": &ctx.summary,
+        "floor": floor,
         "results": rows,
     }))?;
     if let Some(path) = &a.save {
@@ -132,10 +133,21 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
     } else {
         println!("adapter: {}", ctx.summary.label());
         println!(
-            "{:<15} {:>11} {:>11} {:>7} {:>10} {:>9} {:>6} {:>10} {:>10}  look-back waits/fallbacks",
+            "floor, this run: a timed run of nothing {:.1} us, one dispatch {:.1} us, each \
+             further dependent dispatch {:.1} us, each clear or copy {:.1} us; bytes at the copy \
+             kernel's rate",
+            floor.empty_ns / 1e3,
+            floor.first() / 1e3,
+            floor.dependent() / 1e3,
+            floor.command() / 1e3
+        );
+        println!(
+            "{:<15} {:>11} {:>11} {:>9} {:>9} {:>7} {:>10} {:>9} {:>6} {:>10} {:>10}  look-back waits/fallbacks",
             "primitive",
             "n",
             "median us",
+            "floor us",
+            "d/c/cp",
             "spread",
             "G elem/s",
             "GB/s",
@@ -144,11 +156,14 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
             "clock MHz"
         );
         for r in &results {
+            let c = r.recorded;
             println!(
-                "{:<15} {:>11} {:>11.1} {:>6.1}% {:>10.2} {:>9.1} {:>5.1}% {:>10} {:>10}  {}",
+                "{:<15} {:>11} {:>11.1} {:>9.1} {:>9} {:>6.1}% {:>10.2} {:>9.1} {:>5.1}% {:>10} {:>10}  {}",
                 r.primitive,
                 r.n,
                 r.median_ns / 1e3,
+                r.floor_ns / 1e3,
+                format!("{}/{}/{}", c.dispatches, c.clears, c.copies),
                 100.0 * r.spread,
                 r.elements_per_s / 1e9,
                 r.gbps,

@@ -124,6 +124,7 @@ impl Kernel {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, bind, &[]);
         pass.dispatch_workgroups(x, y, 1);
+        crate::record::note_dispatch();
     }
 }
 
@@ -143,6 +144,7 @@ impl Kernel {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, bind, &[]);
         pass.dispatch_workgroups(x, y, 1);
+        crate::record::note_dispatch();
     }
 
     /// Record an indirect dispatch: the workgroup counts are three `u32` at `args`
@@ -156,6 +158,7 @@ impl Kernel {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, bind, &[]);
         pass.dispatch_workgroups_indirect(args.0, args.1);
+        crate::record::note_dispatch();
     }
 }
 

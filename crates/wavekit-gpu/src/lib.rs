@@ -24,6 +24,7 @@ pub mod error;
 pub mod kernel;
 pub mod monoid;
 pub mod prelude;
+pub mod record;
 pub mod shader;
 pub mod sim;
 pub mod tiling;

@@ -50,6 +50,53 @@ impl TileShape {
     pub fn with_steps(self, steps: u32) -> Self {
         Self { steps, ..self }
     }
+
+    /// The same shape with `vec` elements a step.
+    pub fn with_vec(self, vec: u32) -> Self {
+        Self { vec, ..self }
+    }
+}
+
+/// The tiling for small inputs (issue 31, ADR-0082): inputs of at most `up_to` elements take
+/// tiles of `steps` steps instead of the policy's, so that more workgroups share the work and
+/// each tile's latency is shorter. A primitive builds that variant when a bind first needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SmallInputs {
+    /// Most elements that take the small tiles.
+    pub up_to: u64,
+    /// Steps per tile for them (1 to 64).
+    pub steps: u32,
+}
+
+impl SmallInputs {
+    /// Whether `n` elements take the small tiles under `rule`, when the policy's own steps
+    /// are `steps` (a rule that changes nothing never applies).
+    pub fn applies(rule: Option<Self>, n: u64, steps: u32) -> bool {
+        rule.is_some_and(|r| n <= r.up_to && r.steps != steps)
+    }
+
+    /// The variant for small inputs kept in `cell`, built by `build` the first time.
+    pub fn variant<T>(
+        cell: &std::sync::OnceLock<Box<T>>,
+        build: impl FnOnce() -> Result<T>,
+    ) -> Result<&T> {
+        if let Some(v) = cell.get() {
+            return Ok(v);
+        }
+        let _ = cell.set(Box::new(build()?));
+        Ok(cell.get().expect("set just above"))
+    }
+
+    /// Fails on steps outside 1 to 64.
+    pub fn check(rule: Option<Self>, what: &str) -> Result<()> {
+        match rule {
+            Some(r) if !(1..=64).contains(&r.steps) => Err(Error::InvalidArgument(format!(
+                "{what}: small inputs with {} steps a tile: use 1 to 64",
+                r.steps
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// How a single-pass kernel's decoupled look-back waits and reads (ADR-0010, ADR-0015,

@@ -192,3 +192,12 @@ pub const HISTOGRAM_MAX_WORKGROUPS: u32 = 1024;
 /// per invocation and round read at 0.69 TB/s on the H200 (2^28 u32, 256 bins): one load in
 /// flight per invocation is latency-bound.
 pub const HISTOGRAM_QUADS: u32 = 4;
+
+/// Inputs of at most this many elements take the small tiles below (scan, select, partition,
+/// reduce; `SmallInputs`, ADR-0082). Measured on the H200, session 23.
+pub const SMALL_UP_TO: u64 = 1 << 20;
+
+/// Steps per tile of the scan, select, partition and reduce on small inputs (ADR-0082):
+/// smaller tiles spread an input of 2^12 to 2^20 over more workgroups (on the H200 at 2^16:
+/// scan 20.6 → 16.3 µs, select 21.5 → 16.7, partition 31.2 → 19.6, reduce 12.2 → 10.8).
+pub const SMALL_STEPS: u32 = 2;

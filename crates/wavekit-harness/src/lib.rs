@@ -27,7 +27,7 @@
 use std::sync::OnceLock;
 
 use wavekit::sort::SortPolicy;
-use wavekit::tiling::LookbackPolicy;
+use wavekit::tiling::{LookbackPolicy, SmallInputs};
 use wavekit::{ContextOptions, GpuContext};
 use wavekit_bench::primitives::Policies;
 
@@ -186,6 +186,26 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
     let vec = u("WAVEKIT_TILE_VEC", "1, 2, 4 or 8", |v| {
         [1, 2, 4, 8].contains(v)
     })?;
+    // Small inputs' tiles (scan, select, partition, reduce): most elements (0: none), steps.
+    let small_up_to = parse::<u64>(
+        src,
+        "WAVEKIT_SMALL_UP_TO",
+        "elements (0: no small tiles)",
+        |_| true,
+    )?;
+    let small_steps = u("WAVEKIT_SMALL_STEPS", "1 to 64", |v| (1..=64).contains(v))?;
+    let small = |rule: Option<SmallInputs>| match (rule, small_up_to) {
+        (_, Some(0)) => None,
+        (Some(r), up_to) => Some(SmallInputs {
+            up_to: up_to.unwrap_or(r.up_to),
+            steps: small_steps.unwrap_or(r.steps),
+        }),
+        (None, Some(up_to)) => Some(SmallInputs {
+            up_to,
+            steps: small_steps.unwrap_or(wavekit::tuning::SMALL_STEPS),
+        }),
+        (None, None) => None,
+    };
     // Scan.
     let s = &mut p.scan;
     s.blocked.workgroup = workgroup.unwrap_or(s.blocked.workgroup);
@@ -204,6 +224,7 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
         }
     }
     s.lookback = lb;
+    s.small = small(s.small);
     // Reduce.
     let r = &mut p.reduce;
     r.tile.workgroup = workgroup.unwrap_or(r.tile.workgroup);
@@ -213,6 +234,7 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
         (1..=65535).contains(v)
     })?
     .unwrap_or(r.max_workgroups);
+    r.small = small(r.small);
     // Select and partition.
     let sel = &mut p.select;
     sel.workgroup = workgroup.unwrap_or(sel.workgroup);
@@ -227,6 +249,7 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
         sel.partition_stage_steps = stage;
     }
     sel.lookback = lb;
+    sel.small = small(sel.small);
     // Sort.
     p.sort = sort_policy(src)?;
     Ok(p)

@@ -30,6 +30,7 @@
 //! # Ok::<(), wavekit::Error>(())
 //! ```
 
+pub mod clear;
 pub mod copy;
 pub mod histogram;
 pub mod reduce;
@@ -38,7 +39,7 @@ pub mod select;
 pub mod sort;
 
 pub use wavekit_gpu::{
-    buffers, context, error, kernel, monoid, prelude, shader, sim, tiling, timer, tuning,
+    buffers, context, error, kernel, monoid, prelude, record, shader, sim, tiling, timer, tuning,
     uniform_fields, wgsl_source,
 };
 

@@ -11,8 +11,9 @@ use common::{gpu, on, run};
 use wavekit::POISON;
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::reduce::{Reduce, ReduceConfig};
-use wavekit::scan::{Scan, ScanConfig, reference};
-use wavekit::select::{Keep, Select, SelectConfig};
+use wavekit::scan::{Scan, ScanConfig, ScanPolicy, reference};
+use wavekit::select::{Keep, Select, SelectConfig, SelectPolicy};
+use wavekit::tiling::SmallInputs;
 
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
@@ -25,16 +26,36 @@ fn inputs_larger_than_one_binding() {
     })
     .unwrap();
     let ctx = &chunked;
-    for (inclusive, in_place) in [(true, false), (false, false), (true, true), (false, true)] {
+    // The policy's tiles at every size, and the small inputs' tiles at every size (ADR-0082).
+    let rules = [
+        None,
+        Some(SmallInputs {
+            up_to: u64::MAX,
+            steps: 2,
+        }),
+    ];
+    for (inclusive, in_place, small) in [
+        (true, false, rules[0]),
+        (false, false, rules[0]),
+        (true, true, rules[0]),
+        (false, true, rules[0]),
+        (true, false, rules[1]),
+        (false, true, rules[1]),
+    ] {
         let scan = Scan::new(
             ctx,
             &ScanConfig {
                 in_place,
+                policy: Some(ScanPolicy {
+                    small,
+                    ..Default::default()
+                }),
                 ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), inclusive)
             },
         )
         .unwrap();
-        let tile = scan.tile_elements() as usize;
+        // Every size takes the same tiles under these rules.
+        let tile = scan.tile_elements_for(ctx, 1).unwrap() as usize;
         let per_chunk = 16_384 / tile * tile;
         for n in [per_chunk - 1, per_chunk, per_chunk + 1, 5 * per_chunk + 777] {
             let mut r = fastrand::Rng::with_seed(n as u64);
@@ -108,20 +129,28 @@ fn inputs_larger_than_one_binding() {
     let by_index = Keep::Predicate(
         "fn keep(x: u32, i: u32) -> bool { return (i % 3u) == 0u || (x & 1u) == 1u; }".into(),
     );
-    for (keep, partition) in [
-        (Keep::Flags, false),
-        (Keep::Flags, true),
-        (by_index.clone(), false),
-        (by_index.clone(), true),
+    for (keep, partition, small) in [
+        (Keep::Flags, false, rules[0]),
+        (Keep::Flags, true, rules[0]),
+        (by_index.clone(), false, rules[0]),
+        (by_index.clone(), true, rules[0]),
+        (by_index.clone(), false, rules[1]),
+        (Keep::Flags, true, rules[1]),
     ] {
         let s = Select::new(
             ctx,
-            &SelectConfig::new(Scalar::U32, keep.clone(), partition),
+            &SelectConfig {
+                policy: Some(SelectPolicy {
+                    small,
+                    ..Default::default()
+                }),
+                ..SelectConfig::new(Scalar::U32, keep.clone(), partition)
+            },
         )
         .unwrap();
         // Input chunks of whole tiles in one 64 KiB binding; output windows of whole bindings
         // (16384 elements), so the largest n is two of them whatever the tile.
-        let tile = s.tile_elements() as usize;
+        let tile = s.tile_elements_for(ctx, 1).unwrap() as usize;
         let sel_chunk = 16_384 / tile * tile;
         for n in [
             sel_chunk - 1,

@@ -251,6 +251,290 @@ fn reduce_every_type_operator_and_size() {
     }
 }
 
+/// The one-dispatch reduce (ADR-0080): tilings that give one workgroup many tiles, more
+/// workgroups than a workgroup has lanes (so its last workgroup combines several partials a
+/// lane), a non-commutative monoid (any reordering shows), the same reduce recorded three times
+/// in one encoder (the count of finished workgroups must be back at 0 after each run), and
+/// exactly one dispatch and nothing else recorded.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn reduce_is_one_dispatch_for_any_tiling_and_runs_again_unchanged() {
+    use wavekit::tiling::TileShape;
+    let ctx = gpu();
+    let shapes = [
+        (
+            TileShape {
+                workgroup: 128,
+                steps: 1,
+                vec: 1,
+            },
+            1,
+        ),
+        (
+            TileShape {
+                workgroup: 128,
+                steps: 1,
+                vec: 1,
+            },
+            3,
+        ),
+        (
+            TileShape {
+                workgroup: 128,
+                steps: 1,
+                vec: 1,
+            },
+            257,
+        ),
+        (
+            TileShape {
+                workgroup: 256,
+                steps: 2,
+                vec: 4,
+            },
+            1000,
+        ),
+    ];
+    for (tile, max_workgroups) in shapes {
+        let policy = ReducePolicy {
+            tile,
+            max_workgroups,
+            small: None,
+        };
+        let add = Reduce::new(
+            ctx,
+            &ReduceConfig {
+                monoid: Monoid::builtin(Scalar::U32, Op::Add),
+                policy: Some(policy),
+            },
+        )
+        .unwrap();
+        let aff = Reduce::new(
+            ctx,
+            &ReduceConfig {
+                monoid: affine(),
+                policy: Some(policy),
+            },
+        )
+        .unwrap();
+        let t = tile.elements() as usize;
+        // One workgroup over 513 tiles of the emulated subgroup layer's nested loops would
+        // pass llvmpipe's 65535 iterations a loop (ADR-0052): one workgroup takes 128 here.
+        let most = if max_workgroups == 1 {
+            127 * t + 5
+        } else {
+            65_537
+        };
+        for n in [0, 1, t - 1, t, t + 1, 3 * t + 2, 127 * t + 5, 65_537] {
+            if n > most {
+                continue;
+            }
+            let what = format!("{}: tile {tile:?}, {max_workgroups} groups, n={n}", on(ctx));
+            let words = random_u32(31 + n as u64, n);
+            let pairs: Vec<[u32; 2]> = words.iter().map(|&w| [w | 1, w.rotate_left(7)]).collect();
+            let src = ctx.storage_from("src", &words).unwrap();
+            let src2 = ctx.storage_from("src2", &pairs).unwrap();
+            let b1 = add.bind(ctx, &src, n as u64).unwrap();
+            let b2 = aff.bind(ctx, &src2, n as u64).unwrap();
+            let counted = wavekit::record::count(|| {
+                let mut e = ctx.device.create_command_encoder(&Default::default());
+                b1.record(&mut e);
+            });
+            assert_eq!(
+                (counted.dispatches, counted.clears, counted.copies),
+                (1, 0, 0),
+                "{what}: {counted:?}"
+            );
+            let out1 = ctx.storage_poisoned("out1", 3).unwrap();
+            let out2 = ctx.storage_poisoned("out2", 6).unwrap();
+            run(ctx, |e| {
+                for r in 0..3u64 {
+                    b1.record(e);
+                    e.copy_buffer_to_buffer(b1.result(), 0, &out1, 4 * r, Some(4));
+                    b2.record(e);
+                    e.copy_buffer_to_buffer(b2.result(), 0, &out2, 8 * r, Some(8));
+                }
+            });
+            let want1 = words.iter().fold(0u32, |a, &x| a.wrapping_add(x));
+            let want2 = pairs.iter().fold([1u32, 0], |a, &x| affine_ref(a, x));
+            let got1: Vec<u32> = ctx.read_back("out1", &out1, 3).unwrap();
+            let got2: Vec<[u32; 2]> = ctx.read_back("out2", &out2, 3).unwrap();
+            assert_eq!(got1, vec![want1; 3], "{what}: sum");
+            assert_eq!(got2, vec![want2; 3], "{what}: affine");
+        }
+    }
+}
+
+/// Small inputs' tiles (ADR-0082): with a rule for up to `u` elements (1 step a tile), the
+/// scan, select, partition and reduce take the small tiles up to `u` and the policy's above,
+/// and are right on both sides of the threshold and at both tiles' edges; without a rule
+/// (`small: None`) they keep the policy's tiles at every size.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn small_inputs_take_small_tiles_on_their_side_of_the_threshold() {
+    use wavekit::tiling::SmallInputs;
+    let ctx = gpu();
+    let add = Monoid::builtin(Scalar::U32, Op::Add);
+    let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
+    let main = ScanPolicy::default().tile_elements(1, false) as usize;
+    let up_to = 3 * main + 5;
+    for rule in [
+        Some(SmallInputs {
+            up_to: up_to as u64,
+            steps: 1,
+        }),
+        None,
+    ] {
+        let scan_policy = ScanPolicy {
+            small: rule,
+            ..Default::default()
+        };
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                policy: Some(scan_policy),
+                ..ScanConfig::new(add.clone(), true)
+            },
+        )
+        .unwrap();
+        let select_policy = SelectPolicy {
+            small: rule,
+            ..Default::default()
+        };
+        let sel = |partition| {
+            Select::new(
+                ctx,
+                &SelectConfig {
+                    policy: Some(select_policy),
+                    ..SelectConfig::new(Scalar::U32, pred.clone(), partition)
+                },
+            )
+            .unwrap()
+        };
+        let (select, partition) = (sel(false), sel(true));
+        let reduce = Reduce::new(
+            ctx,
+            &ReduceConfig {
+                monoid: add.clone(),
+                policy: Some(ReducePolicy {
+                    small: rule,
+                    ..Default::default()
+                }),
+            },
+        )
+        .unwrap();
+        let small_scan = scan_policy.for_small().tile_elements(1, false) as usize;
+        let sizes = [
+            1,
+            small_scan - 1,
+            small_scan,
+            small_scan + 1,
+            main - 1,
+            main,
+            main + 1,
+            up_to - 1,
+            up_to,
+            up_to + 1,
+            2 * up_to + 3,
+        ];
+        for n in sizes {
+            let what = format!("{}: rule {rule:?} n={n}", on(ctx));
+            let small = rule.is_some() && n <= up_to;
+            // The tiles taken: the small ones exactly where the rule says.
+            let tiles = [
+                (
+                    scan.tile_elements_for(ctx, n as u64).unwrap(),
+                    scan.tile_elements(),
+                ),
+                (
+                    select.tile_elements_for(ctx, n as u64).unwrap(),
+                    select.tile_elements(),
+                ),
+                (
+                    partition.tile_elements_for(ctx, n as u64).unwrap(),
+                    partition.tile_elements(),
+                ),
+                (
+                    reduce.tile_elements_for(ctx, n as u64).unwrap(),
+                    reduce.tile_elements(),
+                ),
+            ];
+            for (got, policy) in tiles {
+                assert_eq!(
+                    got < policy,
+                    small,
+                    "{what}: tile {got} (policy's {policy})"
+                );
+            }
+            scan_one(ctx, &scan, (Scalar::U32, Op::Add, true, false), n);
+            check_select(ctx, &select, &pred, false, n, 0);
+            check_select(ctx, &partition, &pred, true, n, 0);
+            let words = random_u32(77 + n as u64, n);
+            let src = ctx.storage_from("src", &words).unwrap();
+            let b = reduce.bind(ctx, &src, n as u64).unwrap();
+            run(ctx, |e| b.record(e));
+            let got: u32 = ctx.read_back("result", b.result(), 1).unwrap()[0];
+            assert_eq!(got, reference::reduce(&words, Op::Add), "{what}: reduce");
+        }
+    }
+}
+
+/// The scratch a run needs cleared (the scan's and select's look-back state, select's count)
+/// is cleared by a dispatch inside the primitive's pass, never by `clear_buffer` (ADR-0081):
+/// the same bound scan and select recorded three times in one encoder give the same results
+/// each time (a state left from the run before would be read as published tiles, a count
+/// would go on from the last).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn scan_and_select_clear_their_scratch_each_run_without_clear_buffer() {
+    let ctx = gpu();
+    let add = Monoid::builtin(Scalar::U32, Op::Add);
+    let scan = Scan::new(ctx, &ScanConfig::new(add, true)).unwrap();
+    let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
+    let select = Select::new(ctx, &SelectConfig::new(Scalar::U32, pred, true)).unwrap();
+    for n in [1usize, 4099, 70_001] {
+        let words = random_u32(5 + n as u64, n);
+        let src = ctx.storage_from("src", &words).unwrap();
+        let dst = ctx.storage_poisoned("dst", n).unwrap();
+        let part = ctx.storage_poisoned("part", n).unwrap();
+        let bs = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();
+        let bp = select.bind(ctx, &src, None, &part, n as u64).unwrap();
+        for counted in [
+            wavekit::record::count(|| {
+                bs.record(&mut ctx.device.create_command_encoder(&Default::default()))
+            }),
+            wavekit::record::count(|| {
+                bp.record(&mut ctx.device.create_command_encoder(&Default::default()))
+            }),
+        ] {
+            assert_eq!((counted.clears, counted.copies, counted.passes), (0, 0, 1));
+        }
+        let outs = ctx.storage_poisoned("outs", 3 * n).unwrap();
+        let counts = ctx.storage_poisoned("counts", 3).unwrap();
+        run(ctx, |e| {
+            for r in 0..3u64 {
+                bs.record(e);
+                e.copy_buffer_to_buffer(&dst, 0, &outs, 4 * r * n as u64, Some(4 * n as u64));
+                bp.record(e);
+                e.copy_buffer_to_buffer(bp.count(), 0, &counts, 4 * r, Some(4));
+            }
+        });
+        let want = reference::scan(&words, Op::Add, true);
+        let got: Vec<u32> = ctx.read_back("outs", &outs, 3 * n).unwrap();
+        for r in 0..3 {
+            assert_eq!(
+                &got[r * n..(r + 1) * n],
+                &want[..],
+                "{}: n={n} run {r}",
+                on(ctx)
+            );
+        }
+        let kept = words.iter().filter(|&&x| x % 3 == 0).count() as u32;
+        let c: Vec<u32> = ctx.read_back("counts", &counts, 3).unwrap();
+        assert_eq!(c, vec![kept; 3], "{}: n={n}: counts", on(ctx));
+    }
+}
+
 /// f(x) = a * x + b (mod 2^32) as vec2(a, b); combine(f, g) = g after f. Associative and not
 /// commutative, so any reordering by the GPU shows.
 fn affine() -> Monoid {
@@ -412,7 +696,12 @@ fn select_and_partition_keep_order() {
 fn select_and_partition_in_every_store_mode() {
     let ctx = gpu();
     let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
-    let d = SelectPolicy::default();
+    // The store modes at every size: without the small inputs' tiles (ADR-0082), whose 8
+    // elements a lane no batch of 13 or 16 divides.
+    let d = SelectPolicy {
+        small: None,
+        ..Default::default()
+    };
     // Each primitive's default batch, then 1, 4 and 0 (from registers) for both.
     for (sel, part) in [
         (d.select_stage_steps, d.partition_stage_steps),

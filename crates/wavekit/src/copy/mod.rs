@@ -4,6 +4,7 @@
 
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
+use crate::record;
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tuning::{COPY_MAX_WORKGROUPS, COPY_WORKGROUP};
 
@@ -170,18 +171,16 @@ impl BoundCopy {
     /// Record the copy into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         if !self.chunks.is_empty() {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wavekit.copy"),
-                timestamp_writes: None,
-            });
+            let mut pass = record::compute_pass(enc, "wavekit.copy");
             pass.set_pipeline(&self.pipeline);
             for c in &self.chunks {
                 pass.set_bind_group(0, &c.bind, &[]);
                 pass.dispatch_workgroups(c.workgroups, 1, 1);
+                record::note_dispatch();
             }
         }
         if let Some((from, to, offset, bytes)) = &self.tail {
-            enc.copy_buffer_to_buffer(from, *offset, to, *offset, Some(*bytes));
+            record::copy(enc, from, *offset, to, *offset, Some(*bytes));
         }
     }
 

@@ -6,11 +6,13 @@
 
 pub mod reference;
 
+use crate::clear::{BoundClear, ClearKernel};
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Monoid, Op, Scalar};
 use crate::prelude::subgroup_api;
+use crate::record;
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tiling::{check_fits, chunk_elements};
 use crate::tuning::{
@@ -141,6 +143,8 @@ pub struct Histogram {
     bins: u32,
     levels: [u32; 4],
     policy: HistogramPolicy,
+    /// Clears the counts inside the histogram's pass (ADR-0081).
+    clear: ClearKernel,
 }
 
 impl Histogram {
@@ -167,6 +171,7 @@ impl Histogram {
             bins,
             levels,
             policy,
+            clear: ClearKernel::new(ctx)?,
         })
     }
 
@@ -201,6 +206,7 @@ impl Histogram {
         Ok(BoundHistogram {
             kernel: self.kernel.clone(),
             chunks,
+            clear: self.clear.bind(ctx, &[&counts])?,
             counts,
             bins: self.bins,
         })
@@ -308,6 +314,7 @@ pub struct BoundHistogram {
     kernel: Kernel,
     /// Per chunk of at most one binding: bind group, workgroups, parameters.
     chunks: Vec<(wgpu::BindGroup, u32, wgpu::Buffer)>,
+    clear: BoundClear,
     counts: wgpu::Buffer,
     bins: u32,
 }
@@ -318,13 +325,11 @@ impl BoundHistogram {
         &self.counts
     }
 
-    /// Record the histogram into `enc` (clears the counts first).
+    /// Record the histogram into `enc`: one compute pass, the counts cleared by a dispatch
+    /// first (ADR-0081).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        enc.clear_buffer(&self.counts, 0, None);
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.histogram"),
-            timestamp_writes: None,
-        });
+        let mut pass = record::compute_pass(enc, "wavekit.histogram");
+        self.clear.dispatch(&mut pass);
         for (bind, groups, _) in &self.chunks {
             self.kernel.dispatch(&mut pass, bind, *groups);
         }

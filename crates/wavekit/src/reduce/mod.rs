@@ -1,6 +1,7 @@
-//! Device-wide reduce for any monoid: levels of contiguous-range partials until one value is
-//! left (two levels up to 2^32 elements). Deterministic: the combine order is fixed by the
-//! tile layout and the device's subgroup width.
+//! Device-wide reduce for any monoid in one dispatch: each workgroup reduces a contiguous run
+//! of tiles to a partial, and the last workgroup to finish combines the partials (ADR-0080).
+//! Deterministic: the combine order is fixed by the tile layout and the device's subgroup
+//! width.
 
 use crate::context::GpuContext;
 use crate::error::Error;
@@ -9,9 +10,13 @@ use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op};
 use crate::prelude::subgroup_api;
+use crate::record;
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
-use crate::tiling::{TileShape, check_fits, chunk_elements, params, tile_consts};
-use crate::tuning::{PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_MAX_WORKGROUPS, REDUCE_STEPS};
+use crate::tiling::{SmallInputs, TileShape, check_fits, chunk_elements, params, tile_consts};
+use crate::tuning::{
+    PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, REDUCE_MAX_WORKGROUPS, REDUCE_STEPS, SMALL_STEPS,
+    SMALL_UP_TO,
+};
 
 /// The reduce's WGSL files.
 pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("reduce/reduce", "reduce.wgsl")];
@@ -21,8 +26,10 @@ pub static SOURCES: &[WgslSource] = &[crate::wgsl_source!("reduce/reduce", "redu
 pub struct ReducePolicy {
     /// The tile.
     pub tile: TileShape,
-    /// Most workgroups of a level (each takes a contiguous run of tiles), 1 to 65535.
+    /// Most workgroups (each takes a contiguous run of tiles), 1 to 65535.
     pub max_workgroups: u32,
+    /// Small inputs' tiles (their steps), `None`: the policy's tiles for every size.
+    pub small: Option<SmallInputs>,
 }
 
 impl Default for ReducePolicy {
@@ -34,6 +41,10 @@ impl Default for ReducePolicy {
                 vec: PRIMITIVE_VEC,
             },
             max_workgroups: REDUCE_MAX_WORKGROUPS,
+            small: Some(SmallInputs {
+                up_to: SMALL_UP_TO,
+                steps: SMALL_STEPS,
+            }),
         }
     }
 }
@@ -67,7 +78,19 @@ impl ReducePolicy {
                 self.max_workgroups
             )));
         }
-        Ok(())
+        SmallInputs::check(self.small, "reduce")
+    }
+
+    /// The policy small inputs take (the same where it has no rule for them).
+    pub fn for_small(&self) -> Self {
+        match self.small {
+            Some(r) => Self {
+                tile: self.tile.with_steps(r.steps),
+                small: None,
+                ..*self
+            },
+            None => *self,
+        }
     }
 }
 
@@ -80,10 +103,9 @@ fn quads(words: u32, tile: TileShape) -> bool {
 pub fn composed(monoid: &Monoid, policy: &ReducePolicy, subgroups: bool) -> Result<Composed> {
     let mut consts = tile_consts(policy.tile, subgroups);
     consts.push(("COMMUTATIVE", ConstValue::Bool(monoid.commutative())));
-    consts.push((
-        "QUADS",
-        ConstValue::Bool(quads(monoid.words(), policy.tile)),
-    ));
+    let q = quads(monoid.words(), policy.tile);
+    consts.push(("QUADS", ConstValue::Bool(q)));
+    consts.push(("QUAD_LOADS", ConstValue::U32(u32::from(q))));
     let m = monoid.wgsl(subgroups);
     compose(
         "reduce/reduce",
@@ -113,14 +135,9 @@ pub struct Reduce {
     words: u32,
     policy: ReducePolicy,
     placeholder: wgpu::Buffer,
-}
-
-/// One level: `n` inputs to `groups` partials.
-#[derive(Debug)]
-struct Level {
-    bind: wgpu::BindGroup,
-    groups: u32,
-    _params: wgpu::Buffer,
+    monoid: Monoid,
+    /// The variant for small inputs (`policy.small`), built when a bind first needs it.
+    small: std::sync::OnceLock<Box<Reduce>>,
 }
 
 impl Reduce {
@@ -135,7 +152,28 @@ impl Reduce {
             words: monoid.words(),
             policy,
             placeholder: ctx.storage_uninit("reduce no quads", 16)?,
+            monoid: monoid.clone(),
+            small: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The reduce that binds `n` elements: this one, or its variant for small inputs.
+    fn for_size(&self, ctx: &GpuContext, n: u64) -> Result<&Reduce> {
+        if !SmallInputs::applies(self.policy.small, n, self.policy.tile.steps) {
+            return Ok(self);
+        }
+        SmallInputs::variant(&self.small, || {
+            let config = ReduceConfig {
+                monoid: self.monoid.clone(),
+                policy: Some(self.policy.for_small()),
+            };
+            Reduce::new(ctx, &config)
+        })
+    }
+
+    /// Elements per tile for an input of `n` elements (small inputs may take smaller tiles).
+    pub fn tile_elements_for(&self, ctx: &GpuContext, n: u64) -> Result<u32> {
+        Ok(self.for_size(ctx, n)?.tile_elements())
     }
 
     /// Elements per tile (tile edges are worth testing).
@@ -144,141 +182,181 @@ impl Reduce {
     }
 
     /// Bind to the first `n` elements of `src`. The result (one element; the identity for
-    /// `n == 0`) is in [`BoundReduce::result`] after the recorded commands run.
+    /// `n == 0`) is in [`BoundReduce::result`] after the recorded commands run. One dispatch
+    /// within one binding; inputs past one binding take one a chunk, a copy of each chunk's
+    /// result, and one more over those.
     pub fn bind(&self, ctx: &GpuContext, src: &wgpu::Buffer, n: u64) -> Result<BoundReduce> {
+        let this = self.for_size(ctx, n)?;
+        if !std::ptr::eq(this, self) {
+            return this.bind(ctx, src, n);
+        }
         check_fits("reduce input", src, n, self.words)?;
         let bytes = u64::from(self.words) * 4;
         let per_chunk = chunk_elements(ctx, self.words, self.tile_elements());
-        if n <= per_chunk {
-            let last = self.levels(ctx, (1, src, 0, None), n as u32)?;
+        let count = n.div_ceil(per_chunk);
+        // Scratch shared by every dispatch (they run one after another): the partials of the
+        // largest, and the count of finished workgroups (zeroed once here; each run's last
+        // workgroup sets it back to 0).
+        let most = (n.min(per_chunk) as u32).max(count as u32);
+        let partials =
+            ctx.storage_uninit("reduce partials", u64::from(self.groups(most)) * bytes)?;
+        let finished = ctx.storage_from("reduce finished workgroups", &[0u32; 4])?;
+        let scratch = Scratch {
+            partials: &partials,
+            finished: &finished,
+        };
+        let result = ctx.storage_uninit("reduce result", bytes)?;
+        if count <= 1 {
+            let last = self.pass(ctx, &scratch, (1, src, 0, None), n as u32, &result)?;
             return Ok(BoundReduce {
                 kernel: self.kernel.clone(),
                 chunks: Vec::new(),
                 totals: None,
                 element_bytes: bytes,
                 last,
+                result,
+                _scratch: [partials, finished],
             });
         }
         // Larger than one binding: reduce each chunk, gather the chunk results in order, and
         // reduce those.
-        let count = n.div_ceil(per_chunk);
         let totals = ctx.storage_uninit("reduce chunk totals", count * bytes)?;
         let mut chunks = Vec::new();
         for c in 0..count {
             let start = c * per_chunk;
             let len = (n - start).min(per_chunk);
-            chunks.push(self.levels(
+            let out = ctx.storage_uninit("reduce chunk result", bytes)?;
+            let pass = self.pass(
                 ctx,
+                &scratch,
                 (1, src, start * bytes, Some(len * bytes)),
                 len as u32,
-            )?);
+                &out,
+            )?;
+            chunks.push((pass, out));
         }
-        let last = self.levels(ctx, (1, &totals, 0, None), count as u32)?;
+        let last = self.pass(ctx, &scratch, (1, &totals, 0, None), count as u32, &result)?;
         Ok(BoundReduce {
             kernel: self.kernel.clone(),
             chunks,
             totals: Some(totals),
             element_bytes: bytes,
             last,
+            result,
+            _scratch: [partials, finished],
         })
     }
 
-    /// The levels reducing `len` elements bound at `input` to one.
-    fn levels(&self, ctx: &GpuContext, input: Range<'_>, len: u32) -> Result<Levels> {
+    /// Workgroups of a dispatch over `len` elements.
+    fn groups(&self, len: u32) -> u32 {
+        let (_, groups) = self.split(len);
+        groups
+    }
+
+    /// Tiles per workgroup and workgroups for `len` elements.
+    fn split(&self, len: u32) -> (u32, u32) {
+        let t = len.div_ceil(self.tile_elements()).max(1);
+        let per_group = t.div_ceil(t.min(self.policy.max_workgroups));
+        (per_group, t.div_ceil(per_group))
+    }
+
+    /// The dispatch reducing `len` elements bound at `input` into `out`'s first element.
+    fn pass(
+        &self,
+        ctx: &GpuContext,
+        scratch: &Scratch<'_>,
+        input: Range<'_>,
+        len: u32,
+        out: &wgpu::Buffer,
+    ) -> Result<Pass> {
         let bytes_per = u64::from(self.words) * 4;
-        let mut levels = Vec::new();
-        let mut buffers: Vec<wgpu::Buffer> = Vec::new();
-        let mut len = len;
-        loop {
-            let t = len.div_ceil(self.tile_elements()).max(1);
-            let groups = t.min(self.policy.max_workgroups);
-            let per_group = t.div_ceil(groups);
-            let groups = t.div_ceil(per_group);
-            let out = ctx.storage_uninit("reduce partials", u64::from(groups) * bytes_per)?;
-            let p = params(ctx, len, t, per_group)?;
-            let from = match buffers.last() {
-                Some(b) => (1, b, 0, Some(u64::from(len) * bytes_per)),
-                None => input,
-            };
-            // The quad view: the same range's whole quads (a placeholder without any).
-            let quad_bytes = if quads(self.words, self.policy.tile) {
-                u64::from(len) / 4 * 16
-            } else {
-                0
-            };
-            let quad = if quad_bytes == 0 {
-                (3, &self.placeholder, 0, None)
-            } else {
-                (3, from.1, from.2, Some(quad_bytes))
-            };
-            let bind = self
-                .kernel
-                .bind_ranges(ctx, &[(0, &p, 0, None), from, (2, &out, 0, None), quad])?;
-            levels.push(Level {
-                bind,
-                groups,
-                _params: p,
-            });
-            buffers.push(out);
-            if groups == 1 {
-                break;
-            }
-            len = groups;
-        }
-        Ok(Levels { levels, buffers })
+        let t = len.div_ceil(self.tile_elements()).max(1);
+        let (per_group, groups) = self.split(len);
+        let p = params(ctx, len, t, per_group)?;
+        // The quad view: the same range's whole quads (a placeholder without any).
+        let quad_bytes = if quads(self.words, self.policy.tile) {
+            u64::from(len) / 4 * 16
+        } else {
+            0
+        };
+        let quad = if quad_bytes == 0 {
+            (3, &self.placeholder, 0, None)
+        } else {
+            (3, input.1, input.2, Some(quad_bytes))
+        };
+        let partial_bytes = u64::from(groups) * bytes_per;
+        let bind = self.kernel.bind_ranges(
+            ctx,
+            &[
+                (0, &p, 0, None),
+                input,
+                (2, scratch.partials, 0, Some(partial_bytes)),
+                quad,
+                (4, scratch.finished, 0, None),
+                (5, out, 0, None),
+            ],
+        )?;
+        Ok(Pass {
+            bind,
+            groups,
+            _params: p,
+        })
     }
 }
 
-/// Levels of partials down to one value.
+/// The scratch every dispatch of one bound reduce shares.
+struct Scratch<'a> {
+    partials: &'a wgpu::Buffer,
+    finished: &'a wgpu::Buffer,
+}
+
+/// One dispatch: `groups` workgroups, the last of which writes the result.
 #[derive(Debug)]
-struct Levels {
-    levels: Vec<Level>,
-    buffers: Vec<wgpu::Buffer>,
-}
-
-impl Levels {
-    fn record(&self, kernel: &Kernel, enc: &mut wgpu::CommandEncoder) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.reduce"),
-            timestamp_writes: None,
-        });
-        for l in &self.levels {
-            kernel.dispatch(&mut pass, &l.bind, l.groups);
-        }
-    }
-
-    fn result(&self) -> &wgpu::Buffer {
-        self.buffers.last().expect("at least one level")
-    }
+struct Pass {
+    bind: wgpu::BindGroup,
+    groups: u32,
+    _params: wgpu::Buffer,
 }
 
 /// A reduce bound to its input and scratch.
 #[derive(Debug)]
 pub struct BoundReduce {
     kernel: Kernel,
-    /// Inputs larger than one binding: one set of levels per chunk, gathered into `totals`.
-    chunks: Vec<Levels>,
+    /// Inputs larger than one binding: a dispatch per chunk, each result copied into `totals`.
+    chunks: Vec<(Pass, wgpu::Buffer)>,
     totals: Option<wgpu::Buffer>,
     element_bytes: u64,
-    last: Levels,
+    last: Pass,
+    result: wgpu::Buffer,
+    _scratch: [wgpu::Buffer; 2],
 }
 
 impl BoundReduce {
-    /// Record the reduction.
+    /// Record the reduction: one dispatch within one binding.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            chunk.record(&self.kernel, enc);
+        for (c, (pass, out)) in self.chunks.iter().enumerate() {
+            {
+                let mut cp = record::compute_pass(enc, "wavekit.reduce");
+                self.kernel.dispatch(&mut cp, &pass.bind, pass.groups);
+            }
             if let Some(totals) = &self.totals {
                 let bytes = self.element_bytes;
-                enc.copy_buffer_to_buffer(chunk.result(), 0, totals, c as u64 * bytes, bytes);
+                record::copy(enc, out, 0, totals, c as u64 * bytes, Some(bytes));
             }
         }
-        self.last.record(&self.kernel, enc);
+        let mut cp = record::compute_pass(enc, "wavekit.reduce");
+        self.kernel
+            .dispatch(&mut cp, &self.last.bind, self.last.groups);
     }
 
     /// The buffer whose first element is the result.
     pub fn result(&self) -> &wgpu::Buffer {
-        self.last.result()
+        &self.result
+    }
+
+    /// Workgroups of the (last) dispatch.
+    pub fn workgroups(&self) -> u32 {
+        self.last.groups
     }
 }
 
@@ -316,6 +394,15 @@ mod tests {
                 }
             }
             variants.push((composed(&custom, &p, sg).unwrap(), sg));
+            // Every lane width a tile allows (1 and 2 failed validation before ADR-0080).
+            for vec in [1, 2, 8] {
+                let v = ReducePolicy {
+                    tile: p.tile.with_vec(vec),
+                    ..p
+                };
+                let add = Monoid::builtin(Scalar::U32, Op::Add);
+                variants.push((composed(&add, &v, sg).unwrap(), sg));
+            }
         }
         crate::shader::check_kernels(SOURCES, &variants).unwrap();
         let bad = ReducePolicy {

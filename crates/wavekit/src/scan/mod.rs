@@ -5,6 +5,7 @@
 pub mod reference;
 pub mod sim;
 
+use crate::clear::{BoundClear, ClearKernel};
 use crate::context::GpuContext;
 use crate::error::Error;
 use crate::error::Result;
@@ -12,12 +13,15 @@ use crate::kernel::Kernel;
 use crate::kernel::Range;
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::prelude::subgroup_api;
+use crate::record;
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tiling::{
-    LookbackPolicy, LookbackStats, TileShape, check_fits, chunk_elements, lookback_consts, params4,
-    state_buffer,
+    LookbackPolicy, LookbackStats, SmallInputs, TileShape, check_fits, chunk_elements,
+    lookback_consts, params4, state_buffer,
 };
-use crate::tuning::{PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SCAN_STEPS};
+use crate::tuning::{
+    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SCAN_STEPS, SMALL_STEPS, SMALL_UP_TO,
+};
 
 /// The scan's WGSL files.
 pub static SOURCES: &[WgslSource] = &[
@@ -64,6 +68,9 @@ pub struct ScanPolicy {
     pub direct_layout: bool,
     /// The look-back.
     pub lookback: LookbackPolicy,
+    /// Small inputs' tiles (both layouts' steps; not for segmented scans), `None`: the
+    /// policy's tiles for every size.
+    pub small: Option<SmallInputs>,
 }
 
 impl Default for ScanPolicy {
@@ -77,6 +84,10 @@ impl Default for ScanPolicy {
             direct_steps: SCAN_STEPS,
             direct_layout: true,
             lookback: LookbackPolicy::default(),
+            small: Some(SmallInputs {
+                up_to: SMALL_UP_TO,
+                steps: SMALL_STEPS,
+            }),
         }
     }
 }
@@ -88,7 +99,21 @@ impl ScanPolicy {
         self.blocked
             .with_steps(self.direct_steps)
             .check("scan (direct)")?;
+        SmallInputs::check(self.small, "scan")?;
         self.lookback.check("scan")
+    }
+
+    /// The policy small inputs take (the same where it has no rule for them).
+    pub fn for_small(&self) -> Self {
+        match self.small {
+            Some(r) => Self {
+                blocked: self.blocked.with_steps(r.steps),
+                direct_steps: r.steps,
+                small: None,
+                ..*self
+            },
+            None => *self,
+        }
     }
 
     /// The default policy fitted to `ctx`'s device: on the browser's WebGPU, which forbids
@@ -319,6 +344,13 @@ pub struct Scan {
     kernels: Vec<Kernel>,
     /// Whether the kernels count every look-back window.
     counted: bool,
+    /// Clears the look-back state inside the scan's pass (ADR-0081).
+    clear: ClearKernel,
+    /// The configuration and policy, for the small inputs' variant.
+    config: ScanConfig,
+    policy: ScanPolicy,
+    /// The variant for small inputs (`policy.small`), built when a bind first needs it.
+    small: std::sync::OnceLock<Box<Scan>>,
 }
 
 impl Scan {
@@ -351,6 +383,10 @@ impl Scan {
             tile: policy.tile_elements(config.monoid.words(), config.in_place),
             kernels,
             counted: policy.lookback.count_windows,
+            clear: ClearKernel::new(ctx)?,
+            config: config.clone(),
+            policy,
+            small: std::sync::OnceLock::new(),
         })
     }
 
@@ -376,6 +412,32 @@ impl Scan {
                 &composed_segmented(scalar, op, inclusive, &policy, sg)?,
             )?],
             counted: policy.lookback.count_windows,
+            clear: ClearKernel::new(ctx)?,
+            config: ScanConfig::new(Monoid::builtin(scalar, op), inclusive),
+            policy: ScanPolicy {
+                small: None,
+                ..policy
+            },
+            small: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The scan that binds `n` elements: this one, or its variant for small inputs.
+    fn for_size(&self, ctx: &GpuContext, n: u64) -> Result<&Scan> {
+        let steps = if self.policy.direct(self.words, self.config.in_place) {
+            self.policy.direct_steps
+        } else {
+            self.policy.blocked.steps
+        };
+        if !SmallInputs::applies(self.policy.small, n, steps) {
+            return Ok(self);
+        }
+        SmallInputs::variant(&self.small, || {
+            let config = ScanConfig {
+                policy: Some(self.policy.for_small()),
+                ..self.config.clone()
+            };
+            Scan::new(ctx, &config)
         })
     }
 
@@ -393,7 +455,12 @@ impl Scan {
         dst: Option<&wgpu::Buffer>,
         n: u64,
     ) -> Result<BoundScan> {
-        self.bind_all(ctx, src, dst, None, n)
+        self.for_size(ctx, n)?.bind_all(ctx, src, dst, None, n)
+    }
+
+    /// Elements per tile for an input of `n` elements (small inputs may take smaller tiles).
+    pub fn tile_elements_for(&self, ctx: &GpuContext, n: u64) -> Result<u32> {
+        Ok(self.for_size(ctx, n)?.tile)
     }
 
     /// Bind a segmented scan: values `src`, head flags `flags` (u32, non-zero = head).
@@ -493,6 +560,7 @@ impl Scan {
         Ok(BoundScan {
             kernels: self.kernels.clone(),
             chunks,
+            clear: self.clear.bind(ctx, &[&state])?,
             state,
             counted: self.counted,
             _carries: carries,
@@ -513,6 +581,7 @@ struct Chunk {
 pub struct BoundScan {
     kernels: Vec<Kernel>,
     chunks: Vec<Chunk>,
+    clear: BoundClear,
     state: wgpu::Buffer,
     counted: bool,
     _carries: [wgpu::Buffer; 2],
@@ -529,14 +598,12 @@ impl BoundScan {
         self.chunks.len()
     }
 
-    /// Record the scan into `enc` (clears its scratch first).
+    /// Record the scan into `enc`: one compute pass, each chunk's look-back state cleared by a
+    /// dispatch before its scan (ADR-0081).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        let mut pass = record::compute_pass(enc, "wavekit.scan");
         for chunk in &self.chunks {
-            enc.clear_buffer(&self.state, 0, None);
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wavekit.scan"),
-                timestamp_writes: None,
-            });
+            self.clear.dispatch(&mut pass);
             for (k, b) in self.kernels.iter().zip(&chunk.binds) {
                 k.dispatch(&mut pass, b, chunk.tiles);
             }

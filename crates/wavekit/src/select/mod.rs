@@ -3,19 +3,21 @@
 //! — CUB's partition reverses the rejected side; this one does not). The number kept is left
 //! on the GPU (a `u32` usable for an indirect dispatch) and can be read by the host.
 
+use crate::clear::{BoundClear, ClearKernel};
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Range};
 use crate::monoid::{Element, Monoid, Op, Scalar};
 use crate::prelude::subgroup_api;
+use crate::record;
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tiling::{
-    LookbackPolicy, LookbackStats, TileShape, check_fits, chunk_elements, lookback_consts, params4,
-    state_buffer,
+    LookbackPolicy, LookbackStats, SmallInputs, TileShape, check_fits, chunk_elements,
+    lookback_consts, params4, state_buffer,
 };
 use crate::tuning::{
     PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, PARTITION_STEPS, PRIMITIVE_WORKGROUP,
-    SELECT_STAGE_STEPS, SELECT_STEPS,
+    SELECT_STAGE_STEPS, SELECT_STEPS, SMALL_STEPS, SMALL_UP_TO,
 };
 
 /// Select's and partition's WGSL files.
@@ -47,6 +49,9 @@ pub struct SelectPolicy {
     pub count_workgroups: u32,
     /// The look-back.
     pub lookback: LookbackPolicy,
+    /// Small inputs' tiles (select's and partition's steps), `None`: the policy's tiles for
+    /// every size.
+    pub small: Option<SmallInputs>,
 }
 
 impl Default for SelectPolicy {
@@ -59,6 +64,10 @@ impl Default for SelectPolicy {
             partition_stage_steps: PARTITION_STAGE_STEPS,
             count_workgroups: PARTITION_COUNT_WORKGROUPS,
             lookback: LookbackPolicy::default(),
+            small: Some(SmallInputs {
+                up_to: SMALL_UP_TO,
+                steps: SMALL_STEPS,
+            }),
         }
     }
 }
@@ -90,6 +99,19 @@ impl SelectConfig {
 }
 
 impl SelectPolicy {
+    /// The policy small inputs take (the same where it has no rule for them).
+    pub fn for_small(&self) -> Self {
+        match self.small {
+            Some(r) => Self {
+                select_steps: r.steps,
+                partition_steps: r.steps,
+                small: None,
+                ..*self
+            },
+            None => *self,
+        }
+    }
+
     /// The tile of select (`false`) or partition (`true`).
     pub fn shape(&self, partition: bool) -> TileShape {
         TileShape {
@@ -118,6 +140,7 @@ impl SelectPolicy {
                 self.count_workgroups
             )));
         }
+        SmallInputs::check(self.small, "select")?;
         self.lookback.check("select")
     }
 
@@ -289,6 +312,12 @@ pub struct Select {
     select: Kernel,
     count: Option<Kernel>,
     policy: SelectPolicy,
+    /// Clears the count and the look-back state inside the select's pass (ADR-0081).
+    clear: ClearKernel,
+    /// The configuration, for the small inputs' variant.
+    config: SelectConfig,
+    /// The variant for small inputs (`policy.small`), built when a bind first needs it.
+    small: std::sync::OnceLock<Box<Select>>,
 }
 
 impl Select {
@@ -310,7 +339,34 @@ impl Select {
             select: kernels.next().expect("the select kernel"),
             count: kernels.next(),
             policy,
+            clear: ClearKernel::new(ctx)?,
+            config: config.clone(),
+            small: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The select that binds `n` elements: this one, or its variant for small inputs.
+    fn for_size(&self, ctx: &GpuContext, n: u64) -> Result<&Select> {
+        let steps = if self.config.partition {
+            self.policy.partition_steps
+        } else {
+            self.policy.select_steps
+        };
+        if !SmallInputs::applies(self.policy.small, n, steps) {
+            return Ok(self);
+        }
+        SmallInputs::variant(&self.small, || {
+            let config = SelectConfig {
+                policy: Some(self.policy.for_small()),
+                ..self.config.clone()
+            };
+            Select::new(ctx, &config)?.with_indirect_items(self.indirect_items)
+        })
+    }
+
+    /// Elements per tile for an input of `n` elements (small inputs may take smaller tiles).
+    pub fn tile_elements_for(&self, ctx: &GpuContext, n: u64) -> Result<u32> {
+        Ok(self.for_size(ctx, n)?.tile)
     }
 
     /// Elements per tile (tile edges are worth testing).
@@ -342,6 +398,10 @@ impl Select {
         dst: &wgpu::Buffer,
         n: u64,
     ) -> Result<BoundSelect> {
+        let this = self.for_size(ctx, n)?;
+        if !std::ptr::eq(this, self) {
+            return this.bind(ctx, src, flags, dst, n);
+        }
         check_fits("select input", src, n, 1)?;
         check_fits("select output", dst, n, 1)?;
         let n = u32::try_from(n).map_err(|_| {
@@ -459,10 +519,19 @@ impl Select {
                 tiles: t,
             });
         }
+        // The count and every chunk's state, four buffers a clear.
+        let scratch: Vec<&wgpu::Buffer> = std::iter::once(&counts)
+            .chain(chunks.iter().map(|c| &c.state))
+            .collect();
+        let clears = scratch
+            .chunks(crate::clear::MAX_BUFFERS)
+            .map(|b| self.clear.bind(ctx, b))
+            .collect::<Result<Vec<_>>>()?;
         Ok(BoundSelect {
             select: self.select.clone(),
             count_kernel: self.count.clone(),
             chunks,
+            clears,
             counts,
             counted: self.policy.lookback.count_windows,
             _placeholders: [placeholder, no_hi],
@@ -506,6 +575,7 @@ pub struct BoundSelect {
     select: Kernel,
     count_kernel: Option<Kernel>,
     chunks: Vec<SelectChunk>,
+    clears: Vec<BoundClear>,
     counts: wgpu::Buffer,
     counted: bool,
     _placeholders: [wgpu::Buffer; 2],
@@ -525,19 +595,16 @@ impl BoundSelect {
         Ok(all)
     }
 
-    /// Record the select (clears its scratch and count first).
+    /// Record the select: one compute pass, its count and look-back state cleared by a
+    /// dispatch first (ADR-0081).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        enc.clear_buffer(&self.counts, 0, None);
+        let mut pass = record::compute_pass(enc, "wavekit.select");
+        for c in &self.clears {
+            c.dispatch(&mut pass);
+        }
         if self.chunks.iter().all(|c| c.tiles == 0) {
             return;
         }
-        for c in &self.chunks {
-            enc.clear_buffer(&c.state, 0, None);
-        }
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.select"),
-            timestamp_writes: None,
-        });
         // Partition: every chunk's survivors are counted before any is placed.
         if let Some(k) = &self.count_kernel {
             for c in &self.chunks {

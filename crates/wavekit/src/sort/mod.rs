@@ -25,11 +25,13 @@ pub mod sim;
 pub mod single_pass;
 pub mod three_kernel;
 
+use crate::clear::ClearKernel;
 use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, KernelCache, Range};
 use crate::monoid::{Monoid, Op, Scalar};
 use crate::prelude::subgroup_api;
+use crate::record;
 use crate::scan::{Scan, ScanConfig};
 use crate::shader::{Composed, ConstValue, WgslSource, compose};
 use crate::tiling::{LookbackStats, check_fits, chunk_elements};
@@ -180,6 +182,9 @@ pub struct RadixSort {
     kernels: KernelCache<KernelKey>,
     /// Three-kernel mode: the exclusive scan of the blocks' digit sums.
     scan: Option<Scan>,
+    /// Single-pass mode: clears the digit table and the look-back state in the sort's passes
+    /// (ADR-0081).
+    clear: ClearKernel,
 }
 
 impl RadixSort {
@@ -239,6 +244,7 @@ impl RadixSort {
             shape,
             kernels,
             scan: scan.transpose()?,
+            clear: ClearKernel::new(ctx)?,
         })
     }
 
@@ -302,7 +308,9 @@ impl RadixSort {
         let tiles = n.div_ceil(self.shape.tile());
         let two = n > window;
         let mode = if self.policy.single_pass {
-            Mode::Single(single_pass::SinglePass::bind(self, ctx, &io, tiles, two)?)
+            Mode::Single(Box::new(single_pass::SinglePass::bind(
+                self, ctx, &io, tiles, two,
+            )?))
         } else {
             Mode::Three(Box::new(three_kernel::ThreeKernel::bind(
                 self, ctx, &io, tiles, two,
@@ -521,7 +529,7 @@ struct CopyBack {
 #[derive(Debug)]
 enum Mode {
     Three(Box<three_kernel::ThreeKernel>),
-    Single(single_pass::SinglePass),
+    Single(Box<single_pass::SinglePass>),
 }
 
 impl Mode {
@@ -609,22 +617,20 @@ impl BoundSort {
             s.record_histograms(enc);
         }
         for pass in &self.passes {
-            match (&self.mode, &pass.first) {
-                (Mode::Three(t), Some(count)) => t.record_counts(enc, count, self.tiles),
-                (Mode::Single(s), _) => s.clear_state(enc),
-                (Mode::Three(_), None) => unreachable!("three-kernel passes bind a count"),
+            if let (Mode::Three(t), Some(count)) = (&self.mode, &pass.first) {
+                t.record_counts(enc, count, self.tiles);
             }
-            let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wavekit.sort.scatter"),
-                timestamp_writes: None,
-            });
+            let mut cp = record::compute_pass(enc, "wavekit.sort.scatter");
+            if let Mode::Single(s) = &self.mode {
+                s.clear_state(&mut cp);
+            }
             self.scatter.dispatch(&mut cp, &pass.scatter, self.tiles);
         }
         if let Some(c) = &self.copy_back {
             let (from, to, bytes) = &c.keys;
-            enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+            record::copy(enc, from, 0, to, 0, Some(*bytes));
             if let Some((from, to, bytes)) = &c.values {
-                enc.copy_buffer_to_buffer(from, 0, to, 0, Some(*bytes));
+                record::copy(enc, from, 0, to, 0, Some(*bytes));
             }
         }
     }

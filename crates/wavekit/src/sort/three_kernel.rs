@@ -9,6 +9,7 @@
 use crate::context::GpuContext;
 use crate::error::Result;
 use crate::kernel::Kernel;
+use crate::record;
 use crate::scan::BoundScan;
 
 use super::config::block_tiles_for;
@@ -150,10 +151,7 @@ impl ThreeKernel {
         tiles: u32,
     ) {
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wavekit.sort.count"),
-                timestamp_writes: None,
-            });
+            let mut pass = record::compute_pass(enc, "wavekit.sort.count");
             self.count.dispatch(&mut pass, count, tiles);
             if self.run_blocks {
                 self.blocks
