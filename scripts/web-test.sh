@@ -72,8 +72,12 @@ if [ "$build" = 1 ]; then
     fi
     echo "   wasm-bindgen $want, $(chromium --version 2>/dev/null | head -1), node $(node --version)"
 
-    step "build the page (cargo, debug profile; wasm-bindgen --target web)"
-    cargo build --quiet -p wavekit-web --target wasm32-unknown-unknown
+    step "build the page (cargo, debug profile, dependencies unoptimised; wasm-bindgen --target web)"
+    # The dependencies unoptimised for wasm32 (the native build optimises them: the tests'
+    # CPU references): 65 s to build instead of 170 s on a 2-core machine, and the page's
+    # time is spent in SwiftShader, not in them (ADR-0079).
+    cargo build --quiet -p wavekit-web --target wasm32-unknown-unknown \
+        --config 'profile.dev.package."*".opt-level=0'
     wasm-bindgen --target web --out-dir web/pkg target/wasm32-unknown-unknown/debug/wavekit_web.wasm
 fi
 if [ "$run_page" = 0 ]; then

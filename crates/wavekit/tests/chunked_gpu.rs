@@ -40,7 +40,6 @@ fn inputs_larger_than_one_binding() {
         (true, true, rules[0]),
         (false, true, rules[0]),
         (true, false, rules[1]),
-        (false, true, rules[1]),
     ] {
         let scan = Scan::new(
             ctx,
@@ -134,7 +133,6 @@ fn inputs_larger_than_one_binding() {
         (Keep::Flags, true, rules[0]),
         (by_index.clone(), false, rules[0]),
         (by_index.clone(), true, rules[0]),
-        (by_index.clone(), false, rules[1]),
         (Keep::Flags, true, rules[1]),
     ] {
         let s = Select::new(

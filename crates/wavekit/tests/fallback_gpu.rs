@@ -21,12 +21,18 @@ fn results_are_right_when_predecessors_never_publish() {
             fault_skip: skip,
             ..Default::default()
         };
+        // The policy's tiles at every size (no small tiles, ADR-0082): with every tile silent
+        // (skip 1), tile k reduces its k predecessors' inputs itself, and with the small
+        // tiles' hundreds of tiles that walk passes llvmpipe's 65535 loop iterations without
+        // subgroups (ADR-0052).
         let scan_policy = Some(ScanPolicy {
             lookback,
+            small: None,
             ..Default::default()
         });
         let select_policy = SelectPolicy {
             lookback,
+            small: None,
             ..Default::default()
         };
         let scan = Scan::new(

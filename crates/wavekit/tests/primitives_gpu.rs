@@ -368,7 +368,9 @@ fn reduce_is_one_dispatch_for_any_tiling_and_runs_again_unchanged() {
 /// Small inputs' tiles (ADR-0082): with a rule for up to `u` elements (1 step a tile), the
 /// scan, select, partition and reduce take the small tiles up to `u` and the policy's above,
 /// and are right on both sides of the threshold and at both tiles' edges; without a rule
-/// (`small: None`) they keep the policy's tiles at every size.
+/// (`small: None`) they keep the policy's tiles at every size (their results at small sizes
+/// are checked by the store-mode, fallback, chunked and one-dispatch tests, which take no
+/// rule).
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn small_inputs_take_small_tiles_on_their_side_of_the_threshold() {
@@ -466,6 +468,9 @@ fn small_inputs_take_small_tiles_on_their_side_of_the_threshold() {
                     "{what}: tile {got} (policy's {policy})"
                 );
             }
+            if rule.is_none() {
+                continue;
+            }
             scan_one(ctx, &scan, (Scalar::U32, Op::Add, true, false), n);
             check_select(ctx, &select, &pred, false, n, 0);
             check_select(ctx, &partition, &pred, true, n, 0);
@@ -532,6 +537,48 @@ fn scan_and_select_clear_their_scratch_each_run_without_clear_buffer() {
         let kept = words.iter().filter(|&&x| x % 3 == 0).count() as u32;
         let c: Vec<u32> = ctx.read_back("counts", &counts, 3).unwrap();
         assert_eq!(c, vec![kept; 3], "{}: n={n}: counts", on(ctx));
+    }
+}
+
+/// The clear kernel (ADR-0081): one to four buffers of any size (past its grid's stride too)
+/// set to zero in one dispatch, every word, nothing past them; a buffer given twice, none or
+/// five are errors.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn the_clear_kernel_zeroes_every_word_of_each_buffer() {
+    use wavekit::clear::ClearKernel;
+    let ctx = gpu();
+    let clear = ClearKernel::new(ctx).unwrap();
+    let sizes = [1usize, 255, 1000, 262_144 + 3];
+    for count in 1..=4 {
+        let bufs: Vec<wgpu::Buffer> = sizes[..count]
+            .iter()
+            .map(|&w| ctx.storage_poisoned("to clear", w).unwrap())
+            .collect();
+        // A neighbour that must keep its words.
+        let other = ctx.storage_poisoned("other", 64).unwrap();
+        let refs: Vec<&wgpu::Buffer> = bufs.iter().collect();
+        let bound = clear.bind(ctx, &refs).unwrap();
+        run(ctx, |e| {
+            let mut pass = e.begin_compute_pass(&Default::default());
+            bound.dispatch(&mut pass);
+        });
+        for (b, &w) in bufs.iter().zip(&sizes) {
+            let got: Vec<u32> = ctx.read_back("cleared", b, w).unwrap();
+            assert!(
+                got.iter().all(|&x| x == 0),
+                "{}: {count} buffers, {w} words",
+                on(ctx)
+            );
+        }
+        let o: Vec<u32> = ctx.read_back("other", &other, 64).unwrap();
+        assert!(o.iter().all(|&x| x == POISON));
+    }
+    let a = ctx.storage_poisoned("a", 4).unwrap();
+    let b = ctx.storage_poisoned("b", 4).unwrap();
+    for bad in [vec![], vec![&a, &b, &a], vec![&a, &b, &a, &b, &a]] {
+        let e = clear.bind(ctx, &bad).unwrap_err().to_string();
+        assert!(e.contains("clear:"), "{e}");
     }
 }
 

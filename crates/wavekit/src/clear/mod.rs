@@ -58,14 +58,24 @@ impl ClearKernel {
         })
     }
 
-    /// Bind 1 to [`MAX_BUFFERS`] whole buffers (each a multiple of 4 bytes, within one storage
-    /// binding) to be set to zero by one dispatch.
+    /// Bind 1 to [`MAX_BUFFERS`] distinct whole buffers (each a multiple of 4 bytes, within one
+    /// storage binding) to be set to zero by one dispatch.
     pub fn bind(&self, ctx: &GpuContext, buffers: &[&wgpu::Buffer]) -> Result<BoundClear> {
         if buffers.is_empty() || buffers.len() > MAX_BUFFERS {
             return Err(Error::InvalidArgument(format!(
                 "clear: {} buffers: give 1 to {MAX_BUFFERS}",
                 buffers.len()
             )));
+        }
+        for (i, a) in buffers.iter().enumerate() {
+            if buffers[..i].contains(a) {
+                let j = buffers[..i].iter().position(|b| b == a).unwrap_or(0);
+                return Err(Error::InvalidArgument(format!(
+                    "clear: one buffer ({} bytes) is given twice, at {j} and {i}: give each \
+                     buffer once",
+                    a.size()
+                )));
+            }
         }
         let limit = ctx.binding_limit();
         let mut words = [0u32; 4];
@@ -94,10 +104,13 @@ impl ClearKernel {
                 0,
             ],
         )?;
-        let placeholder = ctx.storage_uninit("clear placeholder", 16)?;
+        // A placeholder of its own for each unused binding: WebGPU forbids one buffer in two
+        // writable bindings of a dispatch.
+        let placeholders = (buffers.len()..MAX_BUFFERS)
+            .map(|_| ctx.storage_uninit("clear placeholder", 16))
+            .collect::<Result<Vec<_>>>()?;
         let mut entries = vec![(0, &params, 0, None)];
-        for i in 0..MAX_BUFFERS {
-            let b = buffers.get(i).copied().unwrap_or(&placeholder);
+        for (i, b) in buffers.iter().copied().chain(&placeholders).enumerate() {
             entries.push((i as u32 + 1, b, 0, None));
         }
         let bind = self.kernel.bind_ranges(ctx, &entries)?;
@@ -106,7 +119,7 @@ impl ClearKernel {
             bind,
             workgroups,
             _params: params,
-            _placeholder: placeholder,
+            _placeholders: placeholders,
         })
     }
 }
@@ -118,7 +131,7 @@ pub struct BoundClear {
     bind: wgpu::BindGroup,
     workgroups: u32,
     _params: wgpu::Buffer,
-    _placeholder: wgpu::Buffer,
+    _placeholders: Vec<wgpu::Buffer>,
 }
 
 impl BoundClear {
