@@ -83,6 +83,7 @@ mod tests {
                     compaction,
                     cull: true,
                     stats,
+                    loop_budget: None,
                 };
                 for target in [TargetKind::Buffer, TargetKind::Texture] {
                     for entry in ["ui/bbox", "ui/bin_count", "ui/bin_emit", "ui/fine"] {

@@ -12,6 +12,18 @@ use crate::records::{
 };
 use crate::text::{Font, GlyphCache, split_pen};
 
+/// Glyphs whose pen is this far from the origin are not drawn: none can reach the frame (at
+/// most 16 384 pixels a side, glyphs at most 512 to the em), and their pixel boxes would
+/// overflow an i32.
+const FAR: f32 = 1.0e7;
+
+/// The largest ellipse radius: a distance of 10^6 pixels holds its edge to 1/16 pixel in f32.
+const MAX_ELLIPSE_RADIUS: f32 = 1.0e6;
+
+fn max4(r: [f32; 4]) -> f32 {
+    r[0].max(r[1]).max(r[2].max(r[3]))
+}
+
 pub use crate::items::{
     Border, BoxShadow, Clip, Color, Ellipse, Fill, Filter, FontId, Image, LinearGradient, Rect,
     Text,
@@ -307,9 +319,10 @@ impl Scene {
         let (x, y) = (finite("x", r.x)?, finite("y", r.y)?);
         let (w, h) = (size("width", r.w)?, size("height", r.h)?);
         let radius = radii(r.radius)?;
+        let widths = r.border.map_or(0.0, |b| b.width.abs()) + r.ring.map_or(0.0, f32::abs);
         let mut rec = self.shape(
             kind::RECT,
-            [x, y, x + w, y + h],
+            self.near_frame([x, y, x + w, y + h], max4(radius) + widths),
             &r.fill,
             r.border,
             r.ring,
@@ -324,6 +337,13 @@ impl Scene {
     pub fn ellipse(&mut self, e: &Ellipse) -> Result<()> {
         let (cx, cy) = (finite("cx", e.cx)?, finite("cy", e.cy)?);
         let (rx, ry) = (size("rx", e.rx)?, size("ry", e.ry)?);
+        if rx.max(ry) > MAX_ELLIPSE_RADIUS {
+            return Err(UiError::Invalid(format!(
+                "an ellipse of radii {rx} x {ry}: give radii of at most {MAX_ELLIPSE_RADIUS} \
+                 pixels (an edge further out cannot be placed to a pixel in f32; draw a \
+                 rectangle for a straight edge)"
+            )));
+        }
         let rec = self.shape(
             kind::ELLIPSE,
             [cx - rx, cy - ry, cx + rx, cy + ry],
@@ -403,12 +423,15 @@ impl Scene {
         let before = self.cache.len();
         let mut end = x;
         for (id, pen, base) in font.layout(&t.text, s, x, y) {
+            end = end.max(pen);
+            if !(pen.abs() < FAR && base.abs() < FAR) {
+                continue;
+            }
             let (px, sub) = split_pen(pen);
             let by = base.round() as i32;
             let g = self
                 .cache
                 .get(&mut self.glyphs, &font, t.font.0, id, s, sub)?;
-            end = end.max(pen);
             let Some(g) = g else { continue };
             let gx = px + g.offset[0];
             let gy = by + g.offset[1];
@@ -425,6 +448,21 @@ impl Scene {
             self.atlas_version += 1;
         }
         Ok(font.measure(&t.text, s))
+    }
+
+    /// `b` with each side brought to within `margin` + 4 pixels of the frame: what the frame
+    /// shows of a rectangle (its edge, its corners of radius up to `margin`) is the same, and its
+    /// signed distance keeps its precision (a side at 1e9 pixels rounded a whole tile's
+    /// distances to 0, a half-covered band; at 1e20 every distance was noise).
+    fn near_frame(&self, b: [f32; 4], margin: f32) -> [f32; 4] {
+        let m = margin + 4.0;
+        let (w, h) = (self.width as f32 + m, self.height as f32 + m);
+        [
+            b[0].clamp(-m, w),
+            b[1].clamp(-m, h),
+            b[2].clamp(-m, w),
+            b[3].clamp(-m, h),
+        ]
     }
 
     /// A box shadow.
@@ -465,6 +503,7 @@ impl Scene {
                 opacity: op,
             });
         }
+        let b = self.near_frame(b, max4(r) + 3.0 * sigma);
         let mut rec = self.header(kind::SHADOW, 0);
         for (i, v) in b.iter().enumerate() {
             rec[word::BOX + i] = v.to_bits();
@@ -482,35 +521,40 @@ impl Scene {
         let (x, y) = (finite("x", c.x)?, finite("y", c.y)?);
         let (w, h) = (size("width", c.w)?, size("height", c.h)?);
         let r = radii(c.radius)?;
-        let b = [x, y, x + w, y + h];
+        let b = self.near_frame([x, y, x + w, y + h], max4(r));
         let parent = self.stack.last().copied().unwrap_or(0);
-        let (mut outer, mut inner) = (records::outer_box(b), {
-            let rm = r[0].max(r[1]).max(r[2].max(r[3]));
-            records::inner_box(b, 0.0, rm)
-        });
+        let rm = r[0].max(r[1]).max(r[2].max(r[3]));
+        // Packed and unpacked: frame pixels only, as the kernels see the boxes.
+        let own_outer = PixelBox::unpack(records::outer_box(b).pack());
+        let own_inner = PixelBox::unpack(records::inner_box(b, 0.0, rm).pack());
+        let (mut outer, mut inner) = (own_outer, own_inner);
+        let mut link = parent;
         if parent != 0 {
             let p = &self.clips[(parent as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
-            outer = outer.and(PixelBox::unpack([
-                p[clip_word::OUTER],
-                p[clip_word::OUTER + 1],
-            ]));
-            inner = inner.and(PixelBox::unpack([
-                p[clip_word::INNER],
-                p[clip_word::INNER + 1],
-            ]));
-        }
-        if outer.is_empty() {
-            outer = PixelBox::EMPTY;
-        }
-        if inner.is_empty() {
-            inner = PixelBox::EMPTY;
+            let p_outer = PixelBox::unpack([p[clip_word::OUTER], p[clip_word::OUTER + 1]]);
+            let p_inner = PixelBox::unpack([p[clip_word::INNER], p[clip_word::INNER + 1]]);
+            let same = (0..4).all(|i| p[clip_word::BOX + i] == b[i].to_bits())
+                && p[clip_word::RADII..clip_word::RADII + 2] == pack_f16x4(r);
+            // A chain's coverage is its clips' least (ADR-0083). The same clip again, or one
+            // that covers 1 wherever the chain may cover anything, changes nothing: the chain
+            // stays as it is (a pop closes it all the same).
+            if same || own_inner.contains(p_outer) || p_outer.is_empty() {
+                self.stack.push(parent);
+                return Ok(());
+            }
+            // Where this clip may cover anything, every clip above covers 1: it needs none.
+            if p_inner.contains(own_outer) {
+                link = 0;
+            }
+            outer = outer.and(p_outer);
+            inner = inner.and(p_inner);
         }
         let mut rec = [0u32; CLIP_WORDS];
         for (i, v) in b.iter().enumerate() {
             rec[clip_word::BOX + i] = v.to_bits();
         }
         rec[clip_word::RADII..clip_word::RADII + 2].copy_from_slice(&pack_f16x4(r));
-        rec[clip_word::PARENT] = parent;
+        rec[clip_word::PARENT] = link;
         rec[clip_word::OUTER..clip_word::OUTER + 2].copy_from_slice(&outer.pack());
         rec[clip_word::INNER..clip_word::INNER + 2].copy_from_slice(&inner.pack());
         self.clips.extend_from_slice(&rec);

@@ -37,11 +37,17 @@ fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (usize, u8) {
 
 /// GPU against the reference: no channel off by more than 1, and few off by 1.
 fn check(ctx: &GpuContext, ui: &UiRenderer, scene: &Scene, case: &str) -> image::RgbaImage {
+    let t = std::time::Instant::now();
     let got = ui.render_to_image(ctx, scene).unwrap();
+    let gpu_s = t.elapsed().as_secs_f64();
     let want = cpu::render(scene);
+    let cpu_s = t.elapsed().as_secs_f64() - gpu_s;
     let (n, worst) = diff(&got, &want);
     let pixels = (scene.width() * scene.height()) as usize;
-    eprintln!("{case}: {n} of {pixels} pixels differ from the reference (by at most {worst})");
+    eprintln!(
+        "{case}: {n} of {pixels} pixels differ from the reference (by at most {worst}); \
+         GPU {gpu_s:.2} s, reference {cpu_s:.2} s"
+    );
     if worst > 1 || n as f64 > ONE_OFF_FRACTION * pixels as f64 + 1.0 {
         let dir = std::env::temp_dir();
         got.save(dir.join("ui-gpu-failed.png")).ok();
@@ -678,6 +684,257 @@ fn a_frame_is_reused_across_scenes() {
         assert!(
             worst <= 1 && (d as f64) <= ONE_OFF_FRACTION * (w * h) as f64 + 1.0,
             "{n} items: {d} pixels, {worst}"
+        );
+    }
+}
+
+/// Stress (issue 32): 200 000 opaque 3 × 3 rectangles on 64 × 48 pixels, every tile's list
+/// about 17 000 candidates long, 781 chunks on the one bin. On llvmpipe, whose loops stop after
+/// 65 535 iterations in all, the fine stage once drew wrong pixels from about 135 000 items.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn stress_two_hundred_thousand_items() {
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(200_000);
+    let mut s = Scene::new(64, 48).unwrap();
+    s.set_background([0, 0, 0, 255]);
+    for _ in 0..200_000 {
+        let x = rng.f32() * 66.0 - 2.0;
+        let y = rng.f32() * 50.0 - 2.0;
+        s.rect(&Rect::new(x, y, 3.0, 3.0, colour(&mut rng, false)))
+            .unwrap();
+    }
+    let ui = renderer(ctx, RenderConfig::default());
+    check(ctx, &ui, &s, "200 000 opaque 3 x 3 rectangles");
+}
+
+/// Stress (issue 32): clips nested 5 000 deep, cycling through eight nested rounded boxes (some
+/// edges on pixel centres, where each clip covers half), a translucent item every 50 levels
+/// and a few at the bottom, then 5 000 pops and a last rectangle. On llvmpipe the deep items
+/// take several fine passes (each walks its chain of clips: a loop up to 5 000 long); the
+/// reference's walk stops where the chain's boxes settle it (deep chains cost it a step or two
+/// a pixel, not their depth).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn stress_clips_five_thousand_deep() {
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(5_000);
+    let (w, h) = (64.0f32, 48.0f32);
+    let mut s = Scene::new(64, 48).unwrap();
+    s.set_background([20, 20, 20, 255]);
+    let depth = 5_000;
+    for i in 0..depth {
+        let k = (i % 8) as f32;
+        let inset = 0.5 + 2.25 * k;
+        s.push_clip(&Clip {
+            x: inset,
+            y: inset * 0.75,
+            w: w - 2.0 * inset,
+            h: h - 1.5 * inset,
+            radius: if i % 3 == 0 {
+                [0.0; 4]
+            } else {
+                [k, 0.0, 2.0, 0.5 * k]
+            },
+        })
+        .unwrap();
+        if i % 50 == 49 || i >= depth - 4 {
+            let x = rng.f32() * w;
+            let y = rng.f32() * h;
+            if rng.bool() {
+                s.rect(&Rect::new(
+                    x - 20.0,
+                    y - 15.0,
+                    40.0,
+                    30.0,
+                    colour(&mut rng, true),
+                ))
+                .unwrap();
+            } else {
+                s.ellipse(&Ellipse::circle(x, y, 18.0, colour(&mut rng, true)))
+                    .unwrap();
+            }
+        }
+    }
+    for _ in 0..depth {
+        s.pop_clip().unwrap();
+    }
+    s.rect(&Rect::new(2.5, 2.5, 10.0, 10.0, [255, 255, 0, 255]))
+        .unwrap();
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut frame = ui.frame(ctx).unwrap();
+    ui.upload(ctx, &mut frame, &s).unwrap();
+    let passes = ui.fine_passes(&frame);
+    eprintln!("clips 5 000 deep: {passes} fine passes on this adapter");
+    if ctx.summary.software {
+        assert!(
+            passes > 1,
+            "a software adapter draws the deep items in several passes"
+        );
+    }
+    check(ctx, &ui, &s, "clips 5 000 deep");
+}
+
+/// Stress (issue 32): items far outside the frame and huge ones over it: rectangles of 1e9 and
+/// 1e20 pixels (once a 16-pixel band of half coverage along the top and left edges, and at 1e20
+/// a disagreement with the reference), ellipses, shadows, images and text centred far away.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn stress_items_far_outside_the_frame() {
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(1e9 as u64);
+    let mut s = Scene::new(70, 50).unwrap();
+    s.set_background([0, 0, 64, 255]);
+    let font = s.add_font(Font::dejavu_sans());
+    let img = s.add_image(&test_image(5, 4, 9)).unwrap();
+    for far in [1e4f32, 1e6, 1e9, 1e12, 1e20, 1e30] {
+        // Huge, over the frame: every pixel covered exactly once.
+        s.rect(&Rect::new(
+            -far,
+            -far,
+            2.0 * far,
+            2.0 * far,
+            colour(&mut rng, true),
+        ))
+        .unwrap();
+        s.rect(&Rect::new(-far, 10.0, far + 20.5, 7.5, colour(&mut rng, true)).radius(4.0))
+            .unwrap();
+        // Far away, each side: nothing drawn.
+        for (x, y) in [(-far, 20.0), (far, 20.0), (30.0, -far), (30.0, far)] {
+            s.rect(&Rect::new(x, y, 10.0, 10.0, [255, 0, 0, 255]))
+                .unwrap();
+            s.ellipse(&Ellipse::circle(x, y, 5.0, [255, 0, 0, 255]))
+                .unwrap();
+            s.shadow(&BoxShadow {
+                x,
+                y,
+                w: 10.0,
+                h: 10.0,
+                radius: [2.0; 4],
+                offset: [1.0, 1.0],
+                blur: 4.0,
+                spread: 1.0,
+                color: [255, 0, 0, 255],
+                opacity: 1.0,
+            })
+            .unwrap();
+            s.image(&Image {
+                x,
+                y,
+                w: 8.0,
+                h: 8.0,
+                image: img,
+                src: None,
+                filter: Filter::Bilinear,
+                tint: [255; 4],
+                opacity: 1.0,
+            })
+            .unwrap();
+            s.text(&Text {
+                x,
+                y,
+                size: 12.0,
+                color: [255, 0, 0, 255],
+                font,
+                text: "far".into(),
+                opacity: 1.0,
+            })
+            .unwrap();
+        }
+        s.push_clip(&Clip {
+            x: -far,
+            y: -far,
+            w: far + 60.0,
+            h: far + 40.0,
+            radius: [far * 0.5; 4],
+        })
+        .unwrap();
+        if far <= 1e6 {
+            s.ellipse(&Ellipse::circle(35.0, 25.0, far, colour(&mut rng, true)))
+                .unwrap();
+        } else {
+            let e = s
+                .ellipse(&Ellipse::circle(35.0, 25.0, far, colour(&mut rng, true)))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("at most 1000000 pixels"), "{e}");
+        }
+        s.pop_clip().unwrap();
+    }
+    let ui = renderer(ctx, RenderConfig::default());
+    let got = check(ctx, &ui, &s, "items far outside the frame");
+    // Nothing red from the far items: every pixel's red is what the huge items gave it, so
+    // the corners (covered by the huge rectangles only) are alike.
+    assert_eq!(got.get_pixel(0, 0), got.get_pixel(69, 49));
+    assert_eq!(got.get_pixel(0, 0), got.get_pixel(69, 0));
+    // Rectangles from the origin to 1e9 and 1e20 pixels cover every pixel alike: no band of
+    // half coverage along the top and left edges.
+    for far in [1e9f32, 1e20] {
+        let mut s = Scene::new(70, 50).unwrap();
+        s.set_background([0, 0, 64, 255]);
+        s.rect(&Rect::new(0.0, 0.0, far, far, [200, 100, 50, 255]))
+            .unwrap();
+        s.rect(&Rect::new(0.0, 0.0, far, far, [0, 255, 0, 100]).radius(3.0))
+            .unwrap();
+        let got = check(ctx, &ui, &s, &format!("rectangles of {far} pixels"));
+        let first = *got.get_pixel(40, 40);
+        let alike = got.pixels().filter(|p| **p == first).count();
+        // The rounded corner at the origin is the only place that differs.
+        assert!(alike >= 70 * 50 - 9, "{far}: {alike} of 3500 pixels alike");
+        assert_eq!(*got.get_pixel(5, 30), first, "{far}: the left edge");
+        assert_eq!(*got.get_pixel(30, 5), first, "{far}: the top edge");
+    }
+}
+
+/// A scene drawn in slices (a small loop budget: several fine passes, the colours carried
+/// between them) gives the pixels of one pass, bit for bit, and the reference's; the tiles'
+/// counts add up over the slices to at least one pass's (culling looks within a slice).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn slices_give_the_pixels_of_one_pass() {
+    let ctx = gpu();
+    let scene = random_scene(83, 300, 90, 400);
+    let one = renderer(
+        ctx,
+        RenderConfig {
+            loop_budget: Some(u32::MAX),
+            stats: true,
+            ..Default::default()
+        },
+    );
+    check(ctx, &one, &scene, "one pass");
+    let mut one_frame = one.frame(ctx).unwrap();
+    let want = one
+        .render_frame_to_image(ctx, &mut one_frame, &scene)
+        .unwrap();
+    assert_eq!(one.fine_passes(&one_frame), 1);
+    let one_stats = one.tile_stats(ctx, &one_frame).unwrap();
+    for budget in [300u32, 2_000] {
+        let ui = renderer(
+            ctx,
+            RenderConfig {
+                loop_budget: Some(budget),
+                stats: true,
+                ..Default::default()
+            },
+        );
+        let mut frame = ui.frame(ctx).unwrap();
+        let got = ui.render_frame_to_image(ctx, &mut frame, &scene).unwrap();
+        let passes = ui.fine_passes(&frame);
+        assert!(passes > 1, "budget {budget}: {passes} pass");
+        eprintln!("budget {budget}: {passes} fine passes");
+        assert!(
+            got == want,
+            "budget {budget}: the pixels differ from one pass's"
+        );
+        let stats = ui.tile_stats(ctx, &frame).unwrap();
+        let (a, b): (u64, u64) = (
+            stats.per_tile.iter().map(|&v| u64::from(v)).sum(),
+            one_stats.per_tile.iter().map(|&v| u64::from(v)).sum(),
+        );
+        assert!(
+            a >= b && a > 0,
+            "budget {budget}: {a} composited against {b}"
         );
     }
 }

@@ -39,6 +39,7 @@ pub fn render(scene: &Scene) -> image::RgbaImage {
     let boxes = bounds(scene);
     let bg = background(scene);
     let mut img = image::RgbaImage::new(w, h);
+    let mut memo = shade::ClipMemo::default();
     for ty in 0..h.div_ceil(TILE) {
         for tx in 0..w.div_ceil(TILE) {
             let tile = PixelBox {
@@ -57,6 +58,7 @@ pub fn render(scene: &Scene) -> image::RgbaImage {
             for py in tile.y0 as u32..(tile.y1 as u32).min(h) {
                 for px in tile.x0 as u32..(tile.x1 as u32).min(w) {
                     let mut acc = bg;
+                    memo.next_pixel();
                     for &i in &items {
                         let (outer, _) = boxes[i as usize];
                         let inside = (px as i32) >= outer.x0
@@ -64,7 +66,7 @@ pub fn render(scene: &Scene) -> image::RgbaImage {
                             && (py as i32) >= outer.y0
                             && (py as i32) < outer.y1;
                         if inside {
-                            acc = shade::over(shade::shade(&data, i, px, py), acc);
+                            acc = shade::over(shade::shade_memo(&data, i, px, py, &mut memo), acc);
                         }
                     }
                     img.put_pixel(px, py, image::Rgba(shade::quantise(acc)));

@@ -12,6 +12,14 @@
 // COMPACT picks how a chunk's survivors are packed: 0 wg_compact (ordered; the default), 1 a
 // serial scan by one invocation, 2 an atomic counter (draw order lost: for measurement only).
 // STATS: tile_stats[tile] counts the candidates composited (for tests and measurements).
+//
+// Slices (ADR-0083): a scene over the renderer's loop budget (software adapters, whose loops
+// end after 65 535 iterations in all) is drawn in several dispatches, each over a slice of the
+// items in draw order (`slice`: first item, end, flags 1 first and 2 last). A tile finds its
+// slice in its list by two binary searches; the colours go from one slice to the next through
+// `carry` in f32, so the pixels are the bits one dispatch gives. The culling looks within the
+// slice (what lies beneath a cover in an earlier slice was drawn, and the cover overwrites it
+// exactly).
 #import subgroup/api
 #import workgroup/compact
 #import ui/records
@@ -22,6 +30,8 @@
 @group(0) @binding(6) var<storage, read> offsets: array<u32>;
 @group(0) @binding(7) var<storage, read> list: array<u32>;
 @group(0) @binding(10) var<storage, read_write> tile_stats: array<u32>;
+@group(0) @binding(11) var<uniform> slice: vec4<u32>;
+@group(0) @binding(12) var<storage, read_write> carry: array<vec4<f32>>;
 
 var<workgroup> sh_items: array<u32, WG_SIZE>;
 var<workgroup> sh_range: vec2<u32>;
@@ -33,6 +43,21 @@ var<workgroup> sh_count: atomic<u32>;
 const NONE: u32 = 0xffffffffu;
 // Set on a survivor whose solid box holds the whole tile.
 const SOLID: u32 = 0x80000000u;
+
+// The first position in list[lo, hi) whose item is at least `item` (the list is in draw order).
+fn lower_bound(lo0: u32, hi0: u32, item: u32) -> u32 {
+    var lo = lo0;
+    var hi = hi0;
+    while (lo < hi) {
+        let mid = lo + (hi - lo) / 2u;
+        if (list[mid] < item) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
 
 // Pack this chunk's survivors into sh_items in some order; returns how many there are.
 fn compact(keep: bool, item: u32, l: Lane) -> u32 {
@@ -90,10 +115,14 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     let bin = tx / BIN_TILES + (ty / BIN_TILES) * params.bins_x;
     if (l.local == 0u) {
         let cap = params.capacity;
-        sh_range = vec2<u32>(
+        var r = vec2<u32>(
             min(offsets[bin * params.chunks], cap),
             min(offsets[(bin + 1u) * params.chunks], cap),
         );
+        if (slice.x != 0u || slice.y < params.n_items) {
+            r = vec2<u32>(lower_bound(r.x, r.y, slice.x), lower_bound(r.x, r.y, slice.y));
+        }
+        sh_range = r;
         atomicStore(&sh_cover, 0u);
     }
     let range = workgroupUniformLoad(&sh_range);
@@ -122,9 +151,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             hi = lo;
         }
     }
-    var acc = params.background;
-    var drawn = 0u;
     let inside = px < params.width && py < params.height;
+    let at = py * params.width + px;
+    var acc = params.background;
+    if ((slice.z & 1u) == 0u && inside) {
+        acc = carry[at];
+    }
+    var drawn = 0u;
     let pi = vec2<i32>(vec2<u32>(px, py));
     for (var base = first; base < range.y; base += WG_SIZE) {
         let pos = base + l.local;
@@ -155,9 +188,18 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
         }
     }
     if (inside) {
-        store_pixel(px, py, quantise(acc));
+        if ((slice.z & 2u) != 0u) {
+            store_pixel(px, py, quantise(acc));
+        } else {
+            carry[at] = acc;
+        }
     }
     if (STATS && l.local == 0u) {
-        tile_stats[ty * params.tiles_x + tx] = drawn;
+        let t = ty * params.tiles_x + tx;
+        if ((slice.z & 1u) != 0u) {
+            tile_stats[t] = drawn;
+        } else {
+            tile_stats[t] += drawn;
+        }
     }
 }

@@ -15,6 +15,7 @@ use wavekit::GpuContext;
 use wavekit::kernel::Kernel;
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::prelude::{KernelBuilder, WgslSource};
+use wavekit::record;
 use wavekit::scan::{BoundScan, Scan, ScanConfig};
 
 use crate::atlas::{GLYPH_ATLAS_WIDTH, IMAGE_ATLAS_WIDTH};
@@ -74,7 +75,26 @@ pub struct RenderConfig {
     pub cull: bool,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
+    /// The most loop iterations one tile's fine pass may take, counted conservatively from the
+    /// scene (each candidate, its clip chain's depth, its gradient's stops, a shadow's samples).
+    /// A scene over it is drawn in several fine passes, each a slice of the items in draw order,
+    /// the colours carried between them in f32 (the pixels are the same bits). `None`: no limit
+    /// on a GPU; [`SOFTWARE_LOOP_BUDGET`] on a software adapter (llvmpipe ends a shader's loops
+    /// after 65 535 iterations in all, and drew wrong pixels past that: ADR-0083).
+    pub loop_budget: Option<u32>,
 }
+
+/// The fine pass's loop budget on software adapters: half of llvmpipe's 65 535 iterations.
+pub const SOFTWARE_LOOP_BUDGET: u32 = 32_768;
+
+/// Loop iterations a candidate costs the fine pass at most, besides its clip chain, gradient
+/// stops and shadow samples: its turn in the compositing loop, its share of its chunk's
+/// compaction (loops over the subgroups or, emulated, the lanes) and of the culling walk.
+const ITEM_LOOPS: u64 = 5;
+
+/// Loop iterations a fine pass costs a tile besides its candidates: two binary searches for
+/// the slice's ends in the tile's list, and the walks' last partial chunks.
+const PASS_LOOPS: u64 = 96;
 
 impl Default for RenderConfig {
     fn default() -> Self {
@@ -82,6 +102,7 @@ impl Default for RenderConfig {
             compaction: Compaction::Ordered,
             cull: true,
             stats: false,
+            loop_budget: None,
         }
     }
 }
@@ -257,6 +278,8 @@ pub fn storage_target(
 #[derive(Debug)]
 pub struct UiRenderer {
     config: RenderConfig,
+    /// The fine pass's loop budget on this adapter (the config's, or the software default).
+    budget: Option<u32>,
     bbox: Kernel,
     count: Kernel,
     emit: Kernel,
@@ -322,6 +345,14 @@ pub struct Frame {
     scan: Option<BoundScan>,
     cells: u64,
     output: Option<(Target, wgpu::BindGroup)>,
+    /// The fine pass's slice of the items (first, end, flags: 1 the first pass, 2 the last).
+    slice: wgpu::Buffer,
+    /// Every fine pass's slice, copied into `slice` before its pass (several passes only).
+    slices: Grow,
+    /// The pixels' f32 colours between fine passes (several passes only).
+    carry: Grow,
+    /// Fine passes this frame.
+    passes: u32,
 }
 
 /// The caller's target, held by the frame (so that it can be bound again when the frame's
@@ -369,8 +400,12 @@ impl UiRenderer {
     /// Build the kernels for `ctx`.
     pub fn new(ctx: &GpuContext, config: RenderConfig) -> Result<UiRenderer> {
         let k = |entry: &str, t| builder(entry, &config, t).build(ctx);
+        let budget = config
+            .loop_budget
+            .or(ctx.summary.software.then_some(SOFTWARE_LOOP_BUDGET));
         Ok(UiRenderer {
             config,
+            budget,
             bbox: k("ui/bbox", TargetKind::Buffer)?,
             count: k("ui/bin_count", TargetKind::Buffer)?,
             emit: k("ui/bin_emit", TargetKind::Buffer)?,
@@ -408,6 +443,10 @@ impl UiRenderer {
             scan: None,
             cells: 0,
             output: None,
+            slice: ctx.uniform_from("ui fine slice", &[0u32, 0, 3, 0])?,
+            slices: Grow::new(ctx, "ui fine slices", 4)?,
+            carry: Grow::new(ctx, "ui fine carry", 4)?,
+            passes: 1,
         })
     }
 
@@ -457,6 +496,14 @@ impl UiRenderer {
         rebind |= frame.list.fit(ctx, capacity)?;
         let tiles = u64::from(w.div_ceil(TILE) * h.div_ceil(TILE));
         rebind |= frame.tile_stats.fit(ctx, tiles)?;
+        let slices = match self.budget {
+            Some(budget) => fine_slices(scene, budget)?,
+            None => vec![[0, n_items as u32, 3, 0]],
+        };
+        if slices.len() > 1 {
+            rebind |= frame.slices.fit(ctx, slices.len() as u64 * 4)?;
+            rebind |= frame.carry.fit(ctx, u64::from(w) * u64::from(h) * 4)?;
+        }
 
         let q = &ctx.queue;
         let put = |buf: &wgpu::Buffer, word: u64, data: &[u32]| {
@@ -477,6 +524,12 @@ impl UiRenderer {
         put(&frame.counts.buf, cells - 1, &[0]);
         put(&frame.offsets.buf, 0, &[0, 0]);
         put(&frame.status, 0, &[0, 0, 0, 0]);
+        if slices.len() > 1 {
+            put(&frame.slices.buf, 0, bytemuck::cast_slice(&slices));
+        } else {
+            put(&frame.slice, 0, &slices[0]);
+        }
+        frame.passes = slices.len() as u32;
         let bg = records::premul(scene.background, 1.0);
         frame.p = Params {
             width: w,
@@ -551,6 +604,8 @@ impl UiRenderer {
             (7, f.list.buf.as_entire_binding()),
             (9, target.resource()),
             (10, f.tile_stats.buf.as_entire_binding()),
+            (11, f.slice.as_entire_binding()),
+            (12, f.carry.buf.as_entire_binding()),
         ];
         let bind = k.bind_resources(ctx, &entries)?;
         f.output = Some((target, bind));
@@ -609,6 +664,12 @@ impl UiRenderer {
         self.bind_output(ctx, frame, Target::Texture(view))
     }
 
+    /// Fine passes the last uploaded scene takes (1 unless it is over the loop budget:
+    /// [`RenderConfig::loop_budget`]).
+    pub fn fine_passes(&self, frame: &Frame) -> u32 {
+        frame.passes
+    }
+
     /// Record the frame into `enc`: bounding boxes, binning, and the fine pass into the target.
     pub fn record(&self, frame: &Frame, enc: &mut wgpu::CommandEncoder) -> Result<()> {
         self.record_stages(frame, enc, true, true)
@@ -656,11 +717,20 @@ impl UiRenderer {
             TargetKind::Texture => &self.fine_texture,
             TargetKind::Buffer => &self.fine_buffer,
         };
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wavekit.ui.fine"),
-            timestamp_writes: None,
-        });
-        fine_k.dispatch_grid(&mut pass, fine, p.tiles_x, p.tiles_y);
+        for k in 0..frame.passes {
+            if frame.passes > 1 {
+                record::copy(
+                    enc,
+                    &frame.slices.buf,
+                    u64::from(k) * 16,
+                    &frame.slice,
+                    0,
+                    Some(16),
+                );
+            }
+            let mut pass = record::compute_pass(enc, "wavekit.ui.fine");
+            fine_k.dispatch_grid(&mut pass, fine, p.tiles_x, p.tiles_y);
+        }
         Ok(())
     }
 
@@ -761,5 +831,158 @@ impl UiRenderer {
         let bytes: Vec<u8> = px.iter().flat_map(|p| p.to_le_bytes()).collect();
         image::RgbaImage::from_raw(scene.width, scene.height, bytes)
             .ok_or_else(|| UiError::Invalid("pixel count".into()))
+    }
+}
+
+/// The fine pass's slices of the items, in draw order, each within `budget` loop iterations
+/// for any tile (counted as if every item of the slice touched it): `[first, end, flags, 0]`,
+/// flags 1 on the first slice and 2 on the last. One slice when the scene fits. An item that
+/// alone is over the budget (a clip chain thousands deep) is an error: no split draws it.
+fn fine_slices(scene: &Scene, budget: u32) -> Result<Vec<[u32; 4]>> {
+    use crate::records::{CLIP_WORDS, ITEM_WORDS, SHADOW_SAMPLES, clip_word, flag, kind, word};
+    let budget = u64::from(budget);
+    let clips = scene.clips.len() / CLIP_WORDS;
+    // Each clip's chain depth (a parent is always pushed before its children).
+    let mut depth = vec![0u64; clips + 1];
+    for c in 0..clips {
+        let parent = scene.clips[c * CLIP_WORDS + clip_word::PARENT] as usize;
+        depth[c + 1] = depth[parent] + 1;
+    }
+    let n = scene.items.len() / ITEM_WORDS;
+    let mut out = Vec::new();
+    let (mut first, mut used) = (0usize, PASS_LOOPS);
+    for i in 0..n {
+        let rec = &scene.items[i * ITEM_WORDS..][..ITEM_WORDS];
+        let head = rec[word::KIND];
+        let mut cost = ITEM_LOOPS + depth[rec[word::CLIP] as usize];
+        if head & 0xff == kind::SHADOW {
+            cost += u64::from(SHADOW_SAMPLES);
+        } else if head & flag::GRADIENT != 0 {
+            cost += u64::from(scene.gradients[rec[word::FILL] as usize + 5]);
+        }
+        if cost + PASS_LOOPS > budget {
+            return Err(UiError::Invalid(format!(
+                "item {i} takes up to {cost} loop iterations a pixel (its clip chain is {} \
+                 deep), over this adapter's budget of {budget} for a fine pass (software \
+                 adapters end a shader's loops after 65 535 iterations); nest fewer clips, or \
+                 render on a GPU",
+                depth[rec[word::CLIP] as usize]
+            )));
+        }
+        if used + cost > budget {
+            out.push([first as u32, i as u32, 0, 0]);
+            (first, used) = (i, PASS_LOOPS);
+        }
+        used += cost;
+    }
+    out.push([first as u32, n as u32, 0, 0]);
+    out[0][2] |= 1;
+    let last = out.len() - 1;
+    out[last][2] |= 2;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Clip, Rect};
+    use crate::{BoxShadow, Fill, LinearGradient};
+
+    /// The slices cover the items in order, none over the budget, none that could have taken
+    /// the next item; the first and last are flagged; an item alone over the budget is an
+    /// error naming it.
+    #[test]
+    fn slices_cover_the_items_within_the_budget() {
+        let mut rng = fastrand::Rng::with_seed(83);
+        let mut s = Scene::new(50, 40).unwrap();
+        let mut costs = Vec::new();
+        let mut depth = 0u64;
+        for i in 0..3000 {
+            match rng.u32(..6) {
+                0 if depth < 300 => {
+                    // Each a little inside the last: the chain grows by one.
+                    let d = depth as f32 * 0.01;
+                    s.push_clip(&Clip {
+                        x: 1.0 + d,
+                        y: 1.0 + d,
+                        w: 40.0 - 2.0 * d,
+                        h: 30.0 - 2.0 * d,
+                        radius: [2.0; 4],
+                    })
+                    .unwrap();
+                    depth += 1;
+                    continue;
+                }
+                1 if depth > 0 => {
+                    s.pop_clip().unwrap();
+                    depth -= 1;
+                    continue;
+                }
+                2 => {
+                    s.shadow(&BoxShadow {
+                        x: 3.0,
+                        y: 3.0,
+                        w: 9.0,
+                        h: 9.0,
+                        radius: [1.0; 4],
+                        offset: [0.0, 1.0],
+                        blur: 3.0,
+                        spread: 0.0,
+                        color: [0, 0, 0, 100],
+                        opacity: 1.0,
+                    })
+                    .unwrap();
+                    costs.push(ITEM_LOOPS + depth + u64::from(records::SHADOW_SAMPLES));
+                }
+                3 => {
+                    let stops = 2 + i % 5;
+                    let fill = Fill::Linear(LinearGradient {
+                        start: [0.0, 0.0],
+                        end: [9.0, 9.0],
+                        stops: (0..stops)
+                            .map(|k| (k as f32 / (stops - 1) as f32, [k as u8, 0, 0, 255]))
+                            .collect(),
+                    });
+                    s.rect(&Rect::new(2.0, 2.0, 9.0, 9.0, fill)).unwrap();
+                    costs.push(ITEM_LOOPS + depth + stops as u64);
+                }
+                _ => {
+                    s.rect(&Rect::new(2.0, 2.0, 9.0, 9.0, [9, 9, 9, 255]))
+                        .unwrap();
+                    costs.push(ITEM_LOOPS + depth);
+                }
+            }
+        }
+        for _ in 0..depth {
+            s.pop_clip().unwrap();
+        }
+        let n = costs.len() as u32;
+        for budget in [400u32, 1000, 5000, 100_000] {
+            let slices = fine_slices(&s, budget).unwrap();
+            assert_eq!(slices[0][0], 0);
+            assert_eq!(slices.last().unwrap()[1], n);
+            assert_eq!(slices.len() == 1, budget == 100_000, "budget {budget}");
+            for (k, sl) in slices.iter().enumerate() {
+                let flags = u32::from(k == 0) + 2 * u32::from(k == slices.len() - 1);
+                assert_eq!(sl[2], flags, "budget {budget} slice {k}");
+                assert!(sl[0] < sl[1], "budget {budget}: slice {k} is empty");
+                if k > 0 {
+                    assert_eq!(sl[0], slices[k - 1][1], "budget {budget}: a gap at {k}");
+                }
+                let used: u64 = costs[sl[0] as usize..sl[1] as usize].iter().sum();
+                assert!(PASS_LOOPS + used <= u64::from(budget), "budget {budget}");
+                if sl[1] < n {
+                    assert!(PASS_LOOPS + used + costs[sl[1] as usize] > u64::from(budget));
+                }
+            }
+        }
+        let worst = costs.iter().max().unwrap();
+        let e = fine_slices(&s, (PASS_LOOPS + worst - 1) as u32)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("loop iterations") && e.contains("clip chain"),
+            "{e}"
+        );
     }
 }

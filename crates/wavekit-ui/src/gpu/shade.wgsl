@@ -131,14 +131,33 @@ fn texel(x: u32, y: u32) -> vec4<f32> {
     );
 }
 
+// The chain's coverage at pixel centre p: the least of its clips' (shade.rs: clip_coverage;
+// ADR-0083: a clip nested in itself changes nothing, and no order of operations matters).
+// The walk stops early where the rest is known exactly: inside a clip's chain-inner box every
+// clip from it up covers 1 (v is the answer); outside its chain-outer box one of them covers 0,
+// and the least is 0 once it reaches 0. Deep chains of nested clips cost a step or two a
+// pixel instead of their depth.
 fn clip_coverage(first: u32, p: vec2<f32>) -> f32 {
+    let pi = vec2<i32>(floor(p));
     var v = 1.0;
     var c = first;
     while (c != 0u) {
         let o = params.clip_base + (c - 1u) * CLIP_WORDS;
+        let inner = unpack_box(scene[o + C_INNER], scene[o + C_INNER + 1u]);
+        if (all(pi >= inner.xy) && all(pi < inner.zw)) {
+            break;
+        }
+        let outer = unpack_box(scene[o + C_OUTER], scene[o + C_OUTER + 1u]);
+        if (any(pi < outer.xy) || any(pi >= outer.zw)) {
+            v = 0.0;
+            break;
+        }
         let b = bitcast<vec4<f32>>(vec4<u32>(scene[o], scene[o + 1u], scene[o + 2u], scene[o + 3u]));
         let rad = f16x4(scene[o + C_RADII], scene[o + C_RADII + 1u]);
-        v *= cov(sd_rounded_rect(p, b, rad));
+        v = min(v, cov(sd_rounded_rect(p, b, rad)));
+        if (v == 0.0) {
+            break;
+        }
         c = scene[o + C_PARENT];
     }
     return v;
