@@ -1560,3 +1560,47 @@ fn ui_demo_on_the_cpu_needs_no_gpu_and_follows_the_knob() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(out.exists());
 }
+
+/// Fuzzing (issue 32) through the binary, no GPU needed: `.npy` inputs of `reduce` (which reads
+/// its header and body before it opens a device) and PNG/PGM/PPM inputs of the CPU encoder,
+/// from the corpus (`fuzz/corpus/{npy,png,pnm}`: the headers that once panicked or asked for
+/// exabytes, structured dtypes, double-quoted keys, Fortran order, maxval 1000, huge sizes, files
+/// cut short) and mutations of it. Each run must end with exit 0, 1 or 2 (never a panic's 101 or
+/// a signal), without "panicked" in its output, and a failed run leaves no output file.
+#[test]
+fn fuzz_npy_and_image_inputs_through_the_binary() {
+    let no_gpu = [
+        ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+        ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+    ];
+    for (target, ext, runs) in [
+        ("npy", "npy", 250),
+        ("png", "png", 120),
+        ("pnm", "pgm", 120),
+    ] {
+        let input = tmp(&format!("fuzz-in.{ext}"));
+        let output = tmp(&format!("fuzz-out-{target}.wkv"));
+        wavekit_harness::fuzz::fuzz(target, runs, |b| {
+            std::fs::write(&input, b).unwrap();
+            std::fs::remove_file(&output).ok();
+            let i = input.to_str().unwrap();
+            let o = output.to_str().unwrap();
+            let args: Vec<&str> = if target == "npy" {
+                vec!["reduce", i]
+            } else {
+                vec!["encode", i, "-o", o, "--bytes", "400", "--cpu"]
+            };
+            let out = wavekit(&args, &no_gpu);
+            let stderr = text(&out.stderr);
+            let code = out.status.code();
+            assert!(
+                matches!(code, Some(0..=2)) && !stderr.contains("panicked"),
+                "{target}: exit {code:?}: {stderr}"
+            );
+            if code != Some(0) {
+                assert!(!output.exists(), "{target}: a failed run left {o}");
+            }
+            code == Some(0) || stderr.contains("no GPU adapter")
+        });
+    }
+}

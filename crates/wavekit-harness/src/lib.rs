@@ -20,11 +20,15 @@
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
 //! | `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: the width is checked) |
 //! | `WAVEKIT_MESHES=DIR` | [`meshes_dir`] (tests: where the Stanford bunny and dragon are) |
+//! | `WAVEKIT_TEST_SWEEP=short` | [`short_sweep`] (tests: the widest sweeps narrowed) |
+//! | `WAVEKIT_FUZZ_RUNS=N`, `WAVEKIT_FUZZ_SEED=N` | [`fuzz::fuzz`] (runs a target, its seed) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
 //! silently ignored.
 
 use std::sync::OnceLock;
+
+pub mod fuzz;
 
 use wavekit::sort::SortPolicy;
 use wavekit::tiling::{LookbackPolicy, SmallInputs};
@@ -377,6 +381,19 @@ pub fn stream_chunk_bytes(src: &dyn Source) -> Result<Option<u64>, KnobError> {
         "a multiple of 256 from 256 to 2^30",
         |b: &u64| (256..=1 << 30).contains(b) && b.is_multiple_of(256),
     )
+}
+
+/// Whether `WAVEKIT_TEST_SWEEP=short` asks the GPU tests to narrow their widest sweeps (store
+/// modes, tree configurations and point sets, fault-injection skips) to a representative
+/// part. The test command runs every sweep whole at lavapipe's first width and short at the
+/// others and without subgroups, where each kernel variant costs another compilation
+/// (ADR-0084). `full` (the default) or `short`; another value is an error.
+pub fn short_sweep() -> bool {
+    match Env.get("WAVEKIT_TEST_SWEEP").as_deref().map(str::trim) {
+        None | Some("full") => false,
+        Some("short") => true,
+        Some(v) => panic!("WAVEKIT_TEST_SWEEP={v}: give full or short"),
+    }
 }
 
 /// Whether `WAVEKIT_LARGE_TESTS=1` asks for the tests that need a large device (over 8 GiB).

@@ -691,6 +691,28 @@ mod tests {
 
     const HEAD: &str = r#"{"width": 50, "height": 40, "items": ["#;
 
+    /// Fuzzing (issue 32): any bytes as a scene file are parsed, built and, when small,
+    /// rendered by the CPU reference without a panic: the corpus (`fuzz/corpus/ui_scene`: every
+    /// item kind, the colours, the BOM, far text, huge shapes, unbalanced clips, a path out of
+    /// the folder) and mutations of it.
+    #[test]
+    fn fuzz_scene_files() {
+        let dir = wavekit_harness::fuzz::corpus_dir("ui_scene");
+        wavekit_harness::fuzz::fuzz("ui_scene", 20_000, |b| {
+            let Ok(text) = std::str::from_utf8(b) else {
+                return false;
+            };
+            let Ok(scene) = parse("fuzz.json", text).and_then(|f| f.build(&dir, None)) else {
+                return false;
+            };
+            if u64::from(scene.width()) * u64::from(scene.height()) <= 64 * 64 && scene.len() <= 500
+            {
+                crate::cpu::render(&scene);
+            }
+            true
+        });
+    }
+
     #[test]
     fn the_issue_example_parses() {
         let text = r#"{"width": 320, "height": 200, "background": [255, 255, 255, 255],

@@ -749,13 +749,20 @@ fn select_and_partition_in_every_store_mode() {
         small: None,
         ..Default::default()
     };
-    // Each primitive's default batch, then 1, 4 and 0 (from registers) for both.
-    for (sel, part) in [
+    // Each primitive's default batch, then 1, 4 and 0 (from registers) for both; a short
+    // sweep (ADR-0084) keeps the default and registers.
+    let modes = [
         (d.select_stage_steps, d.partition_stage_steps),
+        (0, 0),
         (1, 1),
         (4, 4),
-        (0, 0),
-    ] {
+    ];
+    let modes = if wavekit_harness::short_sweep() {
+        &modes[..2]
+    } else {
+        &modes[..]
+    };
+    for &(sel, part) in modes {
         let policy = SelectPolicy {
             select_stage_steps: sel,
             partition_stage_steps: part,
