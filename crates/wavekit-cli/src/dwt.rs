@@ -2,7 +2,8 @@
 //! arrays. Images (PNG of 8 or 16 bits, gray or RGB; PGM/PPM) give one plane per channel,
 //! level-shifted by 2^(bits−1) as JPEG 2000 does; `.npy` arrays are 2-D (H, W) or 3-D
 //! (planes, H, W) and are transformed as they are. Coefficients are `.npy` of shape
-//! (planes, H, W): int32 for 5/3, float32 for 9/7.
+//! (planes, H, W): int32 for 5/3, float32 for 9/7, followed by a 16-byte note of the
+//! settings that made them, which `inverse` checks and numpy ignores (ADR-0085).
 
 use std::path::Path;
 
@@ -57,6 +58,93 @@ impl From<ColorArg> for Color {
 
 /// What transform the command was asked for.
 pub type Transform = (WaveletArg, u32, ColorArg);
+
+/// The note `dwt forward` appends after the coefficients' data: how they were made, so that
+/// `dwt inverse` can refuse other settings (issue 32: 2 levels undoing 3 gave garbage without
+/// a word). numpy reads the file as before: it stops at the data's end.
+const NOTE_MAGIC: &[u8; 12] = b"wavekit-dwt\x01";
+/// The note's length: magic, wavelet, levels, colour, newline.
+const NOTE_LEN: usize = 16;
+
+fn note(wavelet: WaveletArg, levels: u32, color: ColorArg) -> [u8; NOTE_LEN] {
+    let mut n = [0u8; NOTE_LEN];
+    n[..12].copy_from_slice(NOTE_MAGIC);
+    n[12] = wavelet as u8;
+    n[13] = levels.min(255) as u8;
+    n[14] = color as u8;
+    n[15] = b'\n';
+    n
+}
+
+/// The note after a coefficient file's data, if it has one: (wavelet, levels, colour). A file
+/// from elsewhere (numpy, another tool) has none, and is taken as the flags say.
+fn read_note(path: &Path, data_bytes: u64) -> Result<Option<Transform>, CliError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+    let len = f.metadata().map_err(|e| bad(path, e))?.len();
+    let mut start = [0u8; 12];
+    if f.read_exact(&mut start).is_err() {
+        return Ok(None);
+    }
+    let header = match start[6] {
+        1 => 10 + u64::from(u16::from_le_bytes([start[8], start[9]])),
+        _ => {
+            12 + u64::from(u32::from_le_bytes([
+                start[8], start[9], start[10], start[11],
+            ]))
+        }
+    };
+    if len != header + data_bytes + NOTE_LEN as u64 {
+        return Ok(None);
+    }
+    let mut n = [0u8; NOTE_LEN];
+    f.seek(SeekFrom::Start(header + data_bytes))
+        .and_then(|_| f.read_exact(&mut n))
+        .map_err(|e| bad(path, e))?;
+    if &n[..12] != NOTE_MAGIC || n[15] != b'\n' {
+        return Ok(None);
+    }
+    let wavelet = match n[12] {
+        0 => WaveletArg::Reversible53,
+        1 => WaveletArg::Irreversible97,
+        _ => return Ok(None),
+    };
+    let color = match n[14] {
+        0 => ColorArg::None,
+        1 => ColorArg::Rct,
+        2 => ColorArg::Ict,
+        _ => return Ok(None),
+    };
+    Ok(Some((wavelet, u32::from(n[13]), color)))
+}
+
+/// The flags against the note of the file (if any): an error naming both when they differ.
+fn check_note(path: &Path, data_bytes: u64, asked: Transform) -> Result<(), CliError> {
+    let Some(made) = read_note(path, data_bytes)? else {
+        return Ok(());
+    };
+    let name = |(w, l, c): Transform| {
+        let w = match w {
+            WaveletArg::Reversible53 => "5/3",
+            WaveletArg::Irreversible97 => "9/7",
+        };
+        let c = format!("{c:?}").to_lowercase();
+        format!("--wavelet {w} --levels {l} --color {c}")
+    };
+    let same = made.0 as u8 == asked.0 as u8 && made.1 == asked.1 && made.2 as u8 == asked.2 as u8;
+    if !same {
+        return Err(bad(
+            path,
+            format!(
+                "these coefficients were made with {}, but {} was given: pass the settings \
+                 they were made with",
+                name(made),
+                name(asked)
+            ),
+        ));
+    }
+    Ok(())
+}
 
 fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
     CliError::File {
@@ -354,8 +442,8 @@ fn image_output(path: &Path, bits: u32) -> Result<image::ImageFormat, CliError> 
 
 /// The forward transform of `input` into `output`: the planes uploaded once, transformed into
 /// a coefficient buffer, and streamed to the file.
-pub fn forward(
-    ctx: &GpuContext,
+pub fn forward<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     input: &Path,
     output: &Path,
     (wavelet, levels, color): Transform,
@@ -370,6 +458,10 @@ pub fn forward(
     }
     let p = read(input)?;
     t.phase("read + decode");
+    let ctx = ctx()?;
+    let ctx = &*ctx;
+    t.phase("device");
+    let wavelet_arg = wavelet;
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels, color)?;
     let shape = [u64::from(p.planes), u64::from(p.height), u64::from(p.width)];
@@ -394,7 +486,13 @@ pub fn forward(
         4 * dwt.len() as u64,
     );
     crate::codec::write_atomic(output, |tmp| {
-        crate::stream::download(ctx, &coeffs, dtype, &shape, tmp, &mut progress)
+        crate::stream::download(ctx, &coeffs, dtype, &shape, tmp, &mut progress)?;
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(tmp)
+            .and_then(|mut f| f.write_all(&note(wavelet_arg, dwt.levels(), color)))
+            .map_err(|e| bad(output, format!("writing: {e}")))
     })?;
     progress.finish();
     t.phase("read back + write");
@@ -412,8 +510,8 @@ pub fn forward(
 }
 
 /// The inverse transform of `coeffs` into `output` (.npy, or an image of `bits` bits).
-pub fn inverse(
-    ctx: &GpuContext,
+pub fn inverse<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     coeffs: &Path,
     output: &Path,
     (wavelet, levels, color): Transform,
@@ -425,6 +523,12 @@ pub fn inverse(
         image_output(output, bits)?;
     }
     let p = read_npy(coeffs)?;
+    // A note follows only data of 4-byte samples (what `forward` writes).
+    check_note(
+        coeffs,
+        u64::from(p.width) * u64::from(p.height) * u64::from(p.planes) * 4,
+        (wavelet, levels, color),
+    )?;
     if let (true, Samples::Float(c)) = (image, &p.samples) {
         if let Some(i) = c.iter().position(|v| !v.is_finite()) {
             let n = (p.width * p.height) as usize;
@@ -441,6 +545,8 @@ pub fn inverse(
             ));
         }
     }
+    let ctx = ctx()?;
+    let ctx = &*ctx;
     let wavelet = Wavelet::from(wavelet);
     let dwt = plan(ctx, &p, wavelet, levels, color)?;
     // (The 8-bit last pass takes no colour transform: the samples come back and are written.)

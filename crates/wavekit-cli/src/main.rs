@@ -261,10 +261,11 @@ enum DwtCommand {
         /// Output image or array.
         #[arg(short, long)]
         output: std::path::PathBuf,
-        /// Wavelet.
+        /// Wavelet (the one the coefficients were made with: a file from `dwt forward`
+        /// notes it, and other settings are refused).
         #[arg(long, value_enum)]
         wavelet: dwt::WaveletArg,
-        /// Levels.
+        /// Levels (those the coefficients were made with).
         #[arg(long)]
         levels: u32,
         /// Bits per sample of an image output (8 or 16).
@@ -479,21 +480,27 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             output,
             exclusive,
             op,
-        } => {
-            let ctx = context(cli.adapter)?;
-            t.phase("device");
-            prims::scan(&ctx, &input, &output, op, exclusive, &mut t)
-        }
+        } => prims::scan(
+            || context(cli.adapter),
+            &input,
+            &output,
+            op,
+            exclusive,
+            &mut t,
+        ),
         Command::Select {
             input,
             flags,
             output,
             partition,
-        } => {
-            let ctx = context(cli.adapter)?;
-            t.phase("device");
-            prims::select(&ctx, &input, &flags, &output, partition, &mut t)
-        }
+        } => prims::select(
+            || context(cli.adapter),
+            &input,
+            &flags,
+            &output,
+            partition,
+            &mut t,
+        ),
         Command::Sort {
             input,
             output,
@@ -501,41 +508,42 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             values_out,
             descending,
             bits,
-        } => {
-            let ctx = context(cli.adapter)?;
-            t.phase("device");
-            prims::sort(
-                &ctx,
-                &input,
-                &output,
-                values.as_deref(),
-                values_out.as_deref(),
-                descending,
-                bits,
-                &mut t,
-            )
-        }
+        } => prims::sort(
+            || context(cli.adapter),
+            &input,
+            &output,
+            values.as_deref(),
+            values_out.as_deref(),
+            descending,
+            bits,
+            &mut t,
+        ),
         Command::Histogram {
             input,
             bins,
             range,
             output,
-        } => {
-            let ctx = context(cli.adapter)?;
-            t.phase("device");
-            prims::histogram(&ctx, &input, bins, &range, &output, &mut t)
-        }
+        } => prims::histogram(
+            || context(cli.adapter),
+            &input,
+            bins,
+            &range,
+            &output,
+            &mut t,
+        ),
         Command::Dwt(DwtCommand::Forward {
             input,
             output,
             wavelet,
             levels,
             color,
-        }) => {
-            let ctx = context(cli.adapter)?;
-            t.phase("device");
-            dwt::forward(&ctx, &input, &output, (wavelet, levels, color), &mut t)
-        }
+        }) => dwt::forward(
+            || context(cli.adapter),
+            &input,
+            &output,
+            (wavelet, levels, color),
+            &mut t,
+        ),
         Command::Dwt(DwtCommand::Inverse {
             input,
             output,
@@ -544,7 +552,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             bits,
             color,
         }) => dwt::inverse(
-            &*context(cli.adapter)?,
+            || context(cli.adapter),
             &input,
             &output,
             (wavelet, levels, color),
@@ -611,7 +619,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             }
         }
         Command::Demo => demo::demo(&*context(cli.adapter)?),
-        Command::Trace(tr) => trace::run(&*context(cli.adapter)?, tr),
+        Command::Trace(tr) => trace::run(tr, || context(cli.adapter)),
         Command::Knn(a) => spatial::knn(&*context(cli.adapter)?, &a),
         Command::Radius(a) => spatial::radius(&*context(cli.adapter)?, &a),
         Command::Spatial(spatial::SpatialCommand::Bench(a)) => {

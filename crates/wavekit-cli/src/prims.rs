@@ -170,8 +170,8 @@ pub fn reduce(ctx: &GpuContext, npy: &Npy, op: OpArg, t: &mut Timings) -> Result
 }
 
 /// Scan into `output`.
-pub fn scan(
-    ctx: &GpuContext,
+pub fn scan<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     input: &Path,
     output: &Path,
     op: OpArg,
@@ -181,6 +181,9 @@ pub fn scan(
     let npy = open_1d(input)?;
     let scalar = scalar_of(&npy, "scan")?;
     t.phase("header");
+    let ctx = ctx()?;
+    let ctx = &*ctx;
+    t.phase("device");
     let src = upload(ctx, &npy, "scan input")?;
     t.phase("read + upload");
     let scan = Scan::new(
@@ -201,8 +204,8 @@ pub fn scan(
 }
 
 /// Select (or partition) into `output`; prints the number kept.
-pub fn select(
-    ctx: &GpuContext,
+pub fn select<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     input: &Path,
     flags: &Path,
     output: &Path,
@@ -233,6 +236,9 @@ pub fn select(
         });
     }
     t.phase("header");
+    let ctx = ctx()?;
+    let ctx = &*ctx;
+    t.phase("device");
     let src = upload(ctx, &npy, "select input")?;
     let fb = upload(ctx, &f, "select flags")?;
     t.phase("read + upload");
@@ -285,8 +291,8 @@ pub fn parse_bits(s: &str) -> Result<(u32, u32), String> {
 /// Sort `input` into `output`; values travel along (or, with only `values_out`, the
 /// permutation is written).
 #[allow(clippy::too_many_arguments)]
-pub fn sort(
-    ctx: &GpuContext,
+pub fn sort<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     input: &Path,
     output: &Path,
     values: Option<&Path>,
@@ -360,6 +366,9 @@ pub fn sort(
     };
     t.phase("header");
     let n = keys.len();
+    let ctx = ctx()?;
+    let ctx = &*ctx;
+    t.phase("device");
     let kb = upload(ctx, &keys, "sort keys")?;
     let vb = match (&vals, values_out) {
         (Some(v), _) => Some(upload(ctx, v, "sort values")?),
@@ -410,8 +419,8 @@ pub fn sort(
 
 /// Histogram of `input` into `output` (counts per bin, uint32); prints the samples counted
 /// apart.
-pub fn histogram(
-    ctx: &GpuContext,
+pub fn histogram<C: std::ops::Deref<Target = GpuContext>>(
+    ctx: impl FnOnce() -> Result<C, CliError>,
     input: &Path,
     bins: u32,
     range: &[String],
@@ -440,6 +449,14 @@ pub fn histogram(
         Ok(Histogram::new(ctx, &config)?)
     }
     let npy = open_1d(input)?;
+    match scalar_of(&npy, "histogram")? {
+        Scalar::U32 => drop((level::<u32>(lo, "uint32")?, level::<u32>(hi, "uint32")?)),
+        Scalar::I32 => drop((level::<i32>(lo, "int32")?, level::<i32>(hi, "int32")?)),
+        Scalar::F32 => drop((level::<f32>(lo, "float32")?, level::<f32>(hi, "float32")?)),
+    }
+    let ctx = ctx()?;
+    let ctx = &*ctx;
+    t.phase("device");
     let h = match scalar_of(&npy, "histogram")? {
         Scalar::U32 => make::<u32>(ctx, bins, lo, hi, "uint32")?,
         Scalar::I32 => make::<i32>(ctx, bins, lo, hi, "int32")?,

@@ -174,9 +174,13 @@ fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
 }
 
 /// Run `wavekit trace`.
-pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
+/// `wavekit trace`: the inputs and outputs are read and checked before `ctx` gives a device.
+pub fn run<C: std::ops::Deref<Target = GpuContext>>(
+    cmd: TraceCmd,
+    ctx: impl FnOnce() -> Result<C, CliError>,
+) -> Result<(), CliError> {
     if let Some(TraceSub::Bench(b)) = cmd.bench {
-        return bench(ctx, &b);
+        return bench(&*ctx()?, &b);
     }
     let a = cmd.render;
     let Some(spec) = a.mesh.as_deref() else {
@@ -214,9 +218,14 @@ pub fn run(ctx: &GpuContext, cmd: TraceCmd) -> Result<(), CliError> {
     } else {
         mesh.clone()
     };
+    let rays = match &a.rays_in {
+        Some(rin) if a.hits_out.is_some() => Some(read_rays(rin)?),
+        _ => None,
+    };
+    let ctx = ctx()?;
+    let ctx = &*ctx;
     let bvh = build(ctx, &scene, a.builder)?;
-    if let (Some(rin), Some(hout)) = (&a.rays_in, &a.hits_out) {
-        let rays = read_rays(rin)?;
+    if let (Some(rays), Some(hout)) = (rays, &a.hits_out) {
         let config = TraceConfig {
             any_hit: a.any_hit,
             ..TraceConfig::new(a.kernel.kind())
@@ -433,6 +442,16 @@ fn read_rays(path: &Path) -> Result<Vec<Ray>, CliError> {
 fn ray_problem(r: &Ray) -> Option<String> {
     if r.origin.iter().any(|c| !c.is_finite()) {
         return Some(format!("has origin {:?}", r.origin));
+    }
+    if r.origin
+        .iter()
+        .any(|c| c.abs() > wavekit_trace::mesh::MAX_COORDINATE)
+    {
+        return Some(format!(
+            "has origin {:?}, beyond ±2^40 (about 1.1e12) where the f32 intersection test \
+             overflows",
+            r.origin
+        ));
     }
     if r.dir.iter().any(|c| !c.is_finite()) || r.dir == [0.0; 3] {
         return Some(format!("has direction {:?}", r.dir));

@@ -240,7 +240,7 @@ fn a_bad_stream_chunk_is_an_error() {
 #[test]
 fn histogram_range_does_not_swallow_the_next_option() {
     let x = tmp("range.npy");
-    npyz::to_file_1d(&x, [1i32, 2, 3]).unwrap();
+    npyz::to_file_1d(&x, [1f32, 2.0, 3.0]).unwrap();
     let h = tmp("range-out.npy");
     let no_gpu = [("VK_DRIVER_FILES", "/nonexistent.json")];
     let args = |range: &[&'static str]| {
@@ -253,13 +253,23 @@ fn histogram_range_does_not_swallow_the_next_option() {
     let out = wavekit(&a.iter().map(String::as_str).collect::<Vec<_>>(), &no_gpu);
     assert_usage_error(&out, "--range");
     assert!(!h.exists());
-    // Negative levels still parse (the run then needs a device, absent here).
+    // Negative levels still parse and are checked against the dtype (float32 here) before a
+    // device is asked for (absent here).
     for range in [&["-3", "-1"][..], &["-3e38", "3e38"][..]] {
         let a = args(range);
         let out = wavekit(&a.iter().map(String::as_str).collect::<Vec<_>>(), &no_gpu);
         let stderr = text(&out.stderr);
         assert!(!stderr.contains("--range"), "{range:?}: {stderr}");
+        assert!(
+            stderr.contains("no GPU adapter found"),
+            "{range:?}: {stderr}"
+        );
     }
+    // A level the samples' dtype cannot hold is refused before a device is asked for.
+    npyz::to_file_1d(&x, [1i32, 2, 3]).unwrap();
+    let a = args(&["-3e38", "3e38"]);
+    let out = wavekit(&a.iter().map(String::as_str).collect::<Vec<_>>(), &no_gpu);
+    assert_usage_error(&out, "--range value '-3e38' is not a valid int32 level");
 }
 
 /// The minimum or maximum of an empty array is an error naming the file, found before any
@@ -774,9 +784,50 @@ fn dwt_forward_inverse_and_round_trip() {
     // Clear errors: too many levels, a wrong coefficient type, float samples for 5/3.
     let out = dwt("forward", &rgb, Some(&coeffs), "5/3", "9", &[]);
     assert_usage_error(&out, "at most 6");
-    // int32 (5/3) coefficients given to the 9/7 inverse.
+    // int32 (5/3) coefficients given to the 9/7 inverse: the note `forward` leaves after the
+    // data says so; without it (a file from numpy), the dtype does.
     let out = dwt("inverse", &coeffs, Some(&back), "9/7", "1", &[]);
+    assert_usage_error(&out, "made with --wavelet 5/3 --levels 1 --color none");
+    let bare = tmp("coeffs-bare.npy");
+    let bytes = std::fs::read(&coeffs).unwrap();
+    assert_eq!(
+        &bytes[bytes.len() - 16..bytes.len() - 4],
+        b"wavekit-dwt\x01"
+    );
+    std::fs::write(&bare, &bytes[..bytes.len() - 16]).unwrap();
+    let out = dwt("inverse", &bare, Some(&back), "9/7", "1", &[]);
     assert_usage_error(&out, "take i32 samples, 9/7 f32");
+    // Another level count or colour transform than the coefficients were made with (issue
+    // 32: 2 levels undoing 3 wrote garbage with exit 0), refused before any output.
+    let out = dwt(
+        "forward",
+        &rgb,
+        Some(&coeffs),
+        "5/3",
+        "3",
+        &["--color", "rct"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for (levels, extra) in [("2", &["--color", "rct"][..]), ("3", &[][..])] {
+        let _ = std::fs::remove_file(&back);
+        let out = dwt("inverse", &coeffs, Some(&back), "5/3", levels, extra);
+        assert_usage_error(
+            &out,
+            "made with --wavelet 5/3 --levels 3 --color rct, but --wavelet 5/3",
+        );
+        assert!(!back.exists(), "a refused inverse left its output");
+    }
+    let out = dwt(
+        "inverse",
+        &coeffs,
+        Some(&back),
+        "5/3",
+        "3",
+        &["--color", "rct"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (a, b) = (image::open(&rgb).unwrap(), image::open(&back).unwrap());
+    assert_eq!(a.as_bytes(), b.as_bytes(), "5/3 with RCT is exact");
     let f = tmp("float.npy");
     npyz::to_file_1d(&f, [1.0f32]).unwrap();
     let out = dwt("forward", &f, Some(&coeffs), "5/3", "1", &[]);
@@ -1259,23 +1310,46 @@ fn ui_render_demo_and_scene_errors() {
         .max();
     assert!(worst <= Some(1), "GPU and CPU differ by {worst:?}");
     let small = dir.join("small.png");
-    let o = wavekit(
-        &[
-            "ui",
-            "render",
-            p,
-            "-o",
-            small.to_str().unwrap(),
-            "--size",
-            "64x48",
-        ],
-        &[],
-    );
+    let render_at = |size: &str| {
+        wavekit(
+            &[
+                "ui",
+                "render",
+                p,
+                "-o",
+                small.to_str().unwrap(),
+                "--size",
+                size,
+            ],
+            &[],
+        )
+    };
+    let o = render_at("64x48");
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(
         image::open(&small).unwrap().to_rgba8().dimensions(),
         (64, 48)
     );
+    // A frame larger than the adapter binds (lavapipe: 128 MiB): the largest it takes, not
+    // wgpu's validation text (issue 32).
+    let probe = wavekit(&["probe", "--json"], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+    let binds = v["capabilities"]["limits"]["max_storage_buffer_binding_size"]
+        .as_u64()
+        .unwrap();
+    let o = render_at("16384x16384");
+    let e = text(&o.stderr);
+    if binds < 1 << 30 {
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("a 16384 x 16384 frame needs a 1024 MiB pixel buffer")
+                && e.contains("render a smaller size")
+                && !e.contains("Validation"),
+            "{e}"
+        );
+    } else {
+        assert!(o.status.success(), "{e}");
+    }
     std::fs::write(dir.join("bad.json"), r#"{"width": 9, "height": 9, "items": [{"rect": {"x": 0, "y": 0, "w": 1, "h": 1}}, {"blob": {}}]}"#).unwrap();
     let o = wavekit(
         &[

@@ -3,12 +3,22 @@
 //!
 //! A mesh is a list of vertex positions and a list of triangles (three vertex indices each).
 //! Faces with more than three corners are fanned into triangles by the loaders. Every vertex
-//! must be finite and every index in range: a file that breaks either is an error naming the
-//! file and the element, not a mesh with holes.
+//! must be finite and within ±2^40 ([`MAX_COORDINATE`]), the mesh not smaller than 2^-32
+//! ([`MIN_SCALE`]), and every index in range: a file that breaks any is an error naming the
+//! file and the element, not a mesh with holes or one that rays miss.
 
 use std::path::Path;
 
 use crate::{Result, TraceError};
+
+/// The largest coordinate a mesh or a ray's origin may have, 2^40 (about 1.1e12): past
+/// about 2^45 the f32 intersection test overflows and rays miss without a word.
+pub const MAX_COORDINATE: f32 = 1_099_511_627_776.0;
+
+/// The smallest largest-coordinate of a mesh that is not all zeros, 2^-32 (about 2.3e-10):
+/// below it the intersection test's products reach f32's subnormals and lose precision, and
+/// below about 2^-60 they underflow.
+pub const MIN_SCALE: f32 = 1.0 / 4_294_967_296.0;
 
 /// A triangle mesh: positions and triangles (indices into the positions).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,6 +107,30 @@ impl Mesh {
                 "{what}: vertex {i} is {p:?}; every coordinate must be finite"
             )));
         }
+        if let Some((i, p)) = self
+            .positions
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.iter().any(|c| c.abs() > MAX_COORDINATE))
+        {
+            return Err(TraceError::Mesh(format!(
+                "{what}: vertex {i} is {p:?}; coordinates beyond ±2^40 (about 1.1e12) overflow \
+                 the tracer's f32 intersection test: scale the mesh down (by a power of two, \
+                 which is exact)"
+            )));
+        }
+        let largest = self
+            .positions
+            .iter()
+            .flatten()
+            .fold(0f32, |m, c| m.max(c.abs()));
+        if largest > 0.0 && largest < MIN_SCALE {
+            return Err(TraceError::Mesh(format!(
+                "{what}: the largest coordinate is {largest:e}; a mesh this small (under 2^-32, \
+                 about 2.3e-10) underflows the tracer's f32 intersection test: scale it up (by \
+                 a power of two, which is exact)"
+            )));
+        }
         let n = self.positions.len();
         if let Some((i, t)) = self
             .triangles
@@ -147,12 +181,15 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
         ignore_lines: true,
     };
     let (models, _) = tobj::load_obj(path, &options).map_err(|e| {
-        file_error(
-            path,
-            format!(
-                "{e} (tobj: a face or vertex line that does not parse, or the file is missing)"
-            ),
-        )
+        // tobj names no line: find the first one that does not parse (issue 32).
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(io) => return file_error(path, io),
+        };
+        match first_bad_obj_line(&text) {
+            Some((n, line, why)) => file_error(path, format!("line {n}: '{line}': {why}")),
+            None => file_error(path, format!("{e} (tobj)")),
+        }
     })?;
     let mut positions = Vec::new();
     let mut triangles = Vec::new();
@@ -190,6 +227,58 @@ pub fn load_obj(path: &Path) -> Result<Mesh> {
     };
     mesh.check(&path.display().to_string())?;
     Ok(mesh)
+}
+
+/// The first line of an OBJ text whose vertex or face does not parse: (line number from 1,
+/// the line, what is wrong). Only the statements the loader uses are checked.
+fn first_bad_obj_line(text: &str) -> Option<(usize, String, String)> {
+    let mut vertices = 0i64;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        let mut words = line.split_whitespace();
+        let shown = || {
+            let s: String = raw.chars().take(60).collect();
+            if raw.chars().count() > 60 {
+                format!("{s}…")
+            } else {
+                s
+            }
+        };
+        let bad = |why: String| Some((i + 1, shown(), why));
+        match words.next() {
+            Some("v") => {
+                let xyz: Vec<&str> = words.collect();
+                if xyz.len() < 3 || xyz.iter().any(|w| w.parse::<f32>().is_err()) {
+                    return bad("a vertex is 'v x y z' (three numbers)".into());
+                }
+                vertices += 1;
+            }
+            Some("f") => {
+                let corners: Vec<&str> = words.collect();
+                if corners.len() < 3 {
+                    return bad("a face has three corners or more".into());
+                }
+                for c in corners {
+                    match c.split('/').next().unwrap_or("").parse::<i64>() {
+                        Ok(0) | Err(_) => {
+                            return bad(format!(
+                                "corner '{c}': a corner is a vertex number from 1 (or negative, \
+                                 from the last), optionally /texture/normal"
+                            ));
+                        }
+                        Ok(k) if k > vertices || -k > vertices => {
+                            return bad(format!(
+                                "corner '{c}': only {vertices} vertices come before this line"
+                            ));
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Refuse a PLY header whose element counts the file cannot hold (every element takes at
@@ -502,6 +591,42 @@ fn grid(k: u32, seed: u64) -> Result<Mesh> {
 mod tests {
     use super::*;
 
+    /// Huge and tiny meshes (issue 32): scaled by a power of two from 2^-32 to 2^40, a scene
+    /// gives the same hits with distances scaled exactly (a triangle near 3e38 or 1e18 was
+    /// missed by every ray); beyond, the mesh is refused with a message, not rendered blank.
+    #[test]
+    fn meshes_at_any_accepted_scale_give_the_same_hits() {
+        let base = procedural("proc:soup:3000:7").unwrap();
+        let scaled = |e: i32| {
+            let s = 2f32.powi(e);
+            Mesh::new(
+                base.positions.iter().map(|p| p.map(|c| c * s)).collect(),
+                base.triangles.clone(),
+            )
+        };
+        let hits = |m: &Mesh| {
+            let rays = crate::rays::Camera::framing(m, 48, 40).primary();
+            crate::reference::brute_force(m, &rays)
+        };
+        let unit = hits(&base);
+        let count = unit.iter().filter(|h| h.is_hit()).count();
+        assert!(count > 100, "the scene should be hit by many rays: {count}");
+        for e in [-32, -21, 17, 39] {
+            let m = scaled(e).unwrap();
+            let h = hits(&m);
+            for (i, (a, b)) in unit.iter().zip(&h).enumerate() {
+                assert_eq!(a.prim, b.prim, "2^{e}: ray {i}");
+                assert_eq!(a.t * 2f32.powi(e), b.t, "2^{e}: ray {i}");
+            }
+        }
+        for e in [41, 60, 127, -33, -100] {
+            let err = scaled(e).unwrap_err().to_string();
+            assert!(err.contains("2^"), "2^{e}: {err}");
+        }
+        let zero = Mesh::new(vec![[0.0; 3]; 3], vec![[0, 1, 2]]).unwrap();
+        assert_eq!(zero.len(), 1);
+    }
+
     /// Fuzzing (issue 32): OBJ and PLY files of any bytes load or are refused, never panic:
     /// the corpus (`fuzz/corpus/obj`, `fuzz/corpus/ply`: valid meshes, indices out of range or
     /// negative, no faces, huge coordinates and counts, text) and mutations of it.
@@ -556,6 +681,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("bad.obj"), "{e}");
+        // OBJ errors give the line (issue 32: tobj names none).
+        for (name, text, needle) in [
+            (
+                "bad-vertex.obj",
+                "# a mesh\nv 0 0 0\nv 1 0 0\nv 0 1 x\nf 1 2 3\n",
+                "line 4: 'v 0 1 x': a vertex is 'v x y z'",
+            ),
+            (
+                "bad-corner.obj",
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 a\n",
+                "line 5: 'f 1 2 a': corner 'a'",
+            ),
+            (
+                "far-corner.obj",
+                "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n",
+                "line 4: 'f 1 2 7': corner '7': only 3 vertices",
+            ),
+        ] {
+            let e = load_obj(&write(name, text)).unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains(needle), "{name}: {e}");
+        }
         let e = load_ply(&write(
             "bad.ply",
             "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n\

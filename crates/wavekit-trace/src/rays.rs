@@ -80,7 +80,13 @@ impl Camera {
     pub fn framing(mesh: &Mesh, width: u32, height: u32) -> Camera {
         let (lo, hi) = mesh.bounds();
         let centre = scale(add(lo, hi), 0.5);
-        let radius = (0.5 * dot(sub(hi, lo), sub(hi, lo)).sqrt()).max(1e-6);
+        // A mesh of one point has no size: frame a sliver of its distance from the origin.
+        let span = 0.5 * dot(sub(hi, lo), sub(hi, lo)).sqrt();
+        let radius = if span > 0.0 {
+            span
+        } else {
+            (1e-6 * dot(centre, centre).sqrt()).max(1e-6)
+        };
         let view = normalize([0.55, 0.45, 1.0]);
         let fov = 45f32.to_radians();
         let dist = radius / (0.5 * fov).sin() * 1.05;

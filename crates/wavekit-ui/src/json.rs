@@ -67,7 +67,7 @@ pub struct SceneFile {
 }
 
 /// One radius or four (tl, tr, br, bl).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Radius {
     /// Every corner.
@@ -93,7 +93,7 @@ impl Radius {
 }
 
 /// A fill as written.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum FillJson {
     /// A colour.
@@ -103,6 +103,65 @@ pub enum FillJson {
         /// The linear gradient.
         linear: GradientJson,
     },
+}
+
+// Radii and fills are read by hand: serde's untagged enums answer every mistake with "data
+// did not match any variant" (issue 32); these say what was found and what is expected.
+impl<'de> Deserialize<'de> for Radius {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        let bad = || {
+            D::Error::custom(format!(
+                "radius {v}: give one number, or four [top-left, top-right, bottom-right, \
+                 bottom-left]"
+            ))
+        };
+        match &v {
+            serde_json::Value::Number(n) => {
+                n.as_f64().map(|r| Radius::One(r as f32)).ok_or_else(bad)
+            }
+            serde_json::Value::Array(a) if a.len() == 4 => {
+                let mut r = [0f32; 4];
+                for (x, e) in r.iter_mut().zip(a) {
+                    *x = e.as_f64().ok_or_else(bad)? as f32;
+                }
+                Ok(Radius::Four(r))
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FillJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::Array(a) => {
+                let channel = |e: &serde_json::Value| e.as_u64().filter(|&c| c <= 255);
+                if a.len() != 4 || a.iter().any(|e| channel(e).is_none()) {
+                    return Err(D::Error::custom(format!(
+                        "fill {v}: a colour is [r, g, b, a], four integers from 0 to 255"
+                    )));
+                }
+                let mut c = [0u8; 4];
+                for (x, e) in c.iter_mut().zip(a) {
+                    *x = channel(e).unwrap_or(0) as u8;
+                }
+                Ok(FillJson::Solid(c))
+            }
+            serde_json::Value::Object(o) if o.len() == 1 && o.contains_key("linear") => {
+                let linear = GradientJson::deserialize(&o["linear"])
+                    .map_err(|e| D::Error::custom(format!("linear gradient: {e}")))?;
+                Ok(FillJson::Gradient { linear })
+            }
+            _ => Err(D::Error::custom(format!(
+                "fill {v}: give a colour [r, g, b, a] or {{\"linear\": {{\"start\": [x, y], \
+                 \"end\": [x, y], \"stops\": [[offset, [r, g, b, a]], …]}}}}"
+            ))),
+        }
+    }
 }
 
 /// A linear gradient as written.
@@ -351,6 +410,8 @@ fn item_error(index: usize, kind: &str, message: impl std::fmt::Display) -> UiEr
 
 /// Parse a scene's JSON text (`name` names it in errors).
 pub fn parse(name: &str, text: &str) -> Result<SceneFile> {
+    // A UTF-8 byte-order mark (some editors write one) is not JSON; it is skipped.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let raw: RawFile = serde_json::from_str(text).map_err(|e| {
         let hint = if text.contains("NaN") || text.contains("Infinity") {
             " (JSON has no NaN or Infinity: give finite numbers)"
@@ -793,6 +854,57 @@ mod tests {
             r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2, "opacity": 3}}}}]}}"#
         ));
         assert!(e.contains("item 0 (rect): opacity is 3"), "{e}");
+        // Fills and radii say what they found and what they take (issue 32: serde's "data did
+        // not match any variant of untagged enum").
+        for (item, needle) in [
+            (
+                r#""fill": [300, 0, 0, 255]"#,
+                "fill [300,0,0,255]: a colour is [r, g, b, a], four integers from 0 to 255",
+            ),
+            (
+                r#""fill": [30, 0, 0]"#,
+                "fill [30,0,0]: a colour is [r, g, b, a]",
+            ),
+            (
+                r#""fill": "red""#,
+                "fill \"red\": give a colour [r, g, b, a] or {\"linear\"",
+            ),
+            (
+                r#""fill": {"linear": {"start": [0, 0], "stops": []}}"#,
+                "linear gradient: missing field `end`",
+            ),
+            (
+                r#""radius": [1, 2, 3]"#,
+                "radius [1,2,3]: give one number, or four [top-left",
+            ),
+            (r#""radius": "big""#, "radius \"big\": give one number"),
+        ] {
+            let e = err(&format!(
+                r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2, {item}}}}}]}}"#
+            ));
+            assert!(e.contains("item 0 (rect): "), "{item}: {e}");
+            assert!(e.contains(needle), "{item}: {e}");
+            assert!(!e.contains("did not match"), "{item}: {e}");
+        }
+        // Both forms of each still read.
+        let f = parse(
+            "t.json",
+            &format!(
+                r#"{HEAD}{{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2, "radius": 2, "fill": [1, 2, 3, 4]}}}}, {{"rect": {{"x": 1, "y": 1, "w": 2, "h": 2, "radius": [1, 2, 3, 4.5], "fill": {{"linear": {{"start": [0, 0], "end": [1, 0], "stops": [[0, [0, 0, 0, 255]]]}}}}}}}}]}}"#
+            ),
+        )
+        .unwrap();
+        let back = serde_json::to_string(&f).unwrap();
+        assert!(back.contains(r#""radius":2.0,"fill":[1,2,3,4]"#), "{back}");
+        assert!(
+            back.contains(r#""radius":[1.0,2.0,3.0,4.5],"fill":{"linear""#),
+            "{back}"
+        );
+        // A UTF-8 byte-order mark is skipped, not "expected value at line 1 column 1".
+        let bom = format!("\u{feff}{HEAD}{{\"pop_clip\": {{}}}}]}}");
+        let e = err(&bom);
+        assert!(e.contains("pop_clip without a push_clip"), "{e}");
+        parse("t.json", &format!("\u{feff}{HEAD}]}}")).unwrap();
     }
 
     #[test]

@@ -193,32 +193,53 @@ pub fn texel(s: &SceneData, x: u32, y: u32) -> [f32; 4] {
 /// chain-inner box every clip from it up covers 1; outside its chain-outer box, or once the
 /// least is 0, the answer is 0.
 pub fn clip_coverage(s: &SceneData, mut c: u32, p: [f32; 2]) -> f32 {
-    let (px, py) = (p[0].floor() as i32, p[1].floor() as i32);
-    let holds = |b: PixelBox| px >= b.x0 && py >= b.y0 && px < b.x1 && py < b.y1;
     let mut v = 1.0f32;
     while c != 0 {
-        let r = &s.clips[(c as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
-        if holds(PixelBox::unpack([
-            r[clip_word::INNER],
-            r[clip_word::INNER + 1],
-        ])) {
-            break;
+        let r = clip_record(s, c);
+        match settled(r, p) {
+            Some(1.0) => break,
+            Some(_) => return 0.0,
+            None => {}
         }
-        if !holds(PixelBox::unpack([
-            r[clip_word::OUTER],
-            r[clip_word::OUTER + 1],
-        ])) {
-            return 0.0;
-        }
-        let b = [0, 1, 2, 3].map(|i| f32::from_bits(r[clip_word::BOX + i]));
-        let rad = unpack_f16x4([r[clip_word::RADII], r[clip_word::RADII + 1]]);
-        v = v.min(cov(sd_rounded_rect(p, b, rad)));
+        v = v.min(own_coverage(r, p));
         if v == 0.0 {
             return 0.0;
         }
         c = r[clip_word::PARENT];
     }
     v
+}
+
+/// Clip `c`'s words (clips are numbered from 1).
+fn clip_record<'a>(s: &'a SceneData<'_>, c: u32) -> &'a [u32] {
+    &s.clips[(c as usize - 1) * CLIP_WORDS..][..CLIP_WORDS]
+}
+
+/// What the clip's boxes settle for the chain from it up at pixel `p`: 1 inside the chain's
+/// inner box (every clip above holds the pixel whole), 0 outside its outer box, else `None`.
+fn settled(r: &[u32], p: [f32; 2]) -> Option<f32> {
+    let (px, py) = (p[0].floor() as i32, p[1].floor() as i32);
+    let holds = |b: PixelBox| px >= b.x0 && py >= b.y0 && px < b.x1 && py < b.y1;
+    if holds(PixelBox::unpack([
+        r[clip_word::INNER],
+        r[clip_word::INNER + 1],
+    ])) {
+        Some(1.0)
+    } else if !holds(PixelBox::unpack([
+        r[clip_word::OUTER],
+        r[clip_word::OUTER + 1],
+    ])) {
+        Some(0.0)
+    } else {
+        None
+    }
+}
+
+/// The clip's own coverage at `p` (its rounded box alone).
+fn own_coverage(r: &[u32], p: [f32; 2]) -> f32 {
+    let b = [0, 1, 2, 3].map(|i| f32::from_bits(r[clip_word::BOX + i]));
+    let rad = unpack_f16x4([r[clip_word::RADII], r[clip_word::RADII + 1]]);
+    cov(sd_rounded_rect(p, b, rad))
 }
 
 /// [`clip_coverage`] for one pixel at a time, each clip's chain computed once a pixel: the
@@ -251,8 +272,6 @@ impl ClipMemo {
             self.value = vec![0.0; clips + 1];
             self.pixel = self.pixel.max(1);
         }
-        let (px, py) = (p[0].floor() as i32, p[1].floor() as i32);
-        let holds = |b: PixelBox| px >= b.x0 && py >= b.y0 && px < b.x1 && py < b.y1;
         // Up the chain to a clip whose value is known or settled by its boxes, then back down.
         self.path.clear();
         let mut at = c;
@@ -263,21 +282,8 @@ impl ClipMemo {
             if self.stamp[at as usize] == self.pixel {
                 break self.value[at as usize];
             }
-            let r = &s.clips[(at as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
-            let v = if holds(PixelBox::unpack([
-                r[clip_word::INNER],
-                r[clip_word::INNER + 1],
-            ])) {
-                Some(1.0)
-            } else if !holds(PixelBox::unpack([
-                r[clip_word::OUTER],
-                r[clip_word::OUTER + 1],
-            ])) {
-                Some(0.0)
-            } else {
-                None
-            };
-            if let Some(v) = v {
+            let r = clip_record(s, at);
+            if let Some(v) = settled(r, p) {
                 self.stamp[at as usize] = self.pixel;
                 self.value[at as usize] = v;
                 break v;
@@ -286,10 +292,7 @@ impl ClipMemo {
             at = r[clip_word::PARENT];
         };
         while let Some(at) = self.path.pop() {
-            let r = &s.clips[(at as usize - 1) * CLIP_WORDS..][..CLIP_WORDS];
-            let b = [0, 1, 2, 3].map(|i| f32::from_bits(r[clip_word::BOX + i]));
-            let rad = unpack_f16x4([r[clip_word::RADII], r[clip_word::RADII + 1]]);
-            above = cov(sd_rounded_rect(p, b, rad)).min(above);
+            above = own_coverage(clip_record(s, at), p).min(above);
             self.stamp[at as usize] = self.pixel;
             self.value[at as usize] = above;
         }

@@ -501,6 +501,7 @@ impl UiRenderer {
             None => vec![[0, n_items as u32, 3, 0]],
         };
         if slices.len() > 1 {
+            frame_fits(ctx, "colour carry", w, h, 16)?;
             rebind |= frame.slices.fit(ctx, slices.len() as u64 * 4)?;
             rebind |= frame.carry.fit(ctx, u64::from(w) * u64::from(h) * 4)?;
         }
@@ -620,6 +621,7 @@ impl UiRenderer {
         frame: &mut Frame,
         buffer: &wgpu::Buffer,
     ) -> Result<()> {
+        frame_fits(ctx, "pixel", frame.p.width, frame.p.height, 4)?;
         let need = u64::from(frame.p.width) * u64::from(frame.p.height) * 4;
         if buffer.size() < need {
             return Err(UiError::Invalid(format!(
@@ -792,6 +794,7 @@ impl UiRenderer {
     ) -> Result<image::RgbaImage> {
         let mut frame = self.frame(ctx)?;
         self.upload(ctx, &mut frame, scene)?;
+        frame_fits(ctx, "pixel", scene.width, scene.height, 4)?;
         let n = scene.width as usize * scene.height as usize;
         let out = ctx.storage_poisoned("ui pixels", n)?;
         self.target_buffer(ctx, &mut frame, &out)?;
@@ -820,6 +823,7 @@ impl UiRenderer {
         scene: &Scene,
     ) -> Result<image::RgbaImage> {
         self.upload(ctx, frame, scene)?;
+        frame_fits(ctx, "pixel", scene.width, scene.height, 4)?;
         let n = scene.width as usize * scene.height as usize;
         let out = ctx.storage_poisoned("ui pixels", n)?;
         self.target_buffer(ctx, frame, &out)?;
@@ -832,6 +836,28 @@ impl UiRenderer {
         image::RgbaImage::from_raw(scene.width, scene.height, bytes)
             .ok_or_else(|| UiError::Invalid("pixel count".into()))
     }
+}
+
+/// Whether a frame of `w × h` pixels, `per_pixel` bytes each, fits one buffer binding of this
+/// adapter: an error saying the largest frame that does (issue 32: a 16384 × 16384 render
+/// ended in wgpu's raw validation text).
+fn frame_fits(ctx: &GpuContext, what: &str, w: u32, h: u32, per_pixel: u64) -> Result<()> {
+    let limits = ctx.device.limits();
+    let most = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let need = u64::from(w) * u64::from(h) * per_pixel;
+    if need <= most {
+        return Ok(());
+    }
+    let side = ((most / per_pixel) as f64).sqrt() as u64;
+    Err(UiError::Invalid(format!(
+        "a {w} x {h} frame needs a {} MiB {what} buffer, and this adapter binds at most {} MiB \
+         (a frame of at most {} pixels, {side} x {side} square): render a smaller size",
+        need >> 20,
+        most >> 20,
+        most / per_pixel
+    )))
 }
 
 /// The fine pass's slices of the items, in draw order, each within `budget` loop iterations
