@@ -144,8 +144,9 @@ impl Npy {
 
     /// Read and check the header of `path` (any shape; the data must be all there).
     pub fn open(path: &Path) -> Result<Npy, CliError> {
-        let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
-        let meta = f.metadata().map_err(|e| bad(path, e))?;
+        // The kind of file is asked before it is opened: opening a pipe with no writer waits
+        // forever.
+        let meta = std::fs::metadata(path).map_err(|e| bad(path, e))?;
         if meta.is_dir() {
             return Err(bad(path, "is a folder: give a .npy file"));
         }
@@ -156,6 +157,7 @@ impl Npy {
                  before its data; save the array to a file first",
             ));
         }
+        let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
         let mut pre = [0u8; 10];
         f.read_exact(&mut pre)
             .map_err(|_| bad(path, "not a readable .npy file: shorter than a header"))?;
@@ -658,13 +660,22 @@ mod tests {
         std::fs::write(&p, b"not numpy").unwrap();
         let e = Npy::open(&p).unwrap_err().to_string();
         assert!(e.contains("not a readable .npy file"), "{e}");
-        // A folder, and a device (a pipe would block the test): said as such.
+        // A folder, a device and a pipe with no writer (opening it would wait forever): said
+        // as such.
         let e = Npy::open(&std::env::temp_dir()).unwrap_err().to_string();
         assert!(e.contains("is a folder: give a .npy file"), "{e}");
         #[cfg(unix)]
         {
             let e = Npy::open(Path::new("/dev/null")).unwrap_err().to_string();
             assert!(e.contains("is not a regular file"), "{e}");
+            let fifo = p.with_extension("fifo.npy");
+            let _ = std::fs::remove_file(&fifo);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let e = Npy::open(&fifo).unwrap_err().to_string();
+                assert!(e.contains("is not a regular file"), "{e}");
+                std::fs::remove_file(&fifo).unwrap();
+            }
         }
         // Hostile headers (issue 32): errors, never a panic. Each file has 64 bytes of data.
         let raw = |dict: &str| {
