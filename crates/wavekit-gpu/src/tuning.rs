@@ -201,3 +201,10 @@ pub const SMALL_UP_TO: u64 = 1 << 20;
 /// smaller tiles spread an input of 2^12 to 2^20 over more workgroups (on the H200 at 2^16:
 /// scan 20.6 → 16.3 µs, select 21.5 → 16.7, partition 31.2 → 19.6, reduce 12.2 → 10.8).
 pub const SMALL_STEPS: u32 = 2;
+
+/// Chunks of at most this many tiles are scanned by a kernel that clears its own look-back
+/// state as it ends, with no clearing dispatch before it (`ScanPolicy::self_clear_tiles`,
+/// ADR-0087). On the H200 (session 25) one dispatch less took 2^16 from 13.7–13.9 to 12.3–12.6
+/// µs and 2^20 from 17.8–18.3 to 17.3–17.5, 2^24 (2 341 tiles) unchanged; at 2^28 (37 449
+/// tiles) the last workgroup clearing every descriptor word made the scan 10–12 % slower.
+pub const SELF_CLEAR_TILES: u32 = 4096;

@@ -14,7 +14,7 @@
 //! | `WAVEKIT_DUMP_WGSL=DIR` | [`ContextOptions::dump_wgsl`] |
 //! | `WAVEKIT_PIPELINE_CACHE=DIR` | [`ContextOptions::pipeline_cache`] (the CLI saves it before it exits) |
 //! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
-//! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
+//! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_SCAN_SELF_CLEAR_TILES`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
@@ -229,6 +229,10 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
     }
     s.lookback = lb;
     s.small = small(s.small);
+    s.self_clear_tiles = u("WAVEKIT_SCAN_SELF_CLEAR_TILES", "tiles (0: never)", |_| {
+        true
+    })?
+    .unwrap_or(s.self_clear_tiles);
     // Reduce.
     let r = &mut p.reduce;
     r.tile.workgroup = workgroup.unwrap_or(r.tile.workgroup);
@@ -448,6 +452,7 @@ mod tests {
             ("WAVEKIT_SORT_SINGLE_PASS", "1"),
             ("WAVEKIT_FAULT_LOOKBACK", "3"),
             ("WAVEKIT_DWT_TILE", "64x16x4"),
+            ("WAVEKIT_SCAN_SELF_CLEAR_TILES", "0"),
         ];
         let o = context_options(&env).unwrap();
         assert_eq!(o.adapter.as_deref(), Some("llvmpipe"));
@@ -458,6 +463,12 @@ mod tests {
         assert_eq!(p.reduce.tile.steps, 9);
         assert_eq!(p.select.partition_steps, 9);
         assert_eq!(p.scan.lookback.fault_skip, 3);
+        assert_eq!(p.scan.self_clear_tiles, 0);
+        let unset: &[(&str, &str)] = &[];
+        assert_eq!(
+            policies(&unset).unwrap().scan.self_clear_tiles,
+            wavekit::tuning::SELF_CLEAR_TILES
+        );
         assert!(p.sort.single_pass);
         assert_eq!(p.sort.items, SortPolicy::single_pass().items);
         assert_eq!(p.sort.fault_skip, 3);

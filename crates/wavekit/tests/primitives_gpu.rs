@@ -540,6 +540,102 @@ fn scan_and_select_clear_their_scratch_each_run_without_clear_buffer() {
     }
 }
 
+/// A self-clearing scan (ADR-0087), plain and segmented, run three times in one encoder with
+/// new input and a poisoned output each time: every run equals the reference of its own input
+/// (descriptors left from the run before would be read as published prefixes, a tile counter
+/// left at the end would make every workgroup exit and leave the poison); the same with the
+/// clearing dispatch, and with self-clearing up to 3 tiles (larger inputs cleared by the
+/// dispatch); one dispatch a run where the chunk clears itself, two where not.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_self_clearing_scan_runs_again_on_new_input() {
+    let ctx = gpu();
+    let mut sizes = vec![1usize, 4099, 70_001];
+    if !wavekit_harness::short_sweep() {
+        // Past the small inputs' rule (2^20): the policy's own tiles.
+        sizes.push((1 << 20) + 7);
+    }
+    // Every chunk clears itself; none does (a dispatch clears); up to 3 tiles do.
+    for limit in [u32::MAX, 0, 3] {
+        let policy = ScanPolicy {
+            self_clear_tiles: limit,
+            ..ScanPolicy::for_device(ctx)
+        };
+        let plain = Scan::new(
+            ctx,
+            &ScanConfig {
+                policy: Some(policy),
+                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), true)
+            },
+        )
+        .unwrap();
+        let segmented = Scan::segmented(ctx, Scalar::I32, Op::Max, false, Some(policy)).unwrap();
+        for &n in &sizes {
+            if limit != u32::MAX && n > 70_001 {
+                continue;
+            }
+            let inputs: Vec<Vec<u32>> = (0..3).map(|r| random_u32(40 + r + n as u64, n)).collect();
+            let heads: Vec<u32> = random_u32(7 + n as u64, n)
+                .iter()
+                .map(|x| u32::from(x % 97 == 0))
+                .collect();
+            let staged = ctx.storage_from("staged", &inputs.concat()).unwrap();
+            let flags = ctx.storage_from("heads", &heads).unwrap();
+            let src = ctx.storage_poisoned("src", n).unwrap();
+            let dst = ctx.storage_poisoned("dst", n).unwrap();
+            let poison = ctx.storage_poisoned("poison", n).unwrap();
+            let outs = ctx.storage_poisoned("outs", 6 * n).unwrap();
+            let bound = [
+                plain.bind(ctx, &src, Some(&dst), n as u64).unwrap(),
+                segmented
+                    .bind_segmented(ctx, &src, &flags, &dst, n as u64)
+                    .unwrap(),
+            ];
+            for (b, scan) in bound.iter().zip([&plain, &segmented]) {
+                let counted = wavekit::record::count(|| {
+                    b.record(&mut ctx.device.create_command_encoder(&Default::default()))
+                });
+                let tiles = n.div_ceil(scan.tile_elements_for(ctx, n as u64).unwrap() as usize);
+                let want = if tiles <= limit as usize { 1 } else { 2 };
+                assert_eq!(counted.dispatches, want, "{}: n={n} limit {limit}", on(ctx));
+            }
+            let bytes = 4 * n as u64;
+            run(ctx, |e| {
+                for r in 0..3u64 {
+                    for (k, b) in bound.iter().enumerate() {
+                        e.copy_buffer_to_buffer(&staged, r * bytes, &src, 0, Some(bytes));
+                        e.copy_buffer_to_buffer(&poison, 0, &dst, 0, Some(bytes));
+                        b.record(e);
+                        let at = (2 * r + k as u64) * bytes;
+                        e.copy_buffer_to_buffer(&dst, 0, &outs, at, Some(bytes));
+                    }
+                }
+            });
+            let got: Vec<u32> = ctx.read_back("outs", &outs, 6 * n).unwrap();
+            for (r, x) in inputs.iter().enumerate() {
+                let want = reference::scan(x, Op::Add, true);
+                let at = 2 * r * n;
+                assert_eq!(
+                    &got[at..at + n],
+                    &want[..],
+                    "{}: self_clear_tiles={limit} n={n} run {r}",
+                    on(ctx)
+                );
+                let xi: Vec<i32> = bytemuck::cast_slice(x).to_vec();
+                let want: Vec<u32> =
+                    bytemuck::cast_vec(reference::segmented_scan(&xi, &heads, Op::Max, false));
+                let at = (2 * r + 1) * n;
+                assert_eq!(
+                    &got[at..at + n],
+                    &want[..],
+                    "{}: segmented, self_clear_tiles={limit} n={n} run {r}",
+                    on(ctx)
+                );
+            }
+        }
+    }
+}
+
 /// The clear kernel (ADR-0081): one to four buffers of any size (past its grid's stride too)
 /// set to zero in one dispatch, every word, nothing past them; a buffer given twice, none or
 /// five are errors.

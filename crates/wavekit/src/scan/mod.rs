@@ -20,7 +20,8 @@ use crate::tiling::{
     lookback_consts, params4, state_buffer,
 };
 use crate::tuning::{
-    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SCAN_STEPS, SMALL_STEPS, SMALL_UP_TO,
+    PRIMITIVE_STEPS, PRIMITIVE_VEC, PRIMITIVE_WORKGROUP, SCAN_STEPS, SELF_CLEAR_TILES, SMALL_STEPS,
+    SMALL_UP_TO,
 };
 
 /// The scan's WGSL files.
@@ -71,6 +72,13 @@ pub struct ScanPolicy {
     /// Small inputs' tiles (both layouts' steps; not for segmented scans), `None`: the
     /// policy's tiles for every size.
     pub small: Option<SmallInputs>,
+    /// Chunks of at most this many tiles leave their look-back state cleared for the next run
+    /// (the last workgroup to finish clears it), so no clearing dispatch comes first: one
+    /// dispatch a chunk instead of two (ADR-0087). Larger ones are cleared by a dispatch: one
+    /// workgroup clearing every descriptor took longer than the dispatch (2^28 elements,
+    /// 37 449 tiles, on the H200). 0: never. Not with `lookback.count_windows`, whose
+    /// statistics are per run; the two-pass (in-place) scan clears by a dispatch either way.
+    pub self_clear_tiles: u32,
 }
 
 impl Default for ScanPolicy {
@@ -88,6 +96,7 @@ impl Default for ScanPolicy {
                 up_to: SMALL_UP_TO,
                 steps: SMALL_STEPS,
             }),
+            self_clear_tiles: SELF_CLEAR_TILES,
         }
     }
 }
@@ -140,6 +149,11 @@ impl ScanPolicy {
         } else {
             self.blocked
         }
+    }
+
+    /// Whether the kernel of `pass` (0: the single pass) may clear its own state (ADR-0087).
+    fn self_clears(&self, pass: u32) -> bool {
+        pass == 0 && self.self_clear_tiles != 0 && !self.lookback.count_windows
     }
 
     /// Elements per tile of a scan of `words`-word elements (in place or not). Tile edges are
@@ -260,6 +274,7 @@ fn composed_with(
     consts.push(("INCLUSIVE", ConstValue::Bool(inclusive)));
     consts.push(("SPLIT_REGIONS", ConstValue::Bool(pass == 2)));
     consts.push(("PASS", ConstValue::U32(pass)));
+    consts.push(("SELF_CLEAR", ConstValue::Bool(policy.self_clears(pass))));
     compose(
         "scan/scan",
         &consts,
@@ -344,6 +359,8 @@ pub struct Scan {
     kernels: Vec<Kernel>,
     /// Whether the kernels count every look-back window.
     counted: bool,
+    /// Chunks of at most this many tiles clear their own state (ADR-0087; 0: none).
+    self_clear_tiles: u32,
     /// Clears the look-back state inside the scan's pass (ADR-0081).
     clear: ClearKernel,
     /// The configuration and policy, for the small inputs' variant.
@@ -383,6 +400,11 @@ impl Scan {
             tile: policy.tile_elements(config.monoid.words(), config.in_place),
             kernels,
             counted: policy.lookback.count_windows,
+            self_clear_tiles: if !config.in_place && policy.self_clears(0) {
+                policy.self_clear_tiles
+            } else {
+                0
+            },
             clear: ClearKernel::new(ctx)?,
             config: config.clone(),
             policy,
@@ -412,6 +434,11 @@ impl Scan {
                 &composed_segmented(scalar, op, inclusive, &policy, sg)?,
             )?],
             counted: policy.lookback.count_windows,
+            self_clear_tiles: if policy.self_clears(0) {
+                policy.self_clear_tiles
+            } else {
+                0
+            },
             clear: ClearKernel::new(ctx)?,
             config: ScanConfig::new(Monoid::builtin(scalar, op), inclusive),
             policy: ScanPolicy {
@@ -519,7 +546,15 @@ impl Scan {
         while start < n {
             let len = (n - start).min(per_chunk);
             let t = (len as u32).div_ceil(self.tile);
-            let params = params4(ctx, len as u32, t, u32::from(start == 0), 0)?;
+            // The grid's workgroups, which the self-clearing kernel counts (ADR-0087); 0 where
+            // a dispatch clears the state.
+            let (gx, gy) = crate::kernel::grid(t);
+            let groups = if t <= self.self_clear_tiles {
+                gx * gy
+            } else {
+                0
+            };
+            let params = params4(ctx, len as u32, t, u32::from(start == 0), groups)?;
             let c = chunks.len();
             let mut entries: Vec<Range> = vec![
                 (0, &params, 0, None),
@@ -553,6 +588,7 @@ impl Scan {
             chunks.push(Chunk {
                 binds,
                 tiles: t,
+                self_clearing: groups != 0,
                 _params: params,
             });
             start += len;
@@ -561,6 +597,8 @@ impl Scan {
             kernels: self.kernels.clone(),
             chunks,
             clear: self.clear.bind(ctx, &[&state])?,
+            // wgpu hands out buffers zeroed: a self-clearing scan's first run finds its state
+            // clear, and leaves it so.
             state,
             counted: self.counted,
             _carries: carries,
@@ -573,6 +611,8 @@ impl Scan {
 struct Chunk {
     binds: Vec<wgpu::BindGroup>,
     tiles: u32,
+    /// Its last workgroup clears the state (ADR-0087): no clearing dispatch before it.
+    self_clearing: bool,
     _params: wgpu::Buffer,
 }
 
@@ -589,6 +629,8 @@ pub struct BoundScan {
 
 impl BoundScan {
     /// What the look-back did in the last run (after the commands completed; the last chunk's).
+    /// A self-clearing scan ([`ScanPolicy::self_clear_tiles`]) sums its waits and fallbacks
+    /// over every run since it was bound.
     pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<LookbackStats> {
         crate::tiling::lookback_stats(ctx, &self.state, self.counted)
     }
@@ -599,11 +641,13 @@ impl BoundScan {
     }
 
     /// Record the scan into `enc`: one compute pass, each chunk's look-back state cleared by a
-    /// dispatch before its scan (ADR-0081).
+    /// dispatch before its scan (ADR-0081), or by the scan itself as it ends (ADR-0087).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         let mut pass = record::compute_pass(enc, "wavekit.scan");
         for chunk in &self.chunks {
-            self.clear.dispatch(&mut pass);
+            if !chunk.self_clearing {
+                self.clear.dispatch(&mut pass);
+            }
             for (k, b) in self.kernels.iter().zip(&chunk.binds) {
                 k.dispatch(&mut pass, b, chunk.tiles);
             }

@@ -5,9 +5,19 @@
 // the look-back the tiles; results leave through workgroup memory, coalesced again
 // (workgroup/tile.wgsl, "blocked").
 //
+// SELF_CLEAR (the single pass), where the host asks for it (`params.groups` non-zero: chunks
+// of few tiles): the last workgroup of a dispatch to finish sets the look-back state back to
+// clear for the next run, so that no clearing dispatch comes before it (ADR-0087). Every
+// workgroup, a tile of its own or not, counts itself finished as its very last act (after a
+// storage barrier: a device-scope release of its descriptors); the one whose count completes
+// the grid (`params.groups`) knows that no other will touch the state again in this dispatch,
+// and zeroes the tile counter, the count and the first word of every descriptor (a
+// descriptor reads as complete only when all its words are valid). The statistics words are
+// left to accumulate.
+//
 // Prepended constants: WG_SIZE, STEPS, VEC, PER_LANE, MIN_WIDTH, LOOKBACK_SPINS,
 // LOOKBACK_BACKOFF, FAULT_SKIP, INCLUSIVE (bool), DIRECT (bool), QUADS (PER_LANE / 4), PASS (0: single pass, 1: aggregates only,
-// 2: scan from published aggregates).
+// 2: scan from published aggregates), SELF_CLEAR (bool, single pass only).
 // Imported by name: `subgroup/api` (hw or emu), `monoid` (T, identity, combine, hooks),
 // `scan/io` (load, store: separate buffers or in place).
 #import subgroup/api
@@ -22,7 +32,9 @@ struct Params {
     tiles: u32,
     // 1 for the first (or only) chunk of the input; later chunks start from the carry.
     first_chunk: u32,
-    _pad: u32,
+    // Workgroups in the dispatch's grid, whose last clears the state (SELF_CLEAR); 0: a
+    // dispatch clears it before.
+    groups: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -216,9 +228,41 @@ fn store_tile_direct(tile: u32, l: Lane, p: T) {
 #end
 }
 
+// The state word counting the workgroups finished (SELF_CLEAR; a word the look-back leaves
+// unused).
+const DONE_WORD: u32 = 5u;
+var<workgroup> sh_last: u32;
+
+// SELF_CLEAR: count this workgroup finished; the last one zeroes the state (see the top).
+fn finish(l: Lane) {
+    storageBarrier();
+    if (l.local == 0u) {
+        sh_last = u32(atomicAdd(&tile_state[DONE_WORD], 1u) == params.groups - 1u);
+    }
+    if (workgroupUniformLoad(&sh_last) == 0u) {
+        return;
+    }
+    storageBarrier();
+    let descriptors = params.tiles * select(1u, 2u, SPLIT_REGIONS);
+    for (var d = l.local; d < descriptors; d += WG_SIZE) {
+        atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE], 0u);
+    }
+    if (l.local == 0u) {
+        atomicStore(&tile_state[0], 0u);
+        atomicStore(&tile_state[DONE_WORD], 0u);
+    }
+}
+
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
+    scan_workgroup(l);
+    if (SELF_CLEAR && params.groups != 0u) {
+        finish(l);
+    }
+}
+
+fn scan_workgroup(l: Lane) {
     if (l.local == 0u) {
         sh_tile = atomicAdd(&tile_state[select(0u, 1u, PASS == 2u)], 1u);
     }
