@@ -2,7 +2,8 @@
 // hash of the index, as wavekit's `bench::primitives::input`), and the timing loop (CUDA events,
 // warm-up by time: at least 200 ms of the case's own load right before it is timed, as wavekit's
 // protocol does; then the median and spread of RUNS, one JSON line per case, in a stream and as a
-// CUDA graph, the faster quoted).
+// CUDA graph, the faster quoted; and, where the caller says which words, a fingerprint of the
+// output).
 #pragma once
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -62,8 +63,34 @@ inline double median_ns(const std::vector<float> &ms) {
 // that repeats its work would do: each launch costs less). median_ns is the faster of the two;
 // stream_ns and graph_ns are both. f must launch only into its stream (no host synchronisation,
 // no allocation), as CUB's calls with caller-provided scratch do.
+// FNV-1a (64-bit) over u32 words: the fingerprint of an output, as wavekit's bench computes
+// it (wavekit_bench::primitives::fingerprint), so that the peer is checked to compute the same.
+inline uint64_t fingerprint(const std::vector<uint32_t> &words) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint32_t w : words) { h ^= w; h *= 0x100000001b3ull; }
+  return h;
+}
+
+// n words of device memory, on the host.
+inline std::vector<uint32_t> host(const void *dev, size_t n) {
+  std::vector<uint32_t> v(n);
+  if (n) CHECK(cudaMemcpy(v.data(), dev, n * 4, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+// One case, timed as below, then `check()` (the words of its output, read after the timed
+// runs) fingerprinted into the line as "check" (in the order wavekit_bench's
+// reference_words documents).
+template <class F, class C>
+void bench_checked(const char *name, size_t n, int runs, F f, C check);
+
 template <class F>
 void bench(const char *name, size_t n, int runs, F f) {
+  bench_checked(name, n, runs, f, [] { return std::vector<uint32_t>(); });
+}
+
+template <class F, class C>
+void bench_checked(const char *name, size_t n, int runs, F f, C check) {
   std::vector<float> ms = timed_ms(runs, [&] { f((cudaStream_t)0); });
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -80,9 +107,13 @@ void bench(const char *name, size_t n, int runs, F f) {
   double stream_ns = median_ns(ms), graph_ns = median_ns(gms);
   const std::vector<float> &best = graph_ns < stream_ns ? gms : ms;
   auto q = [&](double p) { return best[(size_t)((best.size() - 1) * p + 0.5)] * 1e6; };
+  CHECK(cudaDeviceSynchronize());
+  std::vector<uint32_t> words = check();
+  char fp[48] = "";
+  if (!words.empty()) snprintf(fp, sizeof fp, ", \"check\": \"%016llx\"", (unsigned long long)fingerprint(words));
   printf("{\"primitive\": \"%s\", \"n\": %zu, \"median_ns\": %.1f, \"p10_ns\": %.1f, \"p90_ns\": %.1f, "
-         "\"stream_ns\": %.1f, \"graph_ns\": %.1f, \"mode\": \"%s\"}\n",
+         "\"stream_ns\": %.1f, \"graph_ns\": %.1f, \"mode\": \"%s\"%s}\n",
          name, n, std::min(stream_ns, graph_ns), q(0.1), q(0.9), stream_ns, graph_ns,
-         graph_ns < stream_ns ? "graph" : "stream");
+         graph_ns < stream_ns ? "graph" : "stream", fp);
   fflush(stdout);
 }

@@ -6,7 +6,8 @@
 // place and restores its input before each run, outside the timed part). The item count is 64-bit
 // (CUB's faster path). CUDA events: warm-up by time (200 ms of the case's own load), then the
 // median of RUNS, in a stream and as a CUDA graph (common.cuh). Prints one JSON object per line:
-// {"primitive", "n", "median_ns", "p10_ns", "p90_ns", "stream_ns", "graph_ns", "mode"}.
+// {"primitive", "n", "median_ns", "p10_ns", "p90_ns", "stream_ns", "graph_ns", "mode", "check"}
+// (check: the output's fingerprint, common.cuh).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 sort.cu -o cub_sort
 // Run:   ./cub_sort [RUNS] [LOG2_N ...]
 #include <cub/cub.cuh>
@@ -36,10 +37,14 @@ int main(int argc, char **argv) {
     cub::DeviceHistogram::HistogramEven(nullptr, t, keys, (int *)hist, 257, lo, hi, num_samples); tmp_bytes = std::max(tmp_bytes, t);
     cub::DeviceHistogram::HistogramEven(nullptr, t, keys, (int *)hist, 4097, lo, hi, num_samples); tmp_bytes = std::max(tmp_bytes, t);
     CHECK(cudaMalloc(&tmp, tmp_bytes));
-    bench("sort_keys", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceRadixSort::SortKeys(tmp, b, keys, keys_out, num, 0, 32, st); });
-    bench("sort_pairs", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceRadixSort::SortPairs(tmp, b, keys, keys_out, vals, vals_out, num, 0, 32, st); });
-    bench("histogram256", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 257, lo, hi, num_samples, st); });
-    bench("histogram4096", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 4097, lo, hi, num_samples, st); });
+    bench_checked("sort_keys", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceRadixSort::SortKeys(tmp, b, keys, keys_out, num, 0, 32, st); },
+                  [&] { return host(keys_out, n); });
+    bench_checked("sort_pairs", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceRadixSort::SortPairs(tmp, b, keys, keys_out, vals, vals_out, num, 0, 32, st); },
+                  [&] { std::vector<uint32_t> w = host(keys_out, n), v = host(vals_out, n); w.insert(w.end(), v.begin(), v.end()); return w; });
+    bench_checked("histogram256", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 257, lo, hi, num_samples, st); },
+                  [&] { return host(hist, 256); });
+    bench_checked("histogram4096", n, runs, [&](cudaStream_t st) { size_t b = tmp_bytes; cub::DeviceHistogram::HistogramEven(tmp, b, keys, (int *)hist, 4097, lo, hi, num_samples, st); },
+                  [&] { return host(hist, 4096); });
     CHECK(cudaFree(keys)); CHECK(cudaFree(keys_out)); CHECK(cudaFree(vals)); CHECK(cudaFree(vals_out));
     CHECK(cudaFree(hist)); CHECK(cudaFree(tmp));
   }

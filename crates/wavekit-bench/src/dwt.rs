@@ -12,8 +12,9 @@ use crate::protocol::{Case, ClockReader, ClockWindow, Protocol, measure};
 
 use wavekit_dwt::{BoundDwt, Dwt, Wavelet, reference};
 
-/// The named sizes.
+/// The named sizes (360p: a quick look, and the tests' size).
 pub const SIZES: &[(&str, u32, u32)] = &[
+    ("360p", 640, 360),
     ("1080p", 1920, 1080),
     ("1440p", 2560, 1440),
     ("4k", 3840, 2160),

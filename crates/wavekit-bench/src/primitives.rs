@@ -88,6 +88,12 @@ pub struct PrimitiveResult {
     /// The floor those commands and bytes set in this run ([`Floor`]), ns.
     #[serde(default)]
     pub floor_ns: f64,
+    /// The output's fingerprint ([`fingerprint`] of [`reference_words`]'s words, in hex):
+    /// wavekit's output was read back after the timed runs and found equal to the CPU
+    /// reference's; a peer's record carries its own, to be compared (`None` where nothing was
+    /// checked: the chain).
+    #[serde(default)]
+    pub check: Option<String>,
 }
 
 /// What the platform costs, measured in the same run as the primitives (interleaved with them,
@@ -163,6 +169,115 @@ pub fn input(n: usize) -> Vec<u32> {
         .collect()
 }
 
+/// FNV-1a (64-bit) over u32 words: the fingerprint of a primitive's output that the bench
+/// and its peers print (`peer/cub/common.cuh` computes the same), so that a peer is checked to
+/// compute what wavekit does, not only timed.
+pub fn fingerprint(words: impl IntoIterator<Item = u32>) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for w in words {
+        h ^= u64::from(w);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The words a primitive's fingerprint covers, computed on the CPU from its input `data`:
+/// reduce its sum; a scan every output; select the count, then the kept (odd) values in order;
+/// partition the count, the kept values, then the others, both in input order (a peer whose
+/// rejected side comes out reversed, as CUB's does, puts it back first); the sorts the sorted
+/// keys (and their values, the keys themselves); a histogram its bins. `None` for the chain.
+pub fn reference_words(primitive: &str, data: &[u32]) -> Option<Vec<u32>> {
+    let odd = |x: &&u32| **x & 1 == 1;
+    Some(match primitive {
+        "reduce" => vec![data.iter().fold(0u32, |a, &x| a.wrapping_add(x))],
+        "scan_inclusive" | "scan_exclusive" => {
+            let inclusive = primitive == "scan_inclusive";
+            let mut run = 0u32;
+            data.iter()
+                .map(|&x| {
+                    let before = run;
+                    run = run.wrapping_add(x);
+                    if inclusive { run } else { before }
+                })
+                .collect()
+        }
+        "select" | "partition" => {
+            let kept: Vec<u32> = data.iter().filter(odd).copied().collect();
+            let mut w = vec![kept.len() as u32];
+            w.extend(kept);
+            if primitive == "partition" {
+                w.extend(data.iter().filter(|x| !odd(x)));
+            }
+            w
+        }
+        "sort_keys" | "sort_pairs" => {
+            let mut k = data.to_vec();
+            k.sort_unstable();
+            if primitive == "sort_pairs" {
+                k.extend_from_within(..);
+            }
+            k
+        }
+        "histogram256" | "histogram4096" => {
+            let bins = if primitive == "histogram256" {
+                256
+            } else {
+                4096
+            };
+            wavekit::histogram::reference::histogram(data, bins, 0u32, u32::MAX).bins
+        }
+        _ => return None,
+    })
+}
+
+/// Run `b` once more (with the sorts' untimed set-up) and read back the words its fingerprint
+/// covers, in [`reference_words`]' order.
+fn output_words(ctx: &GpuContext, name: &str, b: &Bound, s: &Size) -> Result<Option<Vec<u32>>> {
+    let n = s.n as usize;
+    if matches!(b, Bound::Chain(_)) {
+        return Ok(None);
+    }
+    ctx.submit(|e| {
+        if let Bound::Sort(_) = b {
+            e.copy_buffer_to_buffer(&s.src, 0, &s.keys, 0, Some(4 * s.n));
+            e.copy_buffer_to_buffer(&s.src, 0, &s.values, 0, Some(4 * s.n));
+        }
+        match b {
+            Bound::Reduce(b) => b.record(e),
+            Bound::Scan(b) => b.record(e),
+            Bound::Select(b) => b.record(e),
+            Bound::Sort(b) => b.record(e),
+            Bound::Histogram(b) => b.record(e),
+            Bound::Chain(c) => c.record(e),
+        }
+    });
+    Ok(Some(match b {
+        Bound::Reduce(b) => ctx.read_back("reduce result", b.result(), 1)?,
+        Bound::Scan(_) => ctx.read_back("scan output", &s.dst, n)?,
+        Bound::Select(b) => {
+            let count = ctx.read_back::<u32>("select count", b.count(), 1)?[0];
+            let out: Vec<u32> = ctx.read_back("select output", &s.dst, n)?;
+            let end = if name == "partition" {
+                n
+            } else {
+                (count as usize).min(n)
+            };
+            std::iter::once(count)
+                .chain(out[..end].iter().copied())
+                .collect()
+        }
+        Bound::Sort(_) => {
+            let mut k: Vec<u32> = ctx.read_back("sorted keys", &s.keys, n)?;
+            if name == "sort_pairs" {
+                k.extend(ctx.read_back::<u32>("sorted values", &s.values, n)?);
+            }
+            k
+        }
+        Bound::Histogram(b) => b.read(ctx)?.bins,
+        Bound::Chain(_) => return Ok(None),
+    }))
+}
+
 /// Minimum bytes moved: reads plus writes.
 fn bytes_moved(primitive: &str, n: u64, kept: u64) -> u64 {
     match primitive {
@@ -182,6 +297,8 @@ struct Size {
     n: u64,
     kept: u64,
     src: wgpu::Buffer,
+    /// The output of the scans, select and partition.
+    dst: wgpu::Buffer,
     copy: wavekit::copy::BoundCopy,
     bound: Vec<(String, Bound)>,
     /// Sorts work in place: their keys (and values), restored from `src` before every run.
@@ -394,6 +511,7 @@ pub fn run(
             n,
             kept,
             src,
+            dst,
             copy,
             bound,
             keys,
@@ -449,6 +567,37 @@ pub fn run(
         two_ns: floor_case(),
         clear_ns: floor_case(),
     };
+    // Every output checked against the CPU reference after the timed runs, and fingerprinted.
+    let mut checks = Vec::new();
+    for s in &sizes {
+        let data = input(s.n as usize);
+        for (name, b) in &s.bound {
+            progress(format!(
+                "checking {name} 2^{} against the CPU reference …",
+                s.lg
+            ));
+            let check = match (output_words(ctx, name, b, s)?, reference_words(name, &data)) {
+                (Some(got), Some(want)) => {
+                    if let Some(i) =
+                        (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i))
+                    {
+                        return Err(Error::InvalidArgument(format!(
+                            "{name} at 2^{}: the output differs from the CPU reference at word \
+                             {i} ({:?} against {:?}): a wrong result is not timed; please report \
+                             it with `wavekit probe` and the policy knobs set",
+                            s.lg,
+                            got.get(i),
+                            want.get(i)
+                        )));
+                    }
+                    Some(format!("{:016x}", fingerprint(got)))
+                }
+                _ => None,
+            };
+            checks.push(check);
+        }
+    }
+    let mut checks = checks.into_iter();
     for s in &sizes {
         let copy = m.next().expect("a copy case per size");
         let copy_gbps = 2.0 * 4.0 * s.n as f64 / copy.timing.median_ns;
@@ -492,6 +641,7 @@ pub fn run(
                 lookback,
                 recorded,
                 floor_ns,
+                check: checks.next().flatten(),
             });
         }
     }
@@ -500,4 +650,42 @@ pub fn run(
 
 fn m_next(m: &mut impl Iterator<Item = crate::protocol::Measured>) -> crate::protocol::Measured {
     m.next().expect("the floor cases come first")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fingerprint is FNV-1a over the words, as `peer/cub/common.cuh` computes it; the
+    /// reference words follow the order the peers are asked for.
+    #[test]
+    fn fingerprints_and_reference_words() {
+        assert_eq!(fingerprint([]), 0xcbf2_9ce4_8422_2325);
+        // One step by hand: (basis ^ 1) * prime.
+        assert_eq!(
+            fingerprint([1]),
+            (0xcbf2_9ce4_8422_2325u64 ^ 1).wrapping_mul(0x100_0000_01b3)
+        );
+        assert_ne!(fingerprint([1, 2]), fingerprint([2, 1]), "order counts");
+        let d = [4u32, 3, u32::MAX, 5, 8];
+        let w = |p| reference_words(p, &d).unwrap();
+        assert_eq!(w("reduce"), [19]);
+        assert_eq!(w("scan_inclusive"), [4, 7, 6, 11, 19]);
+        assert_eq!(w("scan_exclusive"), [0, 4, 7, 6, 11]);
+        assert_eq!(w("select"), [3, 3, u32::MAX, 5]);
+        assert_eq!(w("partition"), [3, 3, u32::MAX, 5, 4, 8]);
+        assert_eq!(w("sort_keys"), [3, 4, 5, 8, u32::MAX]);
+        assert_eq!(
+            w("sort_pairs"),
+            [3, 4, 5, 8, u32::MAX, 3, 4, 5, 8, u32::MAX]
+        );
+        let h = w("histogram256");
+        assert_eq!(
+            (h.len(), h[0], h[255]),
+            (256, 4, 0),
+            "u32::MAX is not below the top"
+        );
+        assert_eq!(w("histogram4096").iter().sum::<u32>(), 4);
+        assert!(reference_words("chain4", &d).is_none());
+    }
 }

@@ -100,12 +100,16 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
         clock.as_ref(),
         &mut |line| eprintln!("{line}"),
     )?;
-    let ratio = |r: &PrimitiveResult| {
-        peer.as_ref().and_then(|p| {
-            p.iter()
-                .find(|q| q.primitive == r.primitive && q.n == r.n)
-                .map(|q| q.median_ns / r.median_ns)
-        })
+    let peer_of = |r: &PrimitiveResult| {
+        peer.as_ref()
+            .and_then(|p| p.iter().find(|q| q.primitive == r.primitive && q.n == r.n))
+    };
+    let ratio = |r: &PrimitiveResult| peer_of(r).map(|q| q.median_ns / r.median_ns);
+    // The peer's output against wavekit's (checked equal to the CPU reference): "=" the same
+    // fingerprint, "≠" another, nothing where either has none.
+    let same = |r: &PrimitiveResult| match (peer_of(r).and_then(|q| q.check.as_ref()), &r.check) {
+        (Some(a), Some(b)) => Some(a == b),
+        _ => None,
     };
     #[derive(serde::Serialize)]
     struct Row<'a> {
@@ -168,12 +172,43 @@ pub fn primitives(ctx: &GpuContext, a: &PrimitivesArgs) -> Result<(), CliError> 
                 r.elements_per_s / 1e9,
                 r.gbps,
                 100.0 * r.copy_fraction,
-                ratio(r).map_or("-".into(), |x| format!("{x:.2}x")),
+                ratio(r).map_or("-".into(), |x| format!(
+                    "{x:.2}x{}",
+                    match same(r) {
+                        Some(true) => "=",
+                        Some(false) => "≠",
+                        None => "",
+                    }
+                )),
                 clock_text(r.clock, r.clock_low),
                 r.lookback.map_or("-".into(), |s| format!(
                     "{}/{} ({} windows)",
                     s.waited_windows, s.fallbacks, s.windows
                 ))
+            );
+        }
+        let checked = results.iter().filter(|r| r.check.is_some()).count();
+        println!(
+            "outputs: {checked} of {} equal to the CPU reference (read back after the timed \
+             runs; the chain is not checked)",
+            results.len()
+        );
+        if peer.is_some() {
+            let equal = results.iter().filter(|r| same(r) == Some(true)).count();
+            let differ: Vec<String> = results
+                .iter()
+                .filter(|r| same(r) == Some(false))
+                .map(|r| format!("{} {}", r.primitive, r.n))
+                .collect();
+            println!(
+                "peer's outputs (\"=\" beside the ratio): {equal} the same as wavekit's, {} \
+                 different{}, the rest without a fingerprint",
+                differ.len(),
+                if differ.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", differ.join(", "))
+                }
             );
         }
     }

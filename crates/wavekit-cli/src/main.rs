@@ -298,7 +298,7 @@ enum BenchCommand {
     /// samples/s, and the fraction of an ideal transform's memory traffic at the copy
     /// kernel's speed in the same run.
     Dwt {
-        /// Sizes: 1080p, 1440p, 4k, 8k.
+        /// Sizes: 360p, 1080p, 1440p, 4k, 8k.
         #[arg(long, value_delimiter = ',', default_values_t = ["1080p".to_string(), "1440p".into(), "4k".into(), "8k".into()])]
         sizes: Vec<String>,
         /// Plane counts.

@@ -888,6 +888,61 @@ fn dwt_forward_inverse_and_round_trip() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// `bench primitives` reads every output back after the timed runs and checks it against the
+/// CPU reference, and marks a peer's record whose fingerprint is wavekit's ("=") or not ("≠").
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn bench_primitives_checks_outputs_and_the_peers() {
+    use wavekit_bench::primitives::{fingerprint, input, reference_words};
+    let n = 1024;
+    let data = input(n);
+    let right = fingerprint(reference_words("reduce", &data).unwrap());
+    let line = |p: &str, check: &str| {
+        format!(
+            r#"{{"primitive": "{p}", "n": {n}, "median_ns": 1000.0, "p10_ns": 1000.0, "p90_ns": 1000.0{check}}}"#
+        )
+    };
+    let peer = tmp("peer-primitives.jsonl");
+    std::fs::write(
+        &peer,
+        [
+            line("reduce", &format!(r#", "check": "{right:016x}""#)),
+            line("select", r#", "check": "0000000000000000""#),
+            line("scan_inclusive", ""),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let only = "reduce,select,scan_inclusive,partition,sort_pairs,histogram256";
+    let quick = "--runs 2 --rounds 1 --warm-up-ms 1";
+    let mut args = vec!["bench", "primitives", "--log2", "10", "--only", only];
+    args.extend(quick.split(' '));
+    args.extend(["--peer", peer.to_str().unwrap()]);
+    let o = wavekit(&args, &[]);
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{}{out}", text(&o.stderr));
+    assert!(
+        out.contains("outputs: 6 of 6 equal to the CPU reference"),
+        "{out}"
+    );
+    let row = |p: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{p} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(row("reduce").contains("x= "), "{out}");
+    assert!(row("select").contains("x≠ "), "{out}");
+    assert!(
+        row("scan_inclusive").contains("x ") && !row("scan_inclusive").contains("x= "),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 the same as wavekit's, 1 different (select 1024)"),
+        "{out}"
+    );
+}
+
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn bench_dwt_json_has_every_case() {
@@ -896,7 +951,7 @@ fn bench_dwt_json_has_every_case() {
             "bench",
             "dwt",
             "--sizes",
-            "1080p",
+            "360p",
             "--planes",
             "1",
             "--levels",
@@ -927,12 +982,12 @@ fn bench_dwt_json_has_every_case() {
         assert!(r["tile"][0].as_u64().unwrap() >= 2, "{r}");
         assert!(r["median_ns"].as_f64().unwrap() > 0.0);
         assert!(r["bound_fraction"].as_f64().unwrap() > 0.0);
-        // Two levels of 1920 x 1080 x 1: (1920·1080 + 960·540) samples, read and written
-        // (4 bytes a sample; the 8-bit image's side of the first level 1 byte).
+        // Two levels of 640 x 360 x 1: (640·360 + 320·180) samples, read and written (4
+        // bytes a sample; the 8-bit image's side of the first level 1 byte).
         let image_side = if r["binding"] == "8-bit" { 1 } else { 4 };
         assert_eq!(
             r["bound_bytes"].as_u64().unwrap(),
-            8 * (1920 * 1080 + 960 * 540) - (4 - image_side) * 1920 * 1080,
+            8 * (640 * 360 + 320 * 180) - (4 - image_side) * 640 * 360,
             "{r}"
         );
         // The copy floor measured in the same run, and the protocol's fields.
@@ -941,7 +996,7 @@ fn bench_dwt_json_has_every_case() {
     }
     let err = text(&out.stderr);
     assert!(
-        err.contains("[round 1/1] 9/7 1080p x1 inverse 8-bit"),
+        err.contains("[round 1/1] 9/7 360p x1 inverse 8-bit"),
         "progress lines: {err}"
     );
     let out = wavekit(&["bench", "dwt", "--sizes", "720p"], &[]);

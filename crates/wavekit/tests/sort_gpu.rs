@@ -215,22 +215,24 @@ fn conveniences_and_bad_input() {
 /// block, on its edge, just past it, in a third block, and one block past the inline limit
 /// (random keys only: the largest), keys alone and with indices (stability), both directions;
 /// the blocks kernel's column loads all at once (the default), one at a time (the browser's
-/// policy) and four at a time. Short sweeps (`WAVEKIT_TEST_SWEEP=short`: lavapipe's later
-/// widths, ADR-0084) take the same routes with the default workgroup but 2 keys an invocation,
-/// 4 tiles a block and 2 inline blocks: thousands of keys instead of millions (90 s of the
-/// 16-lane phase before).
+/// policy) and four at a time. Only the first configuration takes the default tiles (millions
+/// of keys); the others, and all of them in short sweeps (`WAVEKIT_TEST_SWEEP=short`:
+/// lavapipe's later widths, ADR-0084), take the same routes with the default workgroup but 2
+/// keys an invocation, 4 tiles a block and 2 inline blocks: thousands of keys (the test took
+/// 90 s of the 16-lane phase, 64 s of the first).
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sorts_across_blocks_of_tiles() {
     let ctx = gpu();
+    let small = |p: SortPolicy| SortPolicy {
+        items: 2,
+        block_tiles: 4,
+        inline_blocks: 2,
+        ..p
+    };
     let shrink = |p: SortPolicy| {
         if wavekit_harness::short_sweep() {
-            SortPolicy {
-                items: 2,
-                block_tiles: 4,
-                inline_blocks: 2,
-                ..p
-            }
+            small(p)
         } else {
             p
         }

@@ -3,13 +3,7 @@
 # with each (workgroup, keys an invocation) through the sort's knobs, three kernels and the
 # single pass, at 2^12..2^22; CUB's sort at the same sizes in the same call.
 set -u
-# Usage: sort-tiles.sh OUTDIR, from the repository root on the H200 machine, with the release
-# CLI in .dev/bin and the Vulkan loader's packages in .gl/.
-OUTDIR=${1:?usage: sort-tiles.sh OUTDIR}
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p $OUTDIR; R=/tmp/r; rm -rf $R; mkdir -p $R
-W=.dev/bin/wavekit
+. "$(dirname "$0")/setup.sh" "$@"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $R/gpu.txt 2>&1
 (cd peer/cub && nvcc -O3 -std=c++17 -arch=sm_90 sort.cu -o /tmp/cub_sort) > $R/nvcc.txt 2>&1
 /tmp/cub_sort 30 12 14 16 18 20 22 > $R/cub-sort.jsonl 2>&1
