@@ -239,17 +239,10 @@ fn output_words(ctx: &GpuContext, name: &str, b: &Bound, s: &Size) -> Result<Opt
     }
     ctx.submit(|e| {
         if let Bound::Sort(_) = b {
-            e.copy_buffer_to_buffer(&s.src, 0, &s.keys, 0, Some(4 * s.n));
-            e.copy_buffer_to_buffer(&s.src, 0, &s.values, 0, Some(4 * s.n));
+            // (The values buffer has room only when pairs are measured.)
+            s.restore(e, name == "sort_pairs");
         }
-        match b {
-            Bound::Reduce(b) => b.record(e),
-            Bound::Scan(b) => b.record(e),
-            Bound::Select(b) => b.record(e),
-            Bound::Sort(b) => b.record(e),
-            Bound::Histogram(b) => b.record(e),
-            Bound::Chain(c) => c.record(e),
-        }
+        b.record(e);
     });
     Ok(Some(match b {
         Bound::Reduce(b) => ctx.read_back("reduce result", b.result(), 1)?,
@@ -327,6 +320,29 @@ struct Chain {
     /// The sort's values, restored from the input before each run (untimed).
     values: wgpu::Buffer,
     _scanned: wgpu::Buffer,
+}
+
+impl Bound {
+    fn record(&self, e: &mut wgpu::CommandEncoder) {
+        match self {
+            Bound::Reduce(b) => b.record(e),
+            Bound::Scan(b) => b.record(e),
+            Bound::Select(b) => b.record(e),
+            Bound::Sort(b) => b.record(e),
+            Bound::Histogram(b) => b.record(e),
+            Bound::Chain(c) => c.record(e),
+        }
+    }
+}
+
+impl Size {
+    /// The sorts work in place: their keys (and, for pairs, values) restored from the input.
+    fn restore(&self, e: &mut wgpu::CommandEncoder, pairs: bool) {
+        e.copy_buffer_to_buffer(&self.src, 0, &self.keys, 0, Some(4 * self.n));
+        if pairs {
+            e.copy_buffer_to_buffer(&self.src, 0, &self.values, 0, Some(4 * self.n));
+        }
+    }
 }
 
 impl Chain {
@@ -533,25 +549,18 @@ pub fn run(
         cases.push(Case::new(format!("copy 2^{lg}"), |e| s.copy.record(e)));
         for (name, b) in &s.bound {
             let case_name = format!("{name} 2^{lg}");
+            let case = Case::new(case_name, |e| b.record(e));
             let case = match b {
-                Bound::Reduce(b) => Case::new(case_name, |e| b.record(e)),
-                Bound::Scan(b) => Case::new(case_name, |e| b.record(e)),
-                Bound::Select(b) => Case::new(case_name, |e| b.record(e)),
-                Bound::Histogram(b) => Case::new(case_name, |e| b.record(e)),
-                Bound::Chain(c) => Case::new(case_name, |e| c.record(e)).with_setup(move |e| {
+                Bound::Chain(c) => case.with_setup(move |e| {
                     e.clear_buffer(&c.selected, 0, None);
                     e.copy_buffer_to_buffer(&s.src, 0, &c.values, 0, Some(4 * s.n));
                 }),
-                Bound::Sort(b) => {
-                    // Sorted in place: the input is restored before every run, untimed.
+                // Sorted in place: the input is restored before every run, untimed.
+                Bound::Sort(_) => {
                     let pairs = name == "sort_pairs";
-                    Case::new(case_name, |e| b.record(e)).with_setup(move |e| {
-                        e.copy_buffer_to_buffer(&s.src, 0, &s.keys, 0, Some(4 * s.n));
-                        if pairs {
-                            e.copy_buffer_to_buffer(&s.src, 0, &s.values, 0, Some(4 * s.n));
-                        }
-                    })
+                    case.with_setup(move |e| s.restore(e, pairs))
                 }
+                _ => case,
             };
             cases.push(case);
         }
@@ -610,15 +619,7 @@ pub fn run(
                 _ => None,
             };
             let recorded = record::count(|| {
-                let mut e = ctx.device.create_command_encoder(&Default::default());
-                match b {
-                    Bound::Reduce(b) => b.record(&mut e),
-                    Bound::Scan(b) => b.record(&mut e),
-                    Bound::Select(b) => b.record(&mut e),
-                    Bound::Sort(b) => b.record(&mut e),
-                    Bound::Histogram(b) => b.record(&mut e),
-                    Bound::Chain(c) => c.record(&mut e),
-                }
+                b.record(&mut ctx.device.create_command_encoder(&Default::default()))
             });
             let bytes = bytes_moved(name, s.n, s.kept);
             let floor_ns = floor.under(&recorded, bytes, copy.timing.median_ns, 8 * s.n);

@@ -16,7 +16,7 @@ use crate::error::CliError;
 use crate::stream::{Dtype, Progress};
 
 /// The wavelet names the CLI takes.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum WaveletArg {
     /// Reversible 5/3, integer, exact.
     #[value(name = "5/3")]
@@ -36,7 +36,7 @@ impl From<WaveletArg> for Wavelet {
 }
 
 /// The colour transform names the CLI takes.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorArg {
     /// None: the planes as they are.
     None,
@@ -77,28 +77,21 @@ fn note(wavelet: WaveletArg, levels: u32, color: ColorArg) -> [u8; NOTE_LEN] {
 }
 
 /// The note after a coefficient file's data, if it has one: (wavelet, levels, colour). A file
-/// from elsewhere (numpy, another tool) has none, and is taken as the flags say.
-fn read_note(path: &Path, data_bytes: u64) -> Result<Option<Transform>, CliError> {
+/// from elsewhere (numpy, another tool) has none, and is taken as the flags say. The header is
+/// read by the CLI's `.npy` reader (`stream::Npy`), which says where the data ends.
+fn read_note(path: &Path) -> Result<Option<Transform>, CliError> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
-    let len = f.metadata().map_err(|e| bad(path, e))?.len();
-    let mut start = [0u8; 12];
-    if f.read_exact(&mut start).is_err() {
+    // A dtype the streaming reader does not take (uint16, int16) is not one `forward` writes.
+    let Ok(npy) = crate::stream::Npy::open(path) else {
         return Ok(None);
-    }
-    let header = match start[6] {
-        1 => 10 + u64::from(u16::from_le_bytes([start[8], start[9]])),
-        _ => {
-            12 + u64::from(u32::from_le_bytes([
-                start[8], start[9], start[10], start[11],
-            ]))
-        }
     };
-    if len != header + data_bytes + NOTE_LEN as u64 {
+    let end = npy.offset + npy.bytes();
+    let mut f = std::fs::File::open(path).map_err(|e| bad(path, e))?;
+    if f.metadata().map_err(|e| bad(path, e))?.len() != end + NOTE_LEN as u64 {
         return Ok(None);
     }
     let mut n = [0u8; NOTE_LEN];
-    f.seek(SeekFrom::Start(header + data_bytes))
+    f.seek(SeekFrom::Start(end))
         .and_then(|_| f.read_exact(&mut n))
         .map_err(|e| bad(path, e))?;
     if &n[..12] != NOTE_MAGIC || n[15] != b'\n' {
@@ -119,20 +112,18 @@ fn read_note(path: &Path, data_bytes: u64) -> Result<Option<Transform>, CliError
 }
 
 /// The flags against the note of the file (if any): an error naming both when they differ.
-fn check_note(path: &Path, data_bytes: u64, asked: Transform) -> Result<(), CliError> {
-    let Some(made) = read_note(path, data_bytes)? else {
+fn check_note(path: &Path, asked: Transform) -> Result<(), CliError> {
+    let Some(made) = read_note(path)? else {
         return Ok(());
     };
-    let name = |(w, l, c): Transform| {
-        let w = match w {
-            WaveletArg::Reversible53 => "5/3",
-            WaveletArg::Irreversible97 => "9/7",
+    if made != asked {
+        let name = |(w, l, c): Transform| {
+            format!(
+                "--wavelet {} --levels {l} --color {}",
+                spelled(w),
+                spelled(c)
+            )
         };
-        let c = format!("{c:?}").to_lowercase();
-        format!("--wavelet {w} --levels {l} --color {c}")
-    };
-    let same = made.0 as u8 == asked.0 as u8 && made.1 == asked.1 && made.2 as u8 == asked.2 as u8;
-    if !same {
         return Err(bad(
             path,
             format!(
@@ -144,6 +135,12 @@ fn check_note(path: &Path, data_bytes: u64, asked: Transform) -> Result<(), CliE
         ));
     }
     Ok(())
+}
+
+/// A flag's value as the command line spells it.
+fn spelled(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map_or(String::new(), |p| p.get_name().to_string())
 }
 
 fn bad(path: &Path, message: impl std::fmt::Display) -> CliError {
@@ -523,12 +520,7 @@ pub fn inverse<C: std::ops::Deref<Target = GpuContext>>(
         image_output(output, bits)?;
     }
     let p = read_npy(coeffs)?;
-    // A note follows only data of 4-byte samples (what `forward` writes).
-    check_note(
-        coeffs,
-        u64::from(p.width) * u64::from(p.height) * u64::from(p.planes) * 4,
-        (wavelet, levels, color),
-    )?;
+    check_note(coeffs, (wavelet, levels, color))?;
     if let (true, Samples::Float(c)) = (image, &p.samples) {
         if let Some(i) = c.iter().position(|v| !v.is_finite()) {
             let n = (p.width * p.height) as usize;

@@ -941,6 +941,16 @@ fn bench_primitives_checks_outputs_and_the_peers() {
         out.contains("1 the same as wavekit's, 1 different (select 1024)"),
         "{out}"
     );
+    // Keys alone: the check restores the keys only (the values' buffer is not allocated).
+    let mut args = vec!["bench", "primitives", "--log2", "10", "--only", "sort_keys"];
+    args.extend(quick.split(' '));
+    let o = wavekit(&args, &[]);
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{}{out}", text(&o.stderr));
+    assert!(
+        out.contains("outputs: 1 of 1 equal to the CPU reference"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -156,6 +156,15 @@ impl ScanPolicy {
         pass == 0 && self.self_clear_tiles != 0 && !self.lookback.count_windows
     }
 
+    /// The most tiles a chunk may have and clear its own state (0: none), in place or not.
+    fn self_clear_limit(&self, in_place: bool) -> u32 {
+        if !in_place && self.self_clears(0) {
+            self.self_clear_tiles
+        } else {
+            0
+        }
+    }
+
     /// Elements per tile of a scan of `words`-word elements (in place or not). Tile edges are
     /// worth testing.
     pub fn tile_elements(&self, words: u32, in_place: bool) -> u32 {
@@ -400,11 +409,7 @@ impl Scan {
             tile: policy.tile_elements(config.monoid.words(), config.in_place),
             kernels,
             counted: policy.lookback.count_windows,
-            self_clear_tiles: if !config.in_place && policy.self_clears(0) {
-                policy.self_clear_tiles
-            } else {
-                0
-            },
+            self_clear_tiles: policy.self_clear_limit(config.in_place),
             clear: ClearKernel::new(ctx)?,
             config: config.clone(),
             policy,
@@ -434,11 +439,7 @@ impl Scan {
                 &composed_segmented(scalar, op, inclusive, &policy, sg)?,
             )?],
             counted: policy.lookback.count_windows,
-            self_clear_tiles: if policy.self_clears(0) {
-                policy.self_clear_tiles
-            } else {
-                0
-            },
+            self_clear_tiles: policy.self_clear_limit(false),
             clear: ClearKernel::new(ctx)?,
             config: ScanConfig::new(Monoid::builtin(scalar, op), inclusive),
             policy: ScanPolicy {
