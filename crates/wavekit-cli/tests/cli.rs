@@ -1284,7 +1284,7 @@ fn dwt_colour_transforms_on_an_rgb_image() {
     let mut r = fastrand::Rng::with_seed(9);
     let (w, h) = (37u32, 29u32);
     let img = image::RgbImage::from_fn(w, h, |_, _| image::Rgb([r.u8(..), r.u8(..), r.u8(..)]));
-    let png = tmp("rgb.png");
+    let png = tmp("rgb-colour.png");
     img.save(&png).unwrap();
     for (wavelet, color) in [("5/3", "rct"), ("9/7", "ict")] {
         let out = dwt("roundtrip", &png, None, wavelet, "3", &["--color", color]);
