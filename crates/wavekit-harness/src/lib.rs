@@ -14,7 +14,7 @@
 //! | `WAVEKIT_DUMP_WGSL=DIR` | [`ContextOptions::dump_wgsl`] |
 //! | `WAVEKIT_PIPELINE_CACHE=DIR` | [`ContextOptions::pipeline_cache`] (the CLI saves it before it exits) |
 //! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
-//! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_SCAN_SELF_CLEAR_TILES`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
+//! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_SCAN_SELF_CLEAR_TILES`, `WAVEKIT_SELECT_SELF_CLEAR_TILES`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
@@ -258,6 +258,12 @@ pub fn policies(src: &dyn Source) -> Result<Policies, KnobError> {
     }
     sel.lookback = lb;
     sel.small = small(sel.small);
+    sel.self_clear_tiles = u(
+        "WAVEKIT_SELECT_SELF_CLEAR_TILES",
+        "tiles (0: never)",
+        |_| true,
+    )?
+    .unwrap_or(sel.self_clear_tiles);
     // Sort.
     p.sort = sort_policy(src)?;
     Ok(p)
@@ -453,6 +459,7 @@ mod tests {
             ("WAVEKIT_FAULT_LOOKBACK", "3"),
             ("WAVEKIT_DWT_TILE", "64x16x4"),
             ("WAVEKIT_SCAN_SELF_CLEAR_TILES", "0"),
+            ("WAVEKIT_SELECT_SELF_CLEAR_TILES", "5"),
         ];
         let o = context_options(&env).unwrap();
         assert_eq!(o.adapter.as_deref(), Some("llvmpipe"));
@@ -464,6 +471,7 @@ mod tests {
         assert_eq!(p.select.partition_steps, 9);
         assert_eq!(p.scan.lookback.fault_skip, 3);
         assert_eq!(p.scan.self_clear_tiles, 0);
+        assert_eq!(p.select.self_clear_tiles, 5);
         let unset: &[(&str, &str)] = &[];
         assert_eq!(
             policies(&unset).unwrap().scan.self_clear_tiles,

@@ -636,6 +636,115 @@ fn a_self_clearing_scan_runs_again_on_new_input() {
     }
 }
 
+/// A self-clearing select and partition (ADR-0089), run three times in one encoder with new
+/// input and a poisoned output each time: every run's count and output equal the reference of
+/// its own input (descriptors left from the run before would be read as published counts, a
+/// tile counter left at the end would make every workgroup exit and leave the poison, a
+/// partition count left uncleared would put the rejected side past the end); the same with
+/// the clearing dispatch, and with self-clearing up to 3 tiles; one dispatch less a run where
+/// the input clears itself.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_self_clearing_select_runs_again_on_new_input() {
+    let ctx = gpu();
+    let mut sizes = vec![1usize, 4099, 70_001];
+    if !wavekit_harness::short_sweep() {
+        // Past the small inputs' rule (2^20): the policy's own tiles.
+        sizes.push((1 << 20) + 7);
+    }
+    let keep = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u != 0u; }".into());
+    for limit in [u32::MAX, 0, 3] {
+        let policy = SelectPolicy {
+            self_clear_tiles: limit,
+            ..Default::default()
+        };
+        let kernels: Vec<Select> = [false, true]
+            .into_iter()
+            .map(|partition| {
+                Select::new(
+                    ctx,
+                    &SelectConfig {
+                        policy: Some(policy),
+                        ..SelectConfig::new(Scalar::U32, keep.clone(), partition)
+                    },
+                )
+                .unwrap()
+            })
+            .collect();
+        for &n in &sizes {
+            if limit != u32::MAX && n > 70_001 {
+                continue;
+            }
+            let inputs: Vec<Vec<u32>> = (0..3).map(|r| random_u32(90 + r + n as u64, n)).collect();
+            let staged = ctx.storage_from("staged", &inputs.concat()).unwrap();
+            let src = ctx.storage_poisoned("src", n).unwrap();
+            let dst = ctx.storage_poisoned("dst", n).unwrap();
+            let poison = ctx.storage_poisoned("poison", n).unwrap();
+            let outs = ctx.storage_poisoned("outs", 6 * n).unwrap();
+            let counts = ctx.storage_poisoned("counts", 6).unwrap();
+            let bound: Vec<_> = kernels
+                .iter()
+                .map(|k| k.bind(ctx, &src, None, &dst, n as u64).unwrap())
+                .collect();
+            for ((b, k), base) in bound.iter().zip(&kernels).zip([1, 2]) {
+                let counted = wavekit::record::count(|| {
+                    b.record(&mut ctx.device.create_command_encoder(&Default::default()))
+                });
+                let tiles = n.div_ceil(k.tile_elements_for(ctx, n as u64).unwrap() as usize);
+                let want = if tiles <= limit as usize {
+                    base
+                } else {
+                    base + 1
+                };
+                assert_eq!(counted.dispatches, want, "{}: n={n} limit {limit}", on(ctx));
+            }
+            let bytes = 4 * n as u64;
+            run(ctx, |e| {
+                for r in 0..3u64 {
+                    for (k, b) in bound.iter().enumerate() {
+                        e.copy_buffer_to_buffer(&staged, r * bytes, &src, 0, Some(bytes));
+                        e.copy_buffer_to_buffer(&poison, 0, &dst, 0, Some(bytes));
+                        b.record(e);
+                        let at = 2 * r + k as u64;
+                        e.copy_buffer_to_buffer(&dst, 0, &outs, at * bytes, Some(bytes));
+                        e.copy_buffer_to_buffer(b.count(), 0, &counts, at * 4, Some(4));
+                    }
+                }
+            });
+            let got: Vec<u32> = ctx.read_back("outs", &outs, 6 * n).unwrap();
+            let got_counts: Vec<u32> = ctx.read_back("counts", &counts, 6).unwrap();
+            for (r, x) in inputs.iter().enumerate() {
+                let (kept, rejected): (Vec<u32>, Vec<u32>) = x.iter().partition(|v| *v % 3 != 0);
+                let what = format!("{}: self_clear_tiles={limit} n={n} run {r}", on(ctx));
+                for k in 0..2 {
+                    assert_eq!(
+                        got_counts[2 * r + k] as usize,
+                        kept.len(),
+                        "{what}, side {k}"
+                    );
+                }
+                let at = 2 * r * n;
+                assert_eq!(&got[at..at + kept.len()], &kept[..], "{what}: select");
+                assert!(
+                    got[at + kept.len()..at + n].iter().all(|&v| v == POISON),
+                    "{what}: select wrote past its survivors"
+                );
+                let at = (2 * r + 1) * n;
+                assert_eq!(
+                    &got[at..at + kept.len()],
+                    &kept[..],
+                    "{what}: partition, kept"
+                );
+                assert_eq!(
+                    &got[at + kept.len()..at + n],
+                    &rejected[..],
+                    "{what}: partition, rejected"
+                );
+            }
+        }
+    }
+}
+
 /// The clear kernel (ADR-0081): one to four buffers of any size (past its grid's stride too)
 /// set to zero in one dispatch, every word, nothing past them; a buffer given twice, none or
 /// five are errors.

@@ -17,7 +17,7 @@ use crate::tiling::{
 };
 use crate::tuning::{
     PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, PARTITION_STEPS, PRIMITIVE_WORKGROUP,
-    SELECT_STAGE_STEPS, SELECT_STEPS, SMALL_STEPS, SMALL_UP_TO,
+    SELECT_STAGE_STEPS, SELECT_STEPS, SELF_CLEAR_TILES, SMALL_STEPS, SMALL_UP_TO,
 };
 
 /// Select's and partition's WGSL files.
@@ -52,6 +52,12 @@ pub struct SelectPolicy {
     /// Small inputs' tiles (select's and partition's steps), `None`: the policy's tiles for
     /// every size.
     pub small: Option<SmallInputs>,
+    /// Inputs of one chunk and at most this many tiles leave their look-back state (and
+    /// partition's count) cleared for the next run, so no clearing dispatch comes first:
+    /// select in one dispatch, partition in two (ADR-0089, as the scan's ADR-0087). Larger
+    /// ones are cleared by a dispatch; 0: always. Ignored when the look-back counts its windows
+    /// (its statistics are per run).
+    pub self_clear_tiles: u32,
 }
 
 impl Default for SelectPolicy {
@@ -68,6 +74,7 @@ impl Default for SelectPolicy {
                 up_to: SMALL_UP_TO,
                 steps: SMALL_STEPS,
             }),
+            self_clear_tiles: SELF_CLEAR_TILES,
         }
     }
 }
@@ -142,6 +149,15 @@ impl SelectPolicy {
         }
         SmallInputs::check(self.small, "select")?;
         self.lookback.check("select")
+    }
+
+    /// The most tiles an input may have and clear its own state (0: none).
+    fn self_clear_limit(&self) -> u32 {
+        if self.lookback.count_windows {
+            0
+        } else {
+            self.self_clear_tiles
+        }
     }
 
     /// Elements per lane and batch staged through workgroup memory (0: from registers).
@@ -234,6 +250,10 @@ fn compose_kernel(
     let steps = shape.steps;
     let mut consts = lookback_consts(shape, 1, &policy.lookback, subgroups);
     consts.push(("PARTITION", ConstValue::Bool(partition)));
+    consts.push((
+        "SELF_CLEAR",
+        ConstValue::Bool(policy.self_clear_limit() != 0),
+    ));
     let stage = policy.stage_steps(partition, steps * SELECT_VEC);
     consts.push(("STAGE_STEPS", ConstValue::U32(stage)));
     consts.push((
@@ -464,14 +484,25 @@ impl Select {
         };
         let mut chunks = Vec::new();
         // One chunk at least: an empty input still clears the count.
-        for c in 0..n.div_ceil(chunk).max(1) {
+        let chunk_count = n.div_ceil(chunk).max(1);
+        // An input of one chunk and few tiles clears its own state (ADR-0089): the grid's
+        // workgroups, which the kernel counts; 0 where a dispatch clears it. An empty input has
+        // no dispatch to clear the count.
+        let tiles = n.div_ceil(tile);
+        let groups = if chunk_count == 1 && tiles > 0 && tiles <= self.policy.self_clear_limit() {
+            let (gx, gy) = crate::kernel::grid(tiles);
+            gx * gy
+        } else {
+            0
+        };
+        for c in 0..chunk_count {
             let start = c * chunk;
             let len = (n - start).min(chunk);
             let t = len.div_ceil(tile);
             let state = state_buffer(ctx, t)?;
             let p = ctx.uniform_from(
                 "select params",
-                &[len, t, self.indirect_items, start, c % 2, window, 0, 0],
+                &[len, t, self.indirect_items, start, c % 2, window, groups, 0],
             )?;
             let offset = u64::from(start) * 4;
             let bytes = (u64::from(len) * 4).max(4);
@@ -519,14 +550,20 @@ impl Select {
                 tiles: t,
             });
         }
-        // The count and every chunk's state, four buffers a clear.
+        // The count and every chunk's state, four buffers a clear; none when the kernel
+        // clears them itself (wgpu hands out buffers zeroed: its first run finds them clear,
+        // and leaves them so).
         let scratch: Vec<&wgpu::Buffer> = std::iter::once(&counts)
             .chain(chunks.iter().map(|c| &c.state))
             .collect();
-        let clears = scratch
-            .chunks(crate::clear::MAX_BUFFERS)
-            .map(|b| self.clear.bind(ctx, b))
-            .collect::<Result<Vec<_>>>()?;
+        let clears = if groups != 0 {
+            Vec::new()
+        } else {
+            scratch
+                .chunks(crate::clear::MAX_BUFFERS)
+                .map(|b| self.clear.bind(ctx, b))
+                .collect::<Result<Vec<_>>>()?
+        };
         Ok(BoundSelect {
             select: self.select.clone(),
             count_kernel: self.count.clone(),
@@ -596,7 +633,8 @@ impl BoundSelect {
     }
 
     /// Record the select: one compute pass, its count and look-back state cleared by a
-    /// dispatch first (ADR-0081).
+    /// dispatch first (ADR-0081), or by the select itself as it ends (small inputs,
+    /// [`SelectPolicy::self_clear_tiles`], ADR-0089).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         let mut pass = record::compute_pass(enc, "wavekit.select");
         for c in &self.clears {

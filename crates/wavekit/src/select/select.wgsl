@@ -12,13 +12,22 @@
 // stored in batches through workgroup memory in runs aligned to lines (STAGE_STEPS > 0, the
 // default, ADR-0034) or straight from registers.
 //
+// SELF_CLEAR, where the host asks for it (`params.groups` non-zero: an input of one chunk of
+// few tiles): the last workgroup of the dispatch to finish sets the look-back state, and for
+// PARTITION the survivors counted beforehand, back to zero for the next run, so that no
+// clearing dispatch comes before it (ADR-0089, as the scan's ADR-0087): every workgroup counts
+// itself finished as its last act, after a storage barrier; the one whose count completes the
+// grid zeroes the tile counter, the first word of every descriptor and counts[1]. The
+// survivors (counts[0]) and the indirect arguments are written whole by the last tile each
+// run, and the first chunk reads no carry word, so nothing else needs clearing.
+//
 // Inputs past one storage binding are dispatched in chunks (host-known element offsets); a
 // chunk starts from the survivors of the chunks before it, a carry word in `counts` written
 // by the previous chunk's last tile (two words used in turn, so no tile of a chunk can read
 // the word its chunk's last tile writes). Outputs past one binding go to a second window.
 //
 // Prepended constants: WG_SIZE, STEPS, VEC (4), PER_LANE (STEPS * VEC elements per lane),
-// MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool), STAGE_STEPS (elements per lane and batch; 0:
+// MIN_WIDTH, LOOKBACK_SPINS, PARTITION (bool), SELF_CLEAR (bool), STAGE_STEPS (elements per lane and batch; 0:
 // no staging), STAGE_BATCHES (PER_LANE / STAGE_STEPS).
 // Imported by name: `subgroup/api`, `monoid` (u32 add), `select/io` (D, load_data,
 // store_data, keep_value, load_quad, keep_quad, kept_in_quad).
@@ -42,7 +51,9 @@ struct Params {
     carry_in: u32,
     // Output elements in the first window (`dst`); the rest go to `dst_hi`.
     window: u32,
-    _pad0: u32,
+    // Workgroups in the dispatch's grid, whose last clears the state (SELF_CLEAR); 0: a
+    // dispatch clears it before.
+    groups: u32,
     _pad1: u32,
 }
 
@@ -237,9 +248,43 @@ fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
 #end
 }
 
+// The state word counting the workgroups finished (SELF_CLEAR; a word the look-back leaves
+// unused).
+const DONE_WORD: u32 = 5u;
+var<workgroup> sh_last: u32;
+
+// SELF_CLEAR: count this workgroup finished; the last one zeroes the state (see the top).
+fn finish(l: Lane) {
+    storageBarrier();
+    if (l.local == 0u) {
+        sh_last = u32(atomicAdd(&tile_state[DONE_WORD], 1u) == params.groups - 1u);
+    }
+    if (workgroupUniformLoad(&sh_last) == 0u) {
+        return;
+    }
+    storageBarrier();
+    for (var d = l.local; d < params.tiles; d += WG_SIZE) {
+        atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE], 0u);
+    }
+    if (l.local == 0u) {
+        atomicStore(&tile_state[0], 0u);
+        atomicStore(&tile_state[DONE_WORD], 0u);
+        if (PARTITION) {
+            counts[1] = 0u;
+        }
+    }
+}
+
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
+    select_workgroup(l);
+    if (SELF_CLEAR && params.groups != 0u) {
+        finish(l);
+    }
+}
+
+fn select_workgroup(l: Lane) {
     if (l.local == 0u) {
         sh_tile = atomicAdd(&tile_state[0], 1u);
     }
@@ -255,7 +300,8 @@ fn main(inv: Invocation) {
     // One invocation reads the survivors' total (PARTITION) and shares it after the barrier
     // below, rather than every invocation loading the same word.
     if (l.local == 0u) {
-        sh_carry = counts[5u + params.carry_in];
+        // The first chunk starts from nothing: its carry word is never read (nor cleared).
+        sh_carry = select(counts[5u + params.carry_in], 0u, params.chunk_start == 0u);
         if (PARTITION) {
             sh_total = counts[1];
         }
