@@ -76,6 +76,9 @@ pub struct Monoid {
     combine: String,
     commutative: bool,
     builtin: Option<(Scalar, Op)>,
+    /// A lane-wise sum of a vector, which the hardware's subgroup additions take as they take
+    /// scalars.
+    vector_sum: bool,
 }
 
 /// The element types a monoid may have: 32-bit scalars and vectors of them (a struct can be
@@ -123,6 +126,7 @@ impl Monoid {
             combine: combine.into(),
             commutative: true,
             builtin: Some((scalar, op)),
+            vector_sum: false,
         }
     }
 
@@ -167,6 +171,29 @@ impl Monoid {
             combine: combine.into(),
             commutative,
             builtin: None,
+            vector_sum: false,
+        })
+    }
+
+    /// Lane-wise sums of `vec{lanes}<u32>` (2 to 4 lanes, wrapping): with subgroups, the
+    /// hardware's subgroup additions, which take vectors as they take scalars (counters packed
+    /// in a vector are scanned in one operation, not one shuffle a step).
+    pub fn vector_sum(lanes: u32) -> Result<Self> {
+        if !(2..=4).contains(&lanes) {
+            return Err(Error::InvalidArgument(format!(
+                "vector sum of {lanes} lanes: use 2, 3 or 4"
+            )));
+        }
+        let ty = format!("vec{lanes}<u32>");
+        Ok(Self {
+            vector_sum: true,
+            ..Self::custom(
+                &format!("sum_vec{lanes}u32"),
+                &ty,
+                &format!("{ty}(0u)"),
+                "a + b",
+                true,
+            )?
         })
     }
 
@@ -220,7 +247,11 @@ impl Monoid {
                 format!("bitcast<{ty}>(b)"),
             ),
         };
-        let hw_op = self.builtin.filter(|_| subgroups).map(|(_, op)| op);
+        let hw_op = if self.vector_sum {
+            subgroups.then_some(Op::Add)
+        } else {
+            self.builtin.filter(|_| subgroups).map(|(_, op)| op)
+        };
         let inclusive = match hw_op {
             Some(Op::Add) => "subgroupInclusiveAdd(x)",
             _ => "sg_inclusive_shuffle(x, lane, size)",
@@ -272,6 +303,16 @@ mod tests {
         );
         let e = Monoid::custom("no spaces", "u32", "0u", "a + b", true).unwrap_err();
         assert!(e.to_string().contains("letters, digits"), "{e}");
+    }
+
+    #[test]
+    fn vector_sums_use_hardware_additions() {
+        let m = Monoid::vector_sum(4).unwrap();
+        assert!(m.wgsl(true).contains("subgroupExclusiveAdd(x)"));
+        assert!(m.wgsl(true).contains("alias T = vec4<u32>"));
+        assert!(!m.wgsl(false).contains("subgroupExclusiveAdd"));
+        assert_eq!(m.words(), 4);
+        assert!(Monoid::vector_sum(5).is_err());
     }
 
     #[test]

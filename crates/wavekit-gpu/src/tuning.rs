@@ -208,3 +208,26 @@ pub const SMALL_STEPS: u32 = 2;
 /// µs and 2^20 from 17.8–18.3 to 17.3–17.5, 2^24 (2 341 tiles) unchanged; at 2^28 (37 449
 /// tiles) the last workgroup clearing every descriptor word made the scan 10–12 % slower.
 pub const SELF_CLEAR_TILES: u32 = 4096;
+
+/// Sorts of at most this many keys take the small path (`SortPolicy::small_up_to`, ADR-0090):
+/// each tile sorted in workgroup memory in one dispatch, a few tiles merged by a second. On
+/// the H200 (session 26, u32 keys, two processes each) the small path against the radix
+/// passes: 2^12 40.0 against 90.2 µs, 2^16 71.4–71.8 against 95.4, 2^17 102.2–102.8 against
+/// 94.9–95.8 (the merge's search grows with the tiles): up to 2^16.
+pub const SORT_SMALL_UP_TO: u32 = 1 << 16;
+
+/// Invocations of the small path's tile sort (`SortPolicy::small_workgroup`). 512 × 8 was the
+/// fastest tile at 2^16 of six measured on the H200 (ADR-0090: 78.1 µs against 78.7–112.3).
+pub const SORT_SMALL_WORKGROUP: u32 = 512;
+
+/// Keys per invocation of the small path's tile sort (`SortPolicy::small_items`): tiles of
+/// 512 × 8 = 4096 keys where workgroup memory holds them.
+pub const SORT_SMALL_ITEMS: u32 = 8;
+
+/// Select and partition of one chunk of at most this many tiles clear their own look-back
+/// state (`SelectPolicy::self_clear_tiles`, ADR-0089). On the H200 (session 26, two processes
+/// each): select 2^16 (32 tiles) 14.3–14.4 → 13.4–13.9 µs, 2^20 (512) 17.7–17.8 → 17.2–17.5,
+/// partition 2^16 17.0–17.4 → 16.3–16.6, 2^20 23.9–24.3 → 23.1–23.2; at 2^24 (select 1 261
+/// tiles, partition 1 024) 6 % and 2 % slower (70.4–71.0 → 75.1 µs, 114.7 → 117.4–117.7), so
+/// the limit stops below them.
+pub const SELECT_SELF_CLEAR_TILES: u32 = 512;

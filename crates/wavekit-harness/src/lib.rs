@@ -15,7 +15,7 @@
 //! | `WAVEKIT_PIPELINE_CACHE=DIR` | [`ContextOptions::pipeline_cache`] (the CLI saves it before it exits) |
 //! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
 //! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_SCAN_SELF_CLEAR_TILES`, `WAVEKIT_SELECT_SELF_CLEAR_TILES`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
-//! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}` | [`policies`] (sort) |
+//! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}`, `WAVEKIT_SORT_SMALL_{UP_TO,WORKGROUP,ITEMS}` | [`policies`] (sort) |
 //! | `WAVEKIT_DWT_TILE=CxRxS`, `WAVEKIT_DWT_SMALL_SAMPLES` | [`dwt_tuning`] |
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
 //! | `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: the width is checked) |
@@ -304,6 +304,22 @@ pub fn sort_policy(src: &dyn Source) -> Result<SortPolicy, KnobError> {
     )?
     .unwrap_or(0);
     s.count_windows = flag(src, "WAVEKIT_STATS_WINDOWS")?.unwrap_or(false);
+    s.small_up_to = u(
+        "WAVEKIT_SORT_SMALL_UP_TO",
+        "keys, 0 to 2^24 (0: none)",
+        |v| *v <= 1 << 24,
+    )?
+    .unwrap_or(s.small_up_to);
+    s.small_workgroup = u(
+        "WAVEKIT_SORT_SMALL_WORKGROUP",
+        "32 to 1024, a power of two",
+        |v| (32..=1024).contains(v) && v.is_power_of_two(),
+    )?
+    .unwrap_or(s.small_workgroup);
+    s.small_items = u("WAVEKIT_SORT_SMALL_ITEMS", "1 to 32", |v| {
+        (1..=32).contains(v)
+    })?
+    .unwrap_or(s.small_items);
     Ok(s)
 }
 

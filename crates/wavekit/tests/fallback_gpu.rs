@@ -94,6 +94,7 @@ fn results_are_right_when_predecessors_never_publish() {
             values: Values::Indices,
             policy: Some(SortPolicy {
                 fault_skip: skip,
+                small_up_to: 0,
                 ..SortPolicy::single_pass()
             }),
             ..SortConfig::keys(KeyType::U32)

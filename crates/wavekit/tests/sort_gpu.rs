@@ -1,7 +1,8 @@
 //! Radix sort on the GPU against `std`'s stable sort (`sort::reference`): every key type,
 //! ascending and descending, keys alone, with values (stability) and with indices, bit ranges,
-//! the float specials, and the sizes around the tile; in both modes (the three kernels and the
-//! single pass).
+//! the float specials, and the sizes around the tile; in every mode (the three kernels and the
+//! single pass, both without the small path, and the small path: tiles sorted in workgroup
+//! memory, then merged).
 
 mod common;
 
@@ -9,9 +10,27 @@ use common::{gpu, on, run};
 use wavekit::POISON;
 use wavekit::sort::{self, KeyType, RadixSort, SortConfig, SortKey, SortPolicy, Values, reference};
 
-/// Both modes: the three-kernel passes (the default) and the single pass.
-fn modes() -> [SortPolicy; 2] {
-    [SortPolicy::default(), SortPolicy::single_pass()]
+/// The three-kernel passes (the default) and the single pass, neither taking the small path;
+/// and the small path for every size (ADR-0090).
+fn modes() -> [SortPolicy; 3] {
+    [
+        SortPolicy {
+            small_up_to: 0,
+            ..SortPolicy::default()
+        },
+        SortPolicy {
+            small_up_to: 0,
+            ..SortPolicy::single_pass()
+        },
+        small_mode(),
+    ]
+}
+
+fn small_mode() -> SortPolicy {
+    SortPolicy {
+        small_up_to: 1 << 24,
+        ..SortPolicy::default()
+    }
 }
 
 fn sizes(tile: usize) -> Vec<usize> {
@@ -88,41 +107,54 @@ fn run_family<K: SortKey + std::fmt::Debug>(
     bit_ranges: &[Option<(u32, u32)>],
 ) {
     let ctx = gpu();
-    for (mode, descending) in modes()
-        .into_iter()
-        .zip([false, true])
-        .chain(modes().into_iter().zip([true, false]))
-    {
-        // Every kind of values in the first direction of each mode; the other direction with
-        // values (CI time). Short sweeps (ADR-0084) leave out indices (the blocks test sorts
-        // with them) and all but the first partial bit range: half the kernel variants.
-        let short = wavekit_harness::short_sweep();
-        let kinds: &[Values] = if descending == (mode == modes()[0]) {
-            &[Values::U32]
-        } else if short {
-            &[Values::None, Values::U32]
-        } else {
-            &[Values::None, Values::U32, Values::Indices]
-        };
-        let ranges = if short {
-            &bit_ranges[..bit_ranges.len().min(2)]
-        } else {
-            bit_ranges
-        };
-        for &values in kinds {
-            for &bits in ranges {
-                let config = SortConfig {
-                    values,
-                    descending,
-                    bits,
-                    policy: Some(mode),
-                    ..SortConfig::keys(K::TYPE)
-                };
-                let sorter = RadixSort::new(ctx, &config).unwrap();
-                let tile = sorter.tile_keys() as usize;
-                for n in sizes(tile) {
-                    for (what, keys) in inputs(n, n as u64 * 7 + 1, draw) {
-                        check(ctx, what, &keys, &config, &sorter);
+    for (m, mode) in modes().into_iter().enumerate() {
+        for descending in [false, true] {
+            // Every kind of values in one direction of each mode; the other direction with
+            // values (CI time). Short sweeps (ADR-0084) leave out indices (the blocks test sorts
+            // with them) and all but the first partial bit range: half the kernel variants.
+            let short = wavekit_harness::short_sweep();
+            // Short sweeps take the small path for u32 and u64 keys only: the key order it
+            // shares with the radix passes (sort/key_order.wgsl) is tested there for every
+            // type.
+            if short && m == 2 && !matches!(K::TYPE, KeyType::U32 | KeyType::U64) {
+                continue;
+            }
+            let kinds: &[Values] = if descending == (m != 1) {
+                &[Values::U32]
+            } else if short {
+                &[Values::None, Values::U32]
+            } else {
+                &[Values::None, Values::U32, Values::Indices]
+            };
+            let ranges = if short {
+                &bit_ranges[..bit_ranges.len().min(2)]
+            } else {
+                bit_ranges
+            };
+            for &values in kinds {
+                for &bits in ranges {
+                    let config = SortConfig {
+                        values,
+                        descending,
+                        bits,
+                        policy: Some(mode),
+                        ..SortConfig::keys(K::TYPE)
+                    };
+                    let sorter = RadixSort::new(ctx, &config).unwrap();
+                    let tile = if mode == small_mode() {
+                        sorter.small_tile_keys().expect("a small tile") as usize
+                    } else {
+                        sorter.tile_keys() as usize
+                    };
+                    for n in sizes(tile) {
+                        assert_eq!(
+                            sorter.takes_small_path(n as u64),
+                            n > 0 && mode == small_mode(),
+                            "n={n} {mode:?}"
+                        );
+                        for (what, keys) in inputs(n, n as u64 * 7 + 1, draw) {
+                            check(ctx, what, &keys, &config, &sorter);
+                        }
                     }
                 }
             }
@@ -237,7 +269,12 @@ fn sorts_across_blocks_of_tiles() {
             p
         }
     };
-    let policy = shrink(SortPolicy::default());
+    // The radix passes at every size (no small path: ADR-0090).
+    let radix = |p: SortPolicy| SortPolicy {
+        small_up_to: 0,
+        ..p
+    };
+    let policy = shrink(radix(SortPolicy::default()));
     let block = policy.block_tiles as usize;
     let inline = policy.inline_blocks as usize;
     for (c, (values, descending, mode)) in [
@@ -250,7 +287,11 @@ fn sorts_across_blocks_of_tiles() {
                 ..policy
             },
         ),
-        (Values::Indices, false, shrink(SortPolicy::single_pass())),
+        (
+            Values::Indices,
+            false,
+            shrink(radix(SortPolicy::single_pass())),
+        ),
         (
             Values::None,
             false,
@@ -293,6 +334,56 @@ fn sorts_across_blocks_of_tiles() {
                 .filter(|(w, _)| *w == "random" || (!large && *w == "few unique"))
             {
                 check(ctx, what, keys, &config, &sorter);
+            }
+        }
+    }
+}
+
+/// The small path's merge (ADR-0090) over many tiles: tiles of 32 keys, so that an input of
+/// more than 256 tiles takes the merge's windows in more than one batch; random keys (windows
+/// searched in workgroup memory) and few distinct ones (wide windows searched in place), keys
+/// alone and with values, u32 and u64 keys with a bit range, both directions.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn small_sorts_merge_many_tiles() {
+    let ctx = gpu();
+    let policy = SortPolicy {
+        small_up_to: 1 << 24,
+        small_workgroup: 32,
+        small_items: 1,
+        ..SortPolicy::default()
+    };
+    for (key, values, descending, bits) in [
+        (KeyType::U32, Values::U32, false, None),
+        (KeyType::U32, Values::None, true, None),
+        (KeyType::U64, Values::Indices, false, Some((5, 47))),
+    ] {
+        let config = SortConfig {
+            values,
+            descending,
+            bits,
+            policy: Some(policy),
+            ..SortConfig::keys(key)
+        };
+        let sorter = RadixSort::new(ctx, &config).unwrap();
+        let tile = sorter.small_tile_keys().unwrap() as usize;
+        assert_eq!(tile, 32, "{}", on(ctx));
+        // Random keys (narrow windows), all equal and few distinct (wide ones).
+        let wanted = |what: &&str| ["random", "all equal", "few unique"].contains(what);
+        let n = 257 * tile + 5;
+        assert!(sorter.takes_small_path(n as u64));
+        let seed = n as u64 + u64::from(descending);
+        if key == KeyType::U64 {
+            for (what, keys) in inputs(n, seed, |r| r.u64(..)) {
+                if wanted(&what) {
+                    check(ctx, what, &keys, &config, &sorter);
+                }
+            }
+        } else {
+            for (what, keys) in inputs(n, seed, |r| r.u32(..)) {
+                if wanted(&what) {
+                    check(ctx, what, &keys, &config, &sorter);
+                }
             }
         }
     }

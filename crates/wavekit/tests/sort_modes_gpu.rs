@@ -19,8 +19,10 @@ fn keys_and_pairs_sort_in_both_store_modes() {
         for values in [Values::None, Values::U32] {
             let config = SortConfig {
                 values,
+                // The radix passes' stores: no small path (ADR-0090).
                 policy: Some(SortPolicy {
                     stores_unrolled: Some(unrolled),
+                    small_up_to: 0,
                     ..mode
                 }),
                 ..SortConfig::keys(KeyType::U32)

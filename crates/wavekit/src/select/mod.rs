@@ -17,7 +17,7 @@ use crate::tiling::{
 };
 use crate::tuning::{
     PARTITION_COUNT_WORKGROUPS, PARTITION_STAGE_STEPS, PARTITION_STEPS, PRIMITIVE_WORKGROUP,
-    SELECT_STAGE_STEPS, SELECT_STEPS, SELF_CLEAR_TILES, SMALL_STEPS, SMALL_UP_TO,
+    SELECT_SELF_CLEAR_TILES, SELECT_STAGE_STEPS, SELECT_STEPS, SMALL_STEPS, SMALL_UP_TO,
 };
 
 /// Select's and partition's WGSL files.
@@ -74,7 +74,7 @@ impl Default for SelectPolicy {
                 up_to: SMALL_UP_TO,
                 steps: SMALL_STEPS,
             }),
-            self_clear_tiles: SELF_CLEAR_TILES,
+            self_clear_tiles: SELECT_SELF_CLEAR_TILES,
         }
     }
 }

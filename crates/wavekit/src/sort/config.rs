@@ -5,7 +5,8 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::tuning::{
     LOOKBACK_SPINS, SORT_BLOCK_TILES, SORT_INLINE_BLOCKS, SORT_ITEMS, SORT_LOOK_WINDOW,
-    SORT_SINGLE_PASS_ITEMS, SORT_WORKGROUP,
+    SORT_SINGLE_PASS_ITEMS, SORT_SMALL_ITEMS, SORT_SMALL_UP_TO, SORT_SMALL_WORKGROUP,
+    SORT_WORKGROUP,
 };
 
 /// Key types.
@@ -162,6 +163,17 @@ pub struct SortPolicy {
     pub fault_skip: u32,
     /// Count the single pass's look-back rounds (measurement: the atomics cost time).
     pub count_windows: bool,
+    /// Sorts of at most this many keys take the small path instead of the radix passes (0:
+    /// none): each tile sorted in workgroup memory (one dispatch), and more than one tile
+    /// merged by a binary search of every other tile (a second), ADR-0090. Its cost grows with
+    /// the tiles: at most 2^24.
+    pub small_up_to: u32,
+    /// Invocations of the small path's tile sort to try first (32 to 1024, a power of two; at
+    /// most 128 without subgroups, where the workgroup layer scans serially).
+    pub small_workgroup: u32,
+    /// Keys per invocation of the small path's tile sort to try first (1 to 32); halved until
+    /// the tile fits the adapter's workgroup memory.
+    pub small_items: u32,
 }
 
 impl Default for SortPolicy {
@@ -178,6 +190,9 @@ impl Default for SortPolicy {
             stores_unrolled: None,
             fault_skip: 0,
             count_windows: false,
+            small_up_to: SORT_SMALL_UP_TO,
+            small_workgroup: SORT_SMALL_WORKGROUP,
+            small_items: SORT_SMALL_ITEMS,
         }
     }
 }
@@ -211,13 +226,18 @@ impl SortPolicy {
             && self.inline_blocks <= 64
             && (self.column_step == 0 || self.block_tiles.is_multiple_of(self.column_step))
             && (1..=32).contains(&self.look_window)
-            && (1..=1 << 20).contains(&self.spins);
+            && (1..=1 << 20).contains(&self.spins)
+            && self.small_up_to <= 1 << 24
+            && (32..=1024).contains(&self.small_workgroup)
+            && self.small_workgroup.is_power_of_two()
+            && (1..=32).contains(&self.small_items);
         if !ok {
             return Err(Error::InvalidArgument(format!(
                 "sort policy {self:?}: use workgroups of 32 to 512 (powers of two), 1 to 32 keys \
                  an invocation, 1 to 64 tiles a block, at most 64 inline blocks, a column step \
                  of 0 (all) or a divisor of the block's tiles, a look window \
-                 of 1 to 32 and 1 to 2^20 spins"
+                 of 1 to 32, 1 to 2^20 spins, and for the small path at most 2^24 keys, \
+                 workgroups of 32 to 1024 (powers of two) and 1 to 32 keys an invocation"
             )));
         }
         Ok(())
@@ -227,6 +247,26 @@ impl SortPolicy {
     /// values in the keys' workgroup memory after the keys have left: ADR-0024).
     pub(crate) fn stores_unrolled(&self, values: bool) -> bool {
         self.stores_unrolled.unwrap_or(values)
+    }
+}
+
+/// What of an adapter decides the sort's shapes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Adapter {
+    pub subgroups: bool,
+    pub min_width: u32,
+    pub workgroup_bytes: u32,
+    pub invocations: u32,
+}
+
+impl Adapter {
+    pub fn of(ctx: &GpuContext) -> Adapter {
+        Adapter {
+            subgroups: ctx.caps.subgroups.supported,
+            min_width: ctx.caps.subgroups.min_size,
+            workgroup_bytes: ctx.caps.limits.max_compute_workgroup_storage_size,
+            invocations: ctx.caps.limits.max_compute_invocations_per_workgroup,
+        }
     }
 }
 
@@ -295,12 +335,12 @@ impl Shape {
     }
 
     pub fn of(ctx: &GpuContext, config: &SortConfig, policy: &SortPolicy) -> Shape {
-        let sg = ctx.caps.subgroups;
+        let a = Adapter::of(ctx);
         Shape::for_adapter(
-            sg.supported,
-            sg.min_size,
-            ctx.caps.limits.max_compute_workgroup_storage_size,
-            ctx.caps.limits.max_compute_invocations_per_workgroup,
+            a.subgroups,
+            a.min_width,
+            a.workgroup_bytes,
+            a.invocations,
             config,
             policy,
         )

@@ -3,7 +3,8 @@
 // Buffers past one storage binding are bound as two windows of `params.window` words (keys)
 // and `params.window / KEY_WORDS` (values); a window holds whole keys.
 // Prepended constants: KEY_WORDS (1 or 2), KEY_KIND (0 unsigned, 1 i32, 2 f32 in total order:
-// see sort::reference::sortable), WINDOWS (1, or 2 past one binding).
+// see sort::reference::sortable), WINDOWS (1, or 2 past one binding). Imported: sort/key_order
+// (the keys' sortable bits and their digits).
 
 struct Params {
     n: u32,
@@ -54,31 +55,7 @@ fn store_key(i: u32, k: vec2<u32>) {
     }
 }
 
-// Bits in the order of the keys (see sort::reference::sortable).
-fn sortable(k: vec2<u32>) -> vec2<u32> {
-    var t = k;
-    if (KEY_KIND == 1u) {
-        t = vec2<u32>(k.x ^ 0x80000000u, 0u);
-    } else if (KEY_KIND == 2u) {
-        t = vec2<u32>(select(k.x | 0x80000000u, ~k.x, (k.x & 0x80000000u) != 0u), 0u);
-    }
-    if (params.descending != 0u) {
-        return ~t;
-    }
-    return t;
-}
-
-// `bits` (1 to 8) bits of the sortable key from bit `sh`.
-fn digit_at(k: vec2<u32>, sh: u32, bits: u32) -> u32 {
-    let s = sortable(k);
-    var v = s.x >> (sh & 31u);
-    if (sh >= 32u) {
-        v = s.y >> (sh - 32u);
-    } else if (sh > 0u && KEY_WORDS == 2u) {
-        v |= s.y << (32u - sh);
-    }
-    return v & ((1u << bits) - 1u);
-}
+#import sort/key_order
 
 // The digit of this pass.
 fn digit_of(k: vec2<u32>) -> u32 {

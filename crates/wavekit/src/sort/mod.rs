@@ -23,6 +23,7 @@ pub mod config;
 pub mod reference;
 pub mod sim;
 pub mod single_pass;
+pub mod small;
 pub mod three_kernel;
 
 use crate::clear::ClearKernel;
@@ -42,6 +43,10 @@ pub use reference::SortKey;
 /// The sort's WGSL files.
 pub static SOURCES: &[WgslSource] = &[
     crate::wgsl_source!("sort/keys", "keys.wgsl"),
+    crate::wgsl_source!("sort/key_order", "key_order.wgsl"),
+    crate::wgsl_source!("sort/small_keys", "small_keys.wgsl"),
+    crate::wgsl_source!("sort/tile_sort", "tile_sort.wgsl"),
+    crate::wgsl_source!("sort/merge", "merge.wgsl"),
     crate::wgsl_source!("sort/count", "count.wgsl"),
     crate::wgsl_source!("sort/blocks", "blocks.wgsl"),
     crate::wgsl_source!("sort/histograms", "histograms.wgsl"),
@@ -185,6 +190,8 @@ pub struct RadixSort {
     /// Single-pass mode: clears the digit table and the look-back state in the sort's passes
     /// (ADR-0081).
     clear: ClearKernel,
+    /// The small path's shape and kernels (ADR-0090).
+    small: small::SmallKernels,
 }
 
 impl RadixSort {
@@ -245,6 +252,7 @@ impl RadixSort {
             kernels,
             scan: scan.transpose()?,
             clear: ClearKernel::new(ctx)?,
+            small: small::SmallKernels::new(ctx, config, &policy),
         })
     }
 
@@ -266,6 +274,17 @@ impl RadixSort {
     /// Keys per tile (tile boundaries are worth testing).
     pub fn tile_keys(&self) -> u32 {
         self.shape.tile()
+    }
+
+    /// Keys per tile of the small path (ADR-0090), `None` where the adapter's workgroup memory
+    /// holds no tile of it (every sort then takes the radix passes).
+    pub fn small_tile_keys(&self) -> Option<u32> {
+        self.small.shape.map(|s| s.tile())
+    }
+
+    /// Whether a sort of `n` keys takes the small path ([`SortPolicy::small_up_to`]).
+    pub fn takes_small_path(&self, n: u64) -> bool {
+        u32::try_from(n).is_ok_and(|n| small::BoundSmall::applies(self, n).is_some())
     }
 
     /// The policy this sort was built with.
@@ -305,6 +324,16 @@ impl RadixSort {
         }
         self.check_values(values, n)?;
         let io = Io::new(ctx, keys, values, n, words, window)?;
+        if let Some(shape) = small::BoundSmall::applies(self, n) {
+            return Ok(BoundSort {
+                radix: None,
+                small: Some(small::BoundSmall::bind(self, ctx, &io, shape)?),
+                passes: Vec::new(),
+                tiles: n.div_ceil(shape.tile()),
+                copy_back: None,
+                _io: io,
+            });
+        }
         let tiles = n.div_ceil(self.shape.tile());
         let two = n > window;
         let mode = if self.policy.single_pass {
@@ -361,8 +390,8 @@ impl RadixSort {
             });
         }
         Ok(BoundSort {
-            scatter: scatter_k,
-            mode,
+            radix: Some((scatter_k, mode)),
+            small: None,
             passes,
             tiles,
             copy_back: (passes_odd(self.config.passes()?)).then(|| io.copy_back()),
@@ -578,8 +607,10 @@ struct Pass {
 /// A sort bound to its buffers and scratch, ready to record any number of times.
 #[derive(Debug)]
 pub struct BoundSort {
-    scatter: Kernel,
-    mode: Mode,
+    /// The radix passes' scatter kernel and mode (`None` on the small path).
+    radix: Option<(Kernel, Mode)>,
+    /// The small path (ADR-0090).
+    small: Option<small::BoundSmall>,
     passes: Vec<Pass>,
     tiles: u32,
     copy_back: Option<CopyBack>,
@@ -587,9 +618,14 @@ pub struct BoundSort {
 }
 
 impl BoundSort {
-    /// Number of digit passes.
+    /// Number of radix digit passes (0 on the small path).
     pub fn passes(&self) -> usize {
         self.passes.len()
+    }
+
+    /// Whether this sort takes the small path (ADR-0090).
+    pub fn is_small(&self) -> bool {
+        self.small.is_some()
     }
 
     /// Predecessor tiles the single-pass look-back counted itself in the last recorded pass
@@ -602,9 +638,9 @@ impl BoundSort {
     /// completed): fallbacks always; rounds without progress and rounds in all only with
     /// [`SortPolicy::count_windows`] (their atomics cost time). `None` in three-kernel mode.
     pub fn lookback_stats(&self, ctx: &GpuContext) -> Result<Option<LookbackStats>> {
-        match &self.mode {
-            Mode::Three(_) => Ok(None),
-            Mode::Single(s) => s.lookback_stats(ctx).map(Some),
+        match &self.radix {
+            Some((_, Mode::Single(s))) => s.lookback_stats(ctx).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -613,18 +649,25 @@ impl BoundSort {
         if self.tiles == 0 {
             return;
         }
-        if let Mode::Single(s) = &self.mode {
+        if let Some(s) = &self.small {
+            s.record(enc);
+            return;
+        }
+        let Some((scatter, mode)) = &self.radix else {
+            return;
+        };
+        if let Mode::Single(s) = mode {
             s.record_histograms(enc);
         }
         for pass in &self.passes {
-            if let (Mode::Three(t), Some(count)) = (&self.mode, &pass.first) {
+            if let (Mode::Three(t), Some(count)) = (mode, &pass.first) {
                 t.record_counts(enc, count, self.tiles);
             }
             let mut cp = record::compute_pass(enc, "wavekit.sort.scatter");
-            if let Mode::Single(s) = &self.mode {
+            if let Mode::Single(s) = mode {
                 s.clear_state(&mut cp);
             }
-            self.scatter.dispatch(&mut cp, &pass.scatter, self.tiles);
+            scatter.dispatch(&mut cp, &pass.scatter, self.tiles);
         }
         if let Some(c) = &self.copy_back {
             let (from, to, bytes) = &c.keys;
@@ -719,6 +762,22 @@ mod tests {
                         for adapter in [(4, 32768, 256), (32, 49152, 1024)] {
                             for name in KERNELS {
                                 let k = composed_kernel(name, &c, &policy, sg, adapter).unwrap();
+                                variants.push((k, sg));
+                            }
+                            let (min_width, workgroup_bytes, invocations) = adapter;
+                            let a = config::Adapter {
+                                subgroups: sg,
+                                min_width,
+                                workgroup_bytes,
+                                invocations,
+                            };
+                            let shape = small::SmallShape::for_adapter(&a, &c, &policy).unwrap();
+                            for which in [
+                                small::SmallKernel::InPlace,
+                                small::SmallKernel::ToScratch,
+                                small::SmallKernel::Merge,
+                            ] {
+                                let k = small::composed(which, &c, shape, sg).unwrap();
                                 variants.push((k, sg));
                             }
                         }
