@@ -5,12 +5,15 @@
 //
 // Invocation t holds keys t * ITEMS .. t * ITEMS + ITEMS - 1 of the tile in registers, so
 // that the tile's order is (invocation, item). A digit pass counts the invocation's digits in
-// eight 16-bit counters packed in a vec4<u32> (a tile is below 2^16 keys), one exclusive scan
-// of those vectors across the workgroup (subgroup layer, then workgroup layer) gives every
-// invocation the keys of each digit before its own, and the scan's total each digit's first
-// slot; each key goes to its digit's first slot plus the keys of its digit before it, through
-// workgroup memory, and every invocation reads its ITEMS keys back. Slots past the input (the
-// last tile) take the largest digit in every pass, so they stay behind the keys, in order.
+// eight 16-bit counters packed in a vec4<u32> (a tile is below 2^16 keys). One exclusive scan
+// of those vectors across its subgroup, and the sum of the totals of the subgroups before its
+// own (every invocation reads all the subgroups' totals from workgroup memory: one barrier,
+// where the workgroup layer's scan of them takes three), give every invocation the keys of
+// each digit before its own, and the sum of all totals each digit's first slot; each key goes
+// to its digit's first slot plus the keys of its digit before it, through workgroup memory,
+// and every invocation reads its ITEMS keys back: two barriers a pass. Slots past the input
+// (the last tile) take the largest digit in every pass, so they stay behind the keys, in
+// order.
 //
 // Prepended constants: WG_SIZE, ITEMS, MIN_WIDTH, DIGIT_BITS (at most 3: eight counters),
 // KEY_WORDS, KEY_KIND, VALUES (0 none, 1 loaded, 2 the keys' indices). Imported by name:
@@ -18,7 +21,6 @@
 // sort/small_keys).
 #import subgroup/api
 #import monoid
-#import workgroup/scan
 
 #import sort/small_keys
 
@@ -32,6 +34,9 @@ const SH_KEYS: u32 = TILE * KEY_WORDS + TILE * KEY_WORDS / 32u + 1u;
 const SH_VALUES: u32 = select(1u, TILE + TILE / 32u + 1u, VALUES != 0u);
 var<workgroup> sh_keys: array<u32, SH_KEYS>;
 var<workgroup> sh_values: array<u32, SH_VALUES>;
+
+// Each subgroup's packed counts of a pass (subgroups of at least MIN_WIDTH lanes).
+var<workgroup> sh_counts: array<vec4<u32>, WG_SIZE / MIN_WIDTH>;
 
 var<private> keys: array<vec2<u32>, ITEMS>;
 var<private> values: array<u32, ITEMS>;
@@ -121,11 +126,20 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             mine += one_of(d);
         }
 #end
-        let lanes_before = sg_exclusive_scan(mine, l.lane, l.size);
-        let sg_total = sg_last(combine(lanes_before, mine), l.size);
-        // Its first barrier also ends every read of workgroup memory of the pass before.
-        var before = combine(wg_exclusive_of_subgroups(sg_total, l), lanes_before);
-        let total = sh_wg_total;
+        var before = sg_exclusive_scan(mine, l.lane, l.size);
+        let sg_total = sg_last(combine(before, mine), l.size);
+        if (l.lane == 0u) {
+            sh_counts[l.sg] = sg_total;
+        }
+        // Also ends every read of workgroup memory of the pass before (the keys read back, and
+        // the counts, which are rewritten only after the next barrier).
+        workgroupBarrier();
+        var total = vec4<u32>(0u);
+        for (var s = 0u; s < WG_SIZE / l.size; s++) {
+            let c = sh_counts[s];
+            before += select(vec4<u32>(0u), c, s < l.sg);
+            total += c;
+        }
         // Each digit's first slot (the keys of the smaller digits), packed like the counters,
         // so that a key's slot is one field of a packed sum (no array indexed by its digit).
         var starts = vec4<u32>(0u);
