@@ -11,9 +11,8 @@
 // workgroup, a tile of its own or not, counts itself finished as its very last act (after a
 // storage barrier: a device-scope release of its descriptors); the one whose count completes
 // the grid (`params.groups`) knows that no other will touch the state again in this dispatch,
-// and zeroes the tile counter, the count and the first word of every descriptor (a
-// descriptor reads as complete only when all its words are valid). The statistics words are
-// left to accumulate.
+// and zeroes the tile counter, the count and every word of every descriptor (ADR-0089: the
+// first word alone was not enough). The statistics words are left to accumulate.
 //
 // Prepended constants: WG_SIZE, STEPS, VEC, PER_LANE, MIN_WIDTH, LOOKBACK_SPINS,
 // LOOKBACK_BACKOFF, FAULT_SKIP, INCLUSIVE (bool), DIRECT (bool), QUADS (PER_LANE / 4), PASS (0: single pass, 1: aggregates only,
@@ -245,7 +244,12 @@ fn finish(l: Lane) {
     storageBarrier();
     let descriptors = params.tiles * select(1u, 2u, SPLIT_REGIONS);
     for (var d = l.local; d < descriptors; d += WG_SIZE) {
-        atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE], 0u);
+        // Every word a descriptor uses: a reader's loads of its words may be reordered, so
+        // that one word left from this run beside new ones of the next, flags alike, would
+        // read as a complete value (a race seen on lavapipe with the first word alone cleared).
+        for (var w = 0u; w < 2u * T_WORDS; w++) {
+            atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE + w], 0u);
+        }
     }
     if (l.local == 0u) {
         atomicStore(&tile_state[0], 0u);

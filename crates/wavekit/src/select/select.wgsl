@@ -17,7 +17,7 @@
 // PARTITION the survivors counted beforehand, back to zero for the next run, so that no
 // clearing dispatch comes before it (ADR-0089, as the scan's ADR-0087): every workgroup counts
 // itself finished as its last act, after a storage barrier; the one whose count completes the
-// grid zeroes the tile counter, the first word of every descriptor and counts[1]. The
+// grid zeroes the tile counter, every word of every descriptor and counts[1]. The
 // survivors (counts[0]) and the indirect arguments are written whole by the last tile each
 // run, and the first chunk reads no carry word, so nothing else needs clearing.
 //
@@ -264,7 +264,12 @@ fn finish(l: Lane) {
     }
     storageBarrier();
     for (var d = l.local; d < params.tiles; d += WG_SIZE) {
-        atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE], 0u);
+        // Every word a descriptor uses: a reader's loads of its words may be reordered, so
+        // that one word left from this run beside new ones of the next, flags alike, would
+        // read as a complete value (a race seen on lavapipe with the first word alone cleared).
+        for (var w = 0u; w < 2u * T_WORDS; w++) {
+            atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE + w], 0u);
+        }
     }
     if (l.local == 0u) {
         atomicStore(&tile_state[0], 0u);

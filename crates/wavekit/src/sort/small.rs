@@ -6,8 +6,9 @@
 //! (found by a binary search). Two dispatches for any size, but the merge's work grows with
 //! the tiles, so only small inputs take it.
 //!
-//! [`tile_sort`] and [`merge`] are the kernels' CPU twins, tested against
-//! [`super::reference`].
+//! [`tile_sort`] and [`merge`] are the kernels' CPU twins, tested against a stable sort;
+//! [`pass_slots`] simulates one pass of the tile sort's slot arithmetic (packed counters,
+//! subgroup scans, the subgroups' totals) at any subgroup width.
 
 use super::config::{Adapter, SortConfig, SortPolicy, Values};
 use super::{Io, RadixSort};
@@ -402,9 +403,99 @@ pub fn merge(sorted: &[u64], tile: usize) -> Vec<usize> {
     place
 }
 
+/// One pass of the tile sort as the kernel computes it, for `digits` (the tile's, in tile
+/// order: invocation `t` holds `t * items ..`; `None` past the input) with subgroups of
+/// `width` lanes: each invocation's packed 16-bit counters, their exclusive scan within its
+/// subgroup, the totals of the subgroups before it, each digit's first slot; returns each
+/// key's slot. A CPU port of `tile_sort.wgsl`'s arithmetic.
+pub fn pass_slots(digits: &[Option<u32>], items: usize, width: usize, bits: u32) -> Vec<u32> {
+    let last = (1u32 << bits) - 1;
+    let digit = |d: Option<u32>| d.unwrap_or(last);
+    let one_of = |d: u32| -> [u32; 4] {
+        let mut v = [0u32; 4];
+        v[(d >> 1) as usize] = 1 << ((d & 1) * 16);
+        v
+    };
+    let add =
+        |a: [u32; 4], b: [u32; 4]| -> [u32; 4] { std::array::from_fn(|i| a[i].wrapping_add(b[i])) };
+    let field = |v: [u32; 4], d: u32| (v[(d >> 1) as usize] >> ((d & 1) * 16)) & 0xffff;
+    let invocations = digits.len() / items;
+    let mine: Vec<[u32; 4]> = (0..invocations)
+        .map(|t| {
+            digits[t * items..(t + 1) * items]
+                .iter()
+                .fold([0; 4], |acc, &d| add(acc, one_of(digit(d))))
+        })
+        .collect();
+    // Within each subgroup, the lanes below; the subgroups' totals.
+    let mut lanes_before = vec![[0u32; 4]; invocations];
+    let mut totals = Vec::new();
+    for sg in mine.chunks(width) {
+        let mut run = [0u32; 4];
+        for (lane, m) in sg.iter().enumerate() {
+            lanes_before[totals.len() * width + lane] = run;
+            run = add(run, *m);
+        }
+        totals.push(run);
+    }
+    let total = totals.iter().fold([0; 4], |a, &b| add(a, b));
+    let mut starts = [0u32; 4];
+    let mut run = 0;
+    for d in 0..8 {
+        starts = add(starts, one_of(d).map(|x| x * run));
+        run += field(total, d);
+    }
+    let mut slots = Vec::with_capacity(digits.len());
+    for t in 0..invocations {
+        let sg = t / width;
+        let below = totals[..sg].iter().fold([0; 4], |a, &b| add(a, b));
+        let mut before = add(add(lanes_before[t], below), starts);
+        for &d in &digits[t * items..(t + 1) * items] {
+            let d = digit(d);
+            slots.push(field(before, d));
+            before = add(before, one_of(d));
+        }
+    }
+    slots
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kernel's slot arithmetic at every subgroup width from 1 to 128 (and a subgroup
+    /// wider than the workgroup) gives each key the slot of a stable counting sort by digit,
+    /// the slots past the input last, for tiles of up to 2^16 − 1 keys (the 16-bit counters).
+    #[test]
+    fn pass_slots_are_a_stable_counting_sort_at_every_width() {
+        let mut r = fastrand::Rng::with_seed(5);
+        for (invocations, items, bits, count) in [
+            (512usize, 8usize, 3u32, 4096usize),
+            (512, 8, 3, 1000),
+            (128, 1, 2, 77),
+            (1024, 63, 3, 1024 * 63),
+            (32, 4, 1, 0),
+        ] {
+            let digits: Vec<Option<u32>> = (0..invocations * items)
+                .map(|i| (i < count).then(|| r.u32(..1 << bits)))
+                .collect();
+            let last = (1u32 << bits) - 1;
+            let mut want: Vec<usize> = (0..digits.len()).collect();
+            want.sort_by_key(|&i| digits[i].unwrap_or(last));
+            let mut want_slots = vec![0u32; digits.len()];
+            for (slot, &i) in want.iter().enumerate() {
+                want_slots[i] = slot as u32;
+            }
+            for width in [1, 2, 4, 8, 16, 32, 64, 128, 4096] {
+                let w = width.min(invocations);
+                let got = pass_slots(&digits, items, w, bits);
+                assert_eq!(
+                    got, want_slots,
+                    "{invocations} x {items}, {count} keys, width {width}"
+                );
+            }
+        }
+    }
 
     /// The twins together sort like the reference (stable), for tiles that do and do not
     /// divide the input, digit widths that do and do not divide the bits.
