@@ -227,42 +227,12 @@ fn store_tile_direct(tile: u32, l: Lane, p: T) {
 #end
 }
 
-// The state word counting the workgroups finished (SELF_CLEAR; a word the look-back leaves
-// unused).
-const DONE_WORD: u32 = 5u;
-var<workgroup> sh_last: u32;
-
-// SELF_CLEAR: count this workgroup finished; the last one zeroes the state (see the top).
-fn finish(l: Lane) {
-    storageBarrier();
-    if (l.local == 0u) {
-        sh_last = u32(atomicAdd(&tile_state[DONE_WORD], 1u) == params.groups - 1u);
-    }
-    if (workgroupUniformLoad(&sh_last) == 0u) {
-        return;
-    }
-    storageBarrier();
-    let descriptors = params.tiles * select(1u, 2u, SPLIT_REGIONS);
-    for (var d = l.local; d < descriptors; d += WG_SIZE) {
-        // Every word a descriptor uses: a reader's loads of its words may be reordered, so
-        // that one word left from this run beside new ones of the next, flags alike, would
-        // read as a complete value (a race seen on lavapipe with the first word alone cleared).
-        for (var w = 0u; w < 2u * T_WORDS; w++) {
-            atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE + w], 0u);
-        }
-    }
-    if (l.local == 0u) {
-        atomicStore(&tile_state[0], 0u);
-        atomicStore(&tile_state[DONE_WORD], 0u);
-    }
-}
-
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
     scan_workgroup(l);
     if (SELF_CLEAR && params.groups != 0u) {
-        finish(l);
+        _ = clear_when_last(l, params.groups, params.tiles * select(1u, 2u, SPLIT_REGIONS));
     }
 }
 

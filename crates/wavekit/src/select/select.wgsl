@@ -248,44 +248,15 @@ fn store_staged(tile: u32, l: Lane, kept_base: u32, rejected_base: u32) {
 #end
 }
 
-// The state word counting the workgroups finished (SELF_CLEAR; a word the look-back leaves
-// unused).
-const DONE_WORD: u32 = 5u;
-var<workgroup> sh_last: u32;
-
-// SELF_CLEAR: count this workgroup finished; the last one zeroes the state (see the top).
-fn finish(l: Lane) {
-    storageBarrier();
-    if (l.local == 0u) {
-        sh_last = u32(atomicAdd(&tile_state[DONE_WORD], 1u) == params.groups - 1u);
-    }
-    if (workgroupUniformLoad(&sh_last) == 0u) {
-        return;
-    }
-    storageBarrier();
-    for (var d = l.local; d < params.tiles; d += WG_SIZE) {
-        // Every word a descriptor uses: a reader's loads of its words may be reordered, so
-        // that one word left from this run beside new ones of the next, flags alike, would
-        // read as a complete value (a race seen on lavapipe with the first word alone cleared).
-        for (var w = 0u; w < 2u * T_WORDS; w++) {
-            atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE + w], 0u);
-        }
-    }
-    if (l.local == 0u) {
-        atomicStore(&tile_state[0], 0u);
-        atomicStore(&tile_state[DONE_WORD], 0u);
-        if (PARTITION) {
-            counts[1] = 0u;
-        }
-    }
-}
-
 @compute @workgroup_size(WG_SIZE, 1, 1)
 fn main(inv: Invocation) {
     let l = lane_info(inv);
     select_workgroup(l);
     if (SELF_CLEAR && params.groups != 0u) {
-        finish(l);
+        // The survivors counted beforehand, too: every workgroup has read them.
+        if (clear_when_last(l, params.groups, params.tiles) && PARTITION && l.local == 0u) {
+            counts[1] = 0u;
+        }
     }
 }
 

@@ -17,12 +17,13 @@
 //
 // Layout of tile_state (u32 words): [0] tile counter of pass 1, [1] of pass 2; statistics for
 // tuning: [2] windows read without progress, [3] fallbacks taken, [4] windows read in all
-// (STATS_WINDOWS only); [5..8) unused; then the aggregate region (DESC_STRIDE words per tile), then
+// (STATS_WINDOWS only); [5] workgroups finished (`clear_when_last`); [6..8) unused; then the
+// aggregate region (DESC_STRIDE words per tile), then
 // (SPLIT_REGIONS) the inclusive region.
 // Needs: tile_state, T, T_WORDS, to_bits, from_bits, identity, combine, sg_inclusive,
 // sg_last, sg_ballot, sg_shuffle_u32, sg_shuffle_bool, num_tiles(), tile_fallback(tile, l),
 // LOOKBACK_SPINS, LOOKBACK_BACKOFF, LOOKBACK_PER_LANE, LOOKBACK_FIRST_WINDOW, FAULT_SKIP,
-// SPLIT_REGIONS, STATE_HEADER.
+// SPLIT_REGIONS, STATE_HEADER (and WG_SIZE for `clear_when_last`).
 
 #import shared/ballot
 
@@ -282,4 +283,39 @@ fn lookback(tile: u32, aggregate: T, l: Lane, may_wait: bool) -> T {
     }
     // Read after the barrier of the last workgroupUniformLoad; nothing writes it again.
     return sh_look_prefix;
+}
+
+// The state word counting the workgroups finished (`clear_when_last`).
+const LOOKBACK_DONE_WORD: u32 = 5u;
+var<workgroup> sh_look_last: u32;
+
+// A kernel that clears its own state for the next run (ADR-0087, ADR-0089) calls this from
+// every invocation as its workgroup's last act, every workgroup of a grid of `groups`, a tile
+// of its own or not. After a storage barrier (a release of its descriptors) the workgroup
+// counts itself finished; the one whose count completes the grid knows no other will touch the
+// state again in this dispatch, and zeroes the tile counter, the count and every word of the
+// first `descriptors` descriptors: a reader's loads of a descriptor's words may be reordered,
+// so one word left from this run beside new ones of the next, flags alike, would read as a
+// complete value (a race seen on lavapipe when the first word alone was cleared). The
+// statistics words are left to accumulate. Returns, on every invocation, whether this
+// workgroup was the last (the caller clears what else it keeps).
+fn clear_when_last(l: Lane, groups: u32, descriptors: u32) -> bool {
+    storageBarrier();
+    if (l.local == 0u) {
+        sh_look_last = u32(atomicAdd(&tile_state[LOOKBACK_DONE_WORD], 1u) == groups - 1u);
+    }
+    if (workgroupUniformLoad(&sh_look_last) == 0u) {
+        return false;
+    }
+    storageBarrier();
+    for (var d = l.local; d < descriptors; d += WG_SIZE) {
+        for (var w = 0u; w < 2u * T_WORDS; w++) {
+            atomicStore(&tile_state[STATE_HEADER + d * DESC_STRIDE + w], 0u);
+        }
+    }
+    if (l.local == 0u) {
+        atomicStore(&tile_state[0], 0u);
+        atomicStore(&tile_state[LOOKBACK_DONE_WORD], 0u);
+    }
+    return true;
 }
