@@ -148,11 +148,14 @@ pub fn run(
         knn.record(e);
         rad.record_count(e);
     });
+    knn.check(ctx)?;
+    rad.check(ctx)?;
     let offsets: Vec<u32> = ctx.read_back("offsets", &rad.offsets, nq as usize + 1)?;
     let total = offsets[nq as usize];
     let out = ctx.storage_uninit("radius indices", u64::from(total.max(1)) * 4)?;
     let write = rad.bind_write(ctx, &spatial, &out, &offsets)?;
     ctx.submit(|e| rad.record_write(e, &write));
+    rad.check_write(ctx)?;
     let results = SpatialResults {
         knn: ctx.read_back("knn", &knn.indices, (nq * k) as usize)?,
         knn_d2: ctx.read_back("knn d2", &knn.distances, (nq * k) as usize)?,
@@ -177,6 +180,7 @@ pub fn run(
     )?;
     let counted = diag.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
     ctx.submit(|e| counted.record(e));
+    counted.check(ctx)?;
     let utilisation = counted.utilisation(ctx)?.unwrap_or(0.0);
     let steps = counted
         .lane_steps(ctx)?

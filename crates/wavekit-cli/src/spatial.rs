@@ -83,6 +83,7 @@ impl TreeArgs {
             pool: self.pool,
             radius_chunk: 0,
             diagnostics: false,
+            loop_budget: None,
         }
     }
 }

@@ -10,6 +10,26 @@ pub enum SpatialError {
     /// Points, queries or parameters the library cannot take.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A query kernel left queries unanswered: their walks passed the adapter's loop budget
+    /// ([`crate::SpatialConfig::loop_budget`]). No result of the call is returned.
+    #[error(
+        "{what}: {unanswered} of {queries} queries were not answered ({given_up} walks needed \
+         more loop iterations than the budget of {budget} allows in one dispatch; llvmpipe ends \
+         a shader's loops after 65 535 iterations in all): use a smaller leaf, fewer \
+         neighbours or a smaller radius, or a hardware GPU"
+    )]
+    Unanswered {
+        /// The query ("k-NN", "radius search").
+        what: &'static str,
+        /// Queries asked.
+        queries: u32,
+        /// Queries without a result.
+        unanswered: u32,
+        /// Walks given up at the budget.
+        given_up: u32,
+        /// The budget in force.
+        budget: String,
+    },
 }
 
 /// `Result` with [`SpatialError`].

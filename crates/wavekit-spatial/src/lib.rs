@@ -145,7 +145,17 @@ pub struct SpatialConfig {
     /// Count the lanes at work in the k-NN kernels ([`BoundKnn::utilisation`]); off by
     /// default (it costs two atomics an invocation).
     pub diagnostics: bool,
+    /// The loop iterations a subgroup of a query kernel may take in one dispatch, nested
+    /// loops included (ADR-0091). `None` (the default): none on a GPU,
+    /// [`SOFTWARE_LOOP_BUDGET`] on a software adapter (llvmpipe ends every loop of a shader
+    /// once it has taken 65 535 iterations in all). The pool kernels hand the queries left at
+    /// the budget to a second dispatch; a single walk past it fails the call.
+    pub loop_budget: Option<u32>,
 }
+
+/// The query kernels' loop budget on software adapters: under llvmpipe's 65 535 loop
+/// iterations a shader invocation, with room to spare (ADR-0091).
+pub const SOFTWARE_LOOP_BUDGET: u32 = 65_000;
 
 impl Default for SpatialConfig {
     fn default() -> Self {
@@ -157,6 +167,7 @@ impl Default for SpatialConfig {
             pool: 4,
             radius_chunk: 0,
             diagnostics: false,
+            loop_budget: None,
         }
     }
 }
@@ -237,7 +248,7 @@ pub struct Spatial {
     count: Kernel,
     write: Kernel,
     extract: Kernel,
-    knn: Mutex<HashMap<u32, Kernel>>,
+    knn: Mutex<HashMap<(u32, bool), Kernel>>,
     pair_sorts: Mutex<HashMap<u32, std::sync::Arc<RadixSort>>>,
     sort: RadixSort,
     sort63: Option<RadixSort>,
@@ -342,22 +353,32 @@ impl Spatial {
         Ok(s)
     }
 
-    /// The k-NN kernel for `k` (built on first use).
-    fn knn_kernel(&self, ctx: &GpuContext, k: u32) -> Result<Kernel> {
+    /// The k-NN kernel for `k` (built on first use): the configuration's, or the baseline
+    /// (`baseline`: the rest pass of the pool kernels).
+    fn knn_kernel(&self, ctx: &GpuContext, k: u32, baseline: bool) -> Result<Kernel> {
         let mut map = self.knn.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(kernel) = map.get(&k) {
+        let pool = !baseline && self.config.kernel != KnnKernel::Baseline;
+        if let Some(kernel) = map.get(&(k, pool)) {
             return Ok(kernel.clone());
         }
-        let name = match self.config.kernel {
-            KnnKernel::Baseline => "spatial/knn",
-            _ => "spatial/knn_pool",
+        let name = if pool {
+            "spatial/knn_pool"
+        } else {
+            "spatial/knn"
         };
         let kernel = builder(name, &self.config)
             .constant("K", k)
             .generated("spatial/insert", query::insert_wgsl(k))
             .build(ctx)?;
-        map.insert(k, kernel.clone());
+        map.insert((k, pool), kernel.clone());
         Ok(kernel)
+    }
+
+    /// The loop budget on this adapter ([`SpatialConfig::loop_budget`]); `None`: unbounded.
+    pub fn loop_budget(&self, ctx: &GpuContext) -> Option<u32> {
+        self.config
+            .loop_budget
+            .or(ctx.summary.software.then_some(SOFTWARE_LOOP_BUDGET))
     }
 }
 

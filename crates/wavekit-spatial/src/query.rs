@@ -67,6 +67,12 @@ pub struct BoundKnn {
     /// k squared distances a query (f32, infinity where missing).
     pub distances: wgpu::Buffer,
     diag: wgpu::Buffer,
+    /// The queries finished, given up and handed on (ADR-0091); [`BoundKnn::check`] reads it.
+    status: wgpu::Buffer,
+    /// The rest pass (software adapters' pool kernels): the baseline kernel over the queries
+    /// the pool kernel handed on.
+    rest: Option<Step>,
+    budget: Option<u32>,
     _keep: Vec<wgpu::Buffer>,
 }
 
@@ -84,6 +90,9 @@ pub struct BoundRadius {
     points: u32,
     entries: Vec<(u32, wgpu::Buffer)>,
     write: Kernel,
+    /// The queries finished and given up (ADR-0091), for [`BoundRadius::check`].
+    status: wgpu::Buffer,
+    budget: Option<u32>,
 }
 
 /// One step bound to its buffers: the kernel, its bind group, its workgroups.
@@ -110,9 +119,39 @@ struct QueryBuffers {
     qkeys: wgpu::Buffer,
     diag: wgpu::Buffer,
     chunk: wgpu::Buffer,
+    budget: wgpu::Buffer,
+    status: wgpu::Buffer,
+}
+
+/// Loop iterations a step and a start of `tree`'s walk may take at most (the WGSL's
+/// STEP_COST and START_COST), for k neighbours.
+fn walk_costs(tree: crate::TreeKind, leaf: u32, k: u32) -> (u32, u32) {
+    match tree {
+        crate::TreeKind::Bvh => (1 + leaf, 2 * k + 34),
+        crate::TreeKind::Kd => (1 + leaf, 1),
+        crate::TreeKind::Octree => (9 + leaf, 1 + leaf),
+    }
 }
 
 impl Spatial {
+    /// The budget the kernels are given (net of what handing on costs: `reserve` loop
+    /// iterations), u32 max for none; refused when it leaves no room for a start and a step.
+    fn kernel_budget(&self, ctx: &GpuContext, k: u32, reserve: u32) -> Result<u32> {
+        let Some(budget) = self.loop_budget(ctx) else {
+            return Ok(u32::MAX);
+        };
+        let (step, start) = walk_costs(self.config.tree, self.config.leaf, k);
+        let least = 1 + step + start + reserve;
+        if budget < least {
+            return Err(SpatialError::InvalidArgument(format!(
+                "a loop budget of {budget}: this tree, leaf and k need at least {least} for one \
+                 step of a walk"
+            )));
+        }
+        Ok(budget - reserve)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn query_buffers(
         &self,
         ctx: &GpuContext,
@@ -120,8 +159,14 @@ impl Spatial {
         nq: u32,
         k: u32,
         r2: f32,
+        budget: u32,
+        rest_list: bool,
     ) -> Result<QueryBuffers> {
+        let status_words = 4 + if rest_list { u64::from(nq) } else { 0 };
+        ctx.check_binding("spatial query status", status_words * 4)?;
         Ok(QueryBuffers {
+            budget: ctx.uniform_from("spatial loop budget", &[budget, 0, 0, 0])?,
+            status: ctx.storage_from("spatial query status", &vec![0u32; status_words as usize])?,
             params: ctx.uniform_from("spatial query params", &[nq, tree.leaves, tree.points, k])?,
             radius: ctx.uniform_from("spatial radius", &[r2, 0.0, 0.0, 0.0])?,
             // The identity: the order when the queries are not sorted (or only one).
@@ -154,6 +199,8 @@ impl Spatial {
             (11, tree.codes.clone()),
             (12, b.diag.clone()),
             (13, b.chunk.clone()),
+            (14, b.budget.clone()),
+            (15, b.status.clone()),
         ]
     }
 
@@ -206,30 +253,56 @@ impl Spatial {
         }
         let out_words = u64::from(nq.max(1)) * u64::from(k);
         ctx.check_binding("spatial k-NN indices", out_words * 4)?;
-        let b = self.query_buffers(ctx, tree, nq, k, max_d2)?;
+        let pool = self.config.kernel != crate::KnnKernel::Baseline;
+        let finite = self.loop_budget(ctx).is_some();
+        // The pool kernel's hand-over loop takes up to POOL iterations.
+        let reserve = if pool { self.config.pool + 8 } else { 0 };
+        let budget = self.kernel_budget(ctx, k, reserve)?;
+        let b = self.query_buffers(ctx, tree, nq, k, max_d2, budget, pool && finite)?;
         let indices = ctx.storage_uninit("spatial k-NN indices", out_words * 4)?;
         let distances = ctx.storage_uninit("spatial k-NN distances", out_words * 4)?;
         let unused = ctx.storage_uninit("spatial unused", 4)?;
         let e = Self::entries(tree, queries, &b, [&indices, &distances, &unused]);
-        let kernel = self.knn_kernel(ctx, k)?;
+        let kernel = self.knn_kernel(ctx, k, false)?;
         let mut steps = Vec::new();
-        let per_group = match self.config.kernel {
-            crate::KnnKernel::Baseline => WORKGROUP,
-            _ => WORKGROUP * self.config.pool,
+        let per_group = if pool {
+            WORKGROUP * self.config.pool
+        } else {
+            WORKGROUP
         };
+        let mut rest = None;
+        let mut keep = vec![b.params.clone(), b.radius.clone(), b.order.clone()];
         if nq > 0 {
             let bind = Self::bind_entries(ctx, &kernel, &e)?;
             steps.push((kernel, bind, nq.div_ceil(per_group)));
+            if pool && finite {
+                // The rest pass: the baseline kernel over the rest list, the whole budget for
+                // each walk (a grid for every query; those past the list's length return).
+                let whole = self.kernel_budget(ctx, k, 0)?;
+                let flag = ctx.uniform_from("spatial loop budget, rest", &[whole, 1, 0, 0])?;
+                let mut re = e.clone();
+                re[14].1 = flag.clone();
+                let baseline = self.knn_kernel(ctx, k, true)?;
+                let bind = Self::bind_entries(ctx, &baseline, &re)?;
+                rest = Some((baseline, bind, nq.div_ceil(WORKGROUP)));
+                keep.push(flag);
+            }
         }
         let diag = b.diag.clone();
+        let status = b.status.clone();
+        let order = self.order(ctx, &b, &e, nq)?;
+        keep.extend([b.qkeys, b.budget, unused]);
         Ok(BoundKnn {
             diag,
-            order: self.order(ctx, &b, &e, nq)?,
+            order,
             steps,
             queries: nq,
             indices,
             distances,
-            _keep: vec![b.params, b.radius, b.order, b.qkeys, unused],
+            status,
+            rest,
+            budget: self.loop_budget(ctx),
+            _keep: keep,
         })
     }
 
@@ -255,6 +328,7 @@ impl Spatial {
         let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_d2)?;
         ctx.submit(|e| bound.record(e));
+        bound.check(ctx)?;
         let n = queries.len() * k as usize;
         Ok((
             ctx.read_back("spatial k-NN indices", &bound.indices, n)?,
@@ -277,7 +351,8 @@ impl Spatial {
                 "a squared radius of {r2}: give a non-negative number"
             )));
         }
-        let b = self.query_buffers(ctx, tree, nq, index_bits(tree.points), r2)?;
+        let budget = self.kernel_budget(ctx, 1, 0)?;
+        let b = self.query_buffers(ctx, tree, nq, index_bits(tree.points), r2, budget, false)?;
         let counts = ctx.storage_from("spatial counts", &vec![0u32; nq as usize + 1])?;
         let offsets = ctx.storage_uninit("spatial offsets", (u64::from(nq) + 1) * 4)?;
         let unused = ctx.storage_uninit("spatial unused", 4)?;
@@ -290,7 +365,10 @@ impl Spatial {
         let scan = self
             .scan
             .bind(ctx, &counts, Some(&offsets), u64::from(nq) + 1)?;
+        let status = b.status.clone();
         Ok(BoundRadius {
+            status,
+            budget: self.loop_budget(ctx),
             order: self.order(ctx, &b, &e, nq)?,
             count,
             scan,
@@ -316,12 +394,14 @@ impl Spatial {
         let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
         ctx.submit(|e| bound.record_count(e));
+        bound.check(ctx)?;
         let offsets: Vec<u32> =
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
         let total = offsets[queries.len()];
         let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
         let write = bound.bind_write(ctx, self, &indices, &offsets)?;
         ctx.submit(|e| bound.record_write(e, &write));
+        bound.check_write(ctx)?;
         let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
         Ok((offsets, got))
     }
@@ -339,8 +419,10 @@ impl Spatial {
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
         ctx.submit(|e| {
             bound.record_order(e);
+            enc_clear_status(e, &bound.status);
             record_steps(e, &bound.count);
         });
+        bound.check(ctx)?;
         Ok(ctx.read_back("spatial counts", &bound.counts, queries.len())?)
     }
 }
@@ -368,6 +450,34 @@ fn record_order(
     }
 }
 
+/// Zero the status words (finished, given up, handed on) before a run.
+fn enc_clear_status(enc: &mut wgpu::CommandEncoder, status: &wgpu::Buffer) {
+    enc.clear_buffer(status, 0, Some(16));
+}
+
+/// The status words read back and checked: every query finished, or the error that says how
+/// many were not and why.
+fn check_status(
+    ctx: &GpuContext,
+    status: &wgpu::Buffer,
+    what: &'static str,
+    queries: Option<u32>,
+    budget: Option<u32>,
+) -> Result<()> {
+    let s: Vec<u32> = ctx.read_back("spatial query status", status, 3)?;
+    let asked = queries.unwrap_or(s[0] + s[1]);
+    if s[0] == asked && s[1] == 0 {
+        return Ok(());
+    }
+    Err(SpatialError::Unanswered {
+        what,
+        queries: asked,
+        unanswered: asked.saturating_sub(s[0]),
+        given_up: s[1],
+        budget: budget.map_or("none".to_string(), |b| b.to_string()),
+    })
+}
+
 fn record_steps(enc: &mut wgpu::CommandEncoder, steps: &[Step]) {
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some("wavekit.spatial.query"),
@@ -382,8 +492,26 @@ impl BoundKnn {
     /// Record the search (the queries' order first, when sorted).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         enc.clear_buffer(&self.diag, 0, None);
+        enc_clear_status(enc, &self.status);
         record_order(enc, &self.order, self.queries);
         record_steps(enc, &self.steps);
+        if let Some(rest) = &self.rest {
+            record_steps(enc, std::slice::from_ref(rest));
+        }
+    }
+
+    /// After a run: `Ok` when every query's result was written, else
+    /// [`SpatialError::Unanswered`] (a walk past the loop budget; ADR-0091). A recorded search
+    /// is not complete until this says so; [`Spatial::knn`] calls it.
+    pub fn check(&self, ctx: &GpuContext) -> Result<()> {
+        check_status(ctx, &self.status, "k-NN", Some(self.queries), self.budget)
+    }
+
+    /// After a run: queries the pool kernel handed on to the rest pass (0 on a GPU, where
+    /// there is no loop budget).
+    pub fn handed_on(&self, ctx: &GpuContext) -> Result<u32> {
+        let s: Vec<u32> = ctx.read_back("spatial query status", &self.status, 3)?;
+        Ok(s[2])
     }
 
     /// After a run with [`crate::SpatialConfig::diagnostics`]: the share of lane-steps that
@@ -414,8 +542,28 @@ impl BoundRadius {
     /// offsets, the total last.
     pub fn record_count(&self, enc: &mut wgpu::CommandEncoder) {
         self.record_order(enc);
+        enc_clear_status(enc, &self.status);
         record_steps(enc, &self.count);
         self.scan.record(enc);
+    }
+
+    /// After the count pass: `Ok` when every query's walk finished, else
+    /// [`SpatialError::Unanswered`] (ADR-0091). The counts and offsets are not whole until
+    /// this says so; [`Spatial::radius`] and [`Spatial::count`] call it.
+    pub fn check(&self, ctx: &GpuContext) -> Result<()> {
+        check_status(
+            ctx,
+            &self.status,
+            "radius search",
+            Some(self.queries),
+            self.budget,
+        )
+    }
+
+    /// After the write pass: `Ok` when no walk was given up (the queries of chunks with
+    /// neighbours are walked again), else [`SpatialError::Unanswered`].
+    pub fn check_write(&self, ctx: &GpuContext) -> Result<()> {
+        check_status(ctx, &self.status, "radius search", None, self.budget)
     }
 
     /// Bind the write pass into `indices` (room for the last offset), given the `offsets` the
@@ -514,6 +662,7 @@ impl BoundRadius {
     /// Record the write pass (after [`BoundRadius::record_count`] has run and `indices` was
     /// sized from the total).
     pub fn record_write(&self, enc: &mut wgpu::CommandEncoder, write: &BoundWrite) {
+        enc_clear_status(enc, &self.status);
         for (w, sort, extract) in &write.chunks {
             record_steps(enc, std::slice::from_ref(w));
             sort.record(enc);

@@ -31,8 +31,60 @@
 // Radius search's write, a chunk of queries: [x, y) the queries, z their first offset, w where
 // that offset falls in the indices' window (extract.wgsl).
 @group(0) @binding(13) var<uniform> chunk: vec4<u32>;
+// The walks' loop budget (ADR-0091): x, the loop iterations a subgroup may spend in one
+// dispatch, net of what handing on its unfinished work costs (u32 max: no budget); y, 1 in
+// the rest pass (the queries come from the rest list).
+@group(0) @binding(14) var<uniform> walk_budget: vec4<u32>;
+// [0] the queries finished (their results written), [1] the queries given up (a single walk
+// past the budget: the call fails), [2] the rest list's length, [3] unused; from [4] the rest
+// list: the queries a pool kernel handed on when its budget ran out (software adapters only;
+// on a GPU the buffer is these four words).
+@group(0) @binding(15) var<storage, read_write> status: array<atomic<u32>>;
+
+// Results finished by this workgroup, added to status[0] once at its end.
+var<workgroup> wg_finished: atomic<u32>;
 
 const NO_POINT: u32 = 0xffffffffu;
+
+// Call first, in workgroup-uniform control flow: clears the workgroup's finished count.
+fn begin_counting(local: u32) {
+    if (local == 0u) {
+        atomicStore(&wg_finished, 0u);
+    }
+    workgroupBarrier();
+}
+
+// Call last, in workgroup-uniform control flow: this invocation finished `n` queries; one
+// atomic a workgroup adds them to status[0], which the host checks against the queries.
+fn end_counting(local: u32, n: u32) {
+    if (n > 0u) {
+        atomicAdd(&wg_finished, n);
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        let s = atomicLoad(&wg_finished);
+        if (s > 0u) {
+            atomicAdd(&status[0], s);
+        }
+    }
+}
+
+// A query whose walk cannot finish in this dispatch: into the rest list, for the rest pass.
+fn hand_on(q: u32) {
+    let at = atomicAdd(&status[2], 1u);
+    atomicStore(&status[4u + at], q);
+}
+
+// A walk past the budget on its own (the rest pass, the baseline and radius kernels): its
+// result is not written, and the host fails the call.
+fn give_up() {
+    atomicAdd(&status[1], 1u);
+}
+
+// Room for one more step of STEP_COST loop iterations under the budget.
+fn within_budget(spent: u32, cost: u32) -> bool {
+    return spent <= walk_budget.x - cost;
+}
 
 fn item(local: u32, wg: vec3<u32>, groups: vec3<u32>) -> u32 {
     return (wg.x + wg.y * groups.x) * WG_SIZE + local;

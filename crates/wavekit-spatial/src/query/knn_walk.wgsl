@@ -29,6 +29,11 @@ fn start(qi: u32) {
     walk_begin(p);
 }
 
+// Whether the walk has steps left.
+fn busy() -> bool {
+    return walk_busy();
+}
+
 fn step() {
     walk_step();
 }

@@ -5,7 +5,9 @@
 // bits of index; low word first): wavekit's radix sort of the keys then puts each query's
 // neighbours in ascending index, and extract.wgsl keeps the indices. The write runs in chunks
 // of queries [chunk.x, chunk.y) whose keys fit one binding, from offset chunk.z. (A sort a query in the
-// kernel would loop past llvmpipe's loop limit on large neighbourhoods; ADR-0073.)
+// kernel would loop past llvmpipe's loop limit on large neighbourhoods; ADR-0073.) A walk
+// past the loop budget is given up (status[1]) and the host fails the call; the queries
+// finished are counted (status[0]); ADR-0091.
 #import spatial/query_common
 #import spatial/walk
 
@@ -33,24 +35,32 @@ fn offer(d: f32, idx: u32) {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    begin_counting(local);
     let t = item(local, wg, groups);
-    if (t >= params.x) {
-        return;
+    var finished = 0u;
+    if (t < params.x) {
+        let qi = query_of(t);
+        if (COUNT || (qi >= chunk.x && qi < chunk.y)) {
+            r_query = qi;
+            r_found = 0u;
+            if (!COUNT) {
+                r_base = counts[qi] - chunk.z;
+            }
+            walk_begin(query(qi));
+            var spent = START_COST;
+            while (walk_busy() && within_budget(spent, STEP_COST)) {
+                walk_step();
+                spent += STEP_COST;
+            }
+            if (walk_busy()) {
+                give_up();
+            } else {
+                if (COUNT) {
+                    counts[qi] = r_found;
+                }
+                finished = 1u;
+            }
+        }
     }
-    let qi = query_of(t);
-    if (!COUNT && (qi < chunk.x || qi >= chunk.y)) {
-        return;
-    }
-    r_query = qi;
-    r_found = 0u;
-    if (!COUNT) {
-        r_base = counts[qi] - chunk.z;
-    }
-    walk_begin(query(qi));
-    while (sp > 0u) {
-        walk_step();
-    }
-    if (COUNT) {
-        counts[qi] = r_found;
-    }
+    end_counting(local, finished);
 }

@@ -4,7 +4,9 @@
 // and the K after the query's place in Morton order (k-NN's first bound; the walk then skips
 // them), `walk_begin` pushes the root, each `walk_step` pops one node: skipped when its box is
 // farther than the bound, a leaf's points offered, an inner node's children pushed, the
-// farther first. CPU twin: reference::Tree's walks.
+// farther first. A step loops at most LEAF times (a leaf's points), a start at most 2K + 33
+// (the seed and its binary search): STEP_COST and START_COST (ADR-0091). CPU twin:
+// reference::Tree's walks.
 
 // Node k's box at 2k (low) and 2k + 1 (high), root 1, children 2k and 2k + 1, leaf l at node
 // L + l (tree.rs).
@@ -19,6 +21,13 @@ var<private> window: vec2<u32>;
 var<private> stack_node: array<u32, STACK>;
 var<private> stack_dist: array<f32, STACK>;
 var<private> sp: u32;
+
+const STEP_COST: u32 = 1u + LEAF;
+const START_COST: u32 = 2u * K + 34u;
+
+fn walk_busy() -> bool {
+    return sp > 0u;
+}
 
 // Squared distance from p to node k's box (infinite for an empty box).
 fn box_dist(p: vec3<f32>, k: u32) -> f32 {

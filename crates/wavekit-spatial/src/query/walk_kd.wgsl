@@ -3,7 +3,10 @@
 // with a lower bound of their squared distance; a step pops one: skipped when its bound is
 // past the kernel's, a leaf's points offered, an inner node's far side pushed with the bound
 // its plane gives (its distance to the plane less the cells' rounding margin, squared, or
-// the node's own if larger), then its near side. No seed. CPU twin: reference::kd.
+// the node's own if larger), then its near side. No seed. A leaf is offered LEAF points a
+// step (a leaf of equal codes can hold more), so that no step loops more than LEAF times:
+// STEP_COST and START_COST bound the loop iterations of a step and of a start (ADR-0091).
+// CPU twin: reference::kd.
 
 @group(0) @binding(2) var<storage, read> nodes: array<vec4<u32>>;
 
@@ -17,6 +20,26 @@ var<private> walk_margin: vec3<f32>;
 var<private> stack_node: array<u32, STACK>;
 var<private> stack_dist: array<f32, STACK>;
 var<private> sp: u32;
+// The leaf being offered: [leaf_at, leaf_end).
+var<private> leaf_at: u32;
+var<private> leaf_end: u32;
+
+const STEP_COST: u32 = 1u + LEAF;
+const START_COST: u32 = 1u;
+
+fn walk_busy() -> bool {
+    return sp > 0u || leaf_at < leaf_end;
+}
+
+// Offer the next LEAF points of the leaf (at most).
+fn offer_leaf() {
+    let stop = min(leaf_end, leaf_at + LEAF);
+    for (var j = leaf_at; j < stop; j++) {
+        let s = sorted[j];
+        offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
+    }
+    leaf_at = stop;
+}
 
 fn kd_code(i: u32) -> vec2<u32> {
     return vec2<u32>(codes[2u * i], codes[2u * i + 1u]);
@@ -30,6 +53,8 @@ fn walk_begin(p: vec3<f32>) {
     let hi = tree_hi();
     walk_margin = (abs(lo) + abs(hi) + max(hi - lo, vec3<f32>(1e-30))) * (1.0 / 1048576.0);
     sp = 0u;
+    leaf_at = 0u;
+    leaf_end = 0u;
     if (params.z > 0u) {
         stack_node[0] = ROOT;
         stack_dist[0] = 0.0;
@@ -38,6 +63,10 @@ fn walk_begin(p: vec3<f32>) {
 }
 
 fn walk_step() {
+    if (leaf_at < leaf_end) {
+        offer_leaf();
+        return;
+    }
     sp -= 1u;
     let side = stack_node[sp];
     let bound = stack_dist[sp];
@@ -73,10 +102,9 @@ fn walk_step() {
         }
     }
     if (end > first) {
-        for (var j = first; j < end; j++) {
-            let s = sorted[j];
-            offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
-        }
+        leaf_at = first;
+        leaf_end = end;
+        offer_leaf();
         return;
     }
     let n = nodes[node];

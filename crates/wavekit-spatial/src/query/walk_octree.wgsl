@@ -3,7 +3,10 @@
 // octants of its children not yet visited; a step takes the next of them, nearest the query
 // first (octant order XOR the query's own octant at that node), and visits it: skipped when
 // its cell (widened by the rounding margin) is past the kernel's bound, a leaf's points
-// offered, an inner node pushed. No seed. CPU twin: reference::octree.
+// offered, an inner node pushed. No seed. A leaf is offered LEAF points a step (leaves at the
+// deepest level can hold more), so that no step loops more than 8 + LEAF times: STEP_COST and
+// START_COST bound the loop iterations of a step and of a start (ADR-0091). CPU twin:
+// reference::octree.
 
 @group(0) @binding(2) var<storage, read> nodes: array<vec4<u32>>;
 
@@ -19,6 +22,26 @@ var<private> stack_node: array<u32, STACK>;
 // The octants left (low 8 bits) and the query's octant at the node (<< 8).
 var<private> stack_left: array<u32, STACK>;
 var<private> sp: u32;
+// The leaf being offered: [leaf_at, leaf_end).
+var<private> leaf_at: u32;
+var<private> leaf_end: u32;
+
+const STEP_COST: u32 = 9u + LEAF;
+const START_COST: u32 = 1u + LEAF;
+
+fn walk_busy() -> bool {
+    return sp > 0u || leaf_at < leaf_end;
+}
+
+// Offer the next LEAF points of the leaf (at most).
+fn offer_leaf() {
+    let stop = min(leaf_end, leaf_at + LEAF);
+    for (var j = leaf_at; j < stop; j++) {
+        let s = sorted[j];
+        offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
+    }
+    leaf_at = stop;
+}
 
 fn visit(k: u32) {
     let n = nodes[k];
@@ -29,10 +52,9 @@ fn visit(k: u32) {
         return;
     }
     if (n.z == NO_NODE) {
-        for (var j = n.x; j < n.x + n.y; j++) {
-            let s = sorted[j];
-            offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
-        }
+        leaf_at = n.x;
+        leaf_end = n.x + n.y;
+        offer_leaf();
         return;
     }
     stack_node[sp] = k;
@@ -48,12 +70,18 @@ fn walk_begin(p: vec3<f32>) {
     walk_hi = tree_hi();
     walk_code = morton63(p, walk_lo, walk_hi);
     sp = 0u;
+    leaf_at = 0u;
+    leaf_end = 0u;
     if (params.z > 0u) {
         visit(0u);
     }
 }
 
 fn walk_step() {
+    if (leaf_at < leaf_end) {
+        offer_leaf();
+        return;
+    }
     let top = sp - 1u;
     let k = stack_node[top];
     let left = stack_left[top] & 0xffu;

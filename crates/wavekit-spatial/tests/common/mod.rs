@@ -189,3 +189,27 @@ pub fn dragon() -> Option<Set> {
         .collect();
     Some(("dragon's vertices".into(), points, queries, false))
 }
+
+/// Twelve Gaussian blobs of very different widths (0.01 to 15) in a 100-unit cube, seeded: the
+/// densities of issue 52's reproduction. Queries from a second call (other centres) fall far
+/// from every blob of the first.
+pub fn blobs(n: usize, seed: u64) -> Vec<[f32; 3]> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let gauss = |rng: &mut fastrand::Rng| {
+        let (u, v) = (rng.f32().max(1e-7), rng.f32());
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+    };
+    let widths = [
+        0.05f32, 0.3, 2.0, 8.0, 0.01, 1.0, 4.0, 0.2, 15.0, 0.5, 3.0, 0.08,
+    ];
+    let centres: Vec<[f32; 3]> = (0..12)
+        .map(|_| [rng.f32() * 100.0, rng.f32() * 100.0, rng.f32() * 100.0])
+        .collect();
+    (0..n)
+        .map(|_| {
+            let b = rng.usize(..12);
+            let (c, s) = (centres[b], widths[b]);
+            [0, 1, 2].map(|a| c[a] + s * gauss(&mut rng))
+        })
+        .collect()
+}
