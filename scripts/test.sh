@@ -26,6 +26,8 @@ phase "format"
 cargo fmt --all --check
 phase "the house rule: no library reads the environment"
 bash scripts/check-house.sh
+phase "the docs: dates of README and BENCHMARKS not older than the runs they cite"
+bash scripts/check-doc-dates.sh
 # Clippy rides on the builds (ADR-0079): every cargo command below compiles the workspace's
 # own crates with clippy-driver, which lints them (warnings are errors) and then builds them
 # as rustc would; the dependencies are built by rustc alone. One compilation instead of a
