@@ -833,6 +833,7 @@ fn bench_paths(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
             )?;
             let counted = diag.bind_paths(ctx, &bvh, &rb, &out, w * h, &settings)?;
             ctx.submit(|e| counted.record(e));
+            counted.check(ctx)?;
             let util = counted.utilisation(ctx)?.map_or(0.0, |u| u.all());
             let mut cases = vec![wavekit_bench::protocol::Case::new("paths", |e| {
                 bound.record(e)

@@ -13,6 +13,24 @@ pub enum TraceError {
     /// A size, buffer or setting that cannot be traced.
     #[error("{0}")]
     InvalidArgument(String),
+    /// Rays (paths) left without a result: their traversal passed the adapter's loop budget
+    /// ([`crate::TraceConfig::loop_budget`]; ADR-0091). No result of the call is whole.
+    #[error(
+        "{unanswered} of {rays} rays (paths) were not traced to the end ({given_up} needed more \
+         loop iterations than the budget of {budget} allows in one dispatch; llvmpipe ends a \
+         shader's loops after 65 535 iterations in all): trace on a hardware GPU, or with a \
+         shallower BVH or fewer bounces"
+    )]
+    Unanswered {
+        /// Rays asked.
+        rays: u32,
+        /// Rays without a result.
+        unanswered: u32,
+        /// Rays given up at the budget.
+        given_up: u32,
+        /// The budget in force.
+        budget: String,
+    },
 }
 
 /// Result with [`TraceError`].

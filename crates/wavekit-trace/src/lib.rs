@@ -45,7 +45,7 @@ pub use bvh::{Bvh, BvhStats, GpuBvh};
 pub use error::{Result, TraceError};
 pub use mesh::Mesh;
 pub use reference::{Hit, MISS, Ray};
-pub use tracer::{BoundTrace, KernelKind, TraceConfig, Tracer, Utilisation};
+pub use tracer::{BoundTrace, KernelKind, SOFTWARE_LOOP_BUDGET, TraceConfig, Tracer, Utilisation};
 
 use wavekit::prelude::WgslSource;
 

@@ -89,7 +89,20 @@ pub struct TraceConfig {
     /// many per lane at a time and keep the rest in their subgroup's pool (0: exactly what the
     /// idle lanes need, an atomic at every refill). 0 to 64.
     pub fetch_batch: u32,
+    /// The loop iterations a subgroup may take in one dispatch, nested loops included
+    /// (ADR-0091). `None`: none on a GPU, [`SOFTWARE_LOOP_BUDGET`] on a software adapter
+    /// (llvmpipe ends every loop of a shader once it has taken 65 535 iterations in all). The
+    /// persistent and compacted kernels hand the rays left at the budget to a second dispatch
+    /// (the baseline kernel); one ray or path past it on its own fails [`BoundTrace::check`].
+    pub loop_budget: Option<u32>,
 }
+
+/// The traversal kernels' loop budget on software adapters: under llvmpipe's 65 535 loop
+/// iterations a shader invocation, with room to spare (ADR-0091).
+pub const SOFTWARE_LOOP_BUDGET: u32 = 65_000;
+
+/// Loop iterations a round may take at most (the WGSL's ROUND_COST: 64 nodes and the rest).
+const ROUND_COST: u32 = 64 + 32;
 
 impl TraceConfig {
     /// The defaults for `kernel`: closest hit, no diagnostics, workgroups of 128, a stack of 64,
@@ -107,6 +120,7 @@ impl TraceConfig {
             fetch_batch: 4,
             paths: false,
             workgroup_stacks: false,
+            loop_budget: None,
         }
     }
 
@@ -188,6 +202,8 @@ pub fn builder(config: &TraceConfig) -> KernelBuilder {
 pub struct Tracer {
     config: TraceConfig,
     kernel: Kernel,
+    /// The baseline kernel of the same configuration, for the rest pass (built on first use).
+    rest_kernel: std::sync::Mutex<Option<Kernel>>,
 }
 
 /// Subgroup utilisation counted by the diagnostics: of the lanes of a subgroup, how many were
@@ -231,7 +247,29 @@ impl Tracer {
         Ok(Self {
             config,
             kernel: builder(&config).build(ctx)?,
+            rest_kernel: std::sync::Mutex::new(None),
         })
+    }
+
+    /// The loop budget on this adapter ([`TraceConfig::loop_budget`]); `None`: unbounded.
+    pub fn loop_budget(&self, ctx: &GpuContext) -> Option<u32> {
+        self.config
+            .loop_budget
+            .or(ctx.summary.software.then_some(SOFTWARE_LOOP_BUDGET))
+    }
+
+    fn rest_kernel(&self, ctx: &GpuContext) -> Result<Kernel> {
+        let mut k = self.rest_kernel.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = &*k {
+            return Ok(k.clone());
+        }
+        let built = builder(&TraceConfig {
+            kernel: KernelKind::Baseline,
+            ..self.config
+        })
+        .build(ctx)?;
+        *k = Some(built.clone());
+        Ok(built)
     }
 
     /// Its configuration.
@@ -353,6 +391,28 @@ impl Tracer {
         let params = ctx.uniform_from("trace params", &[n, slots, budget, 0])?;
         let path = ctx.uniform_from("trace path settings", &path)?;
         let work = ctx.storage_uninit("trace work", 32)?;
+        // The loop budget (ADR-0091), less what handing on costs the pool kernels.
+        let pool = c.kernel != KernelKind::Baseline;
+        let loop_budget = self.loop_budget(ctx);
+        let reserve = if pool { c.fetch_batch + 16 } else { 0 };
+        let net = match loop_budget {
+            None => u32::MAX,
+            Some(b) if b >= 2 * ROUND_COST + reserve => b - reserve,
+            Some(b) => {
+                return Err(TraceError::InvalidArgument(format!(
+                    "a loop budget of {b}: a round of the traversal needs {}",
+                    2 * ROUND_COST + reserve
+                )));
+            }
+        };
+        let limits = ctx.uniform_from("trace loop budget", &[net, 0, 0, 0])?;
+        let rest_words = if pool && loop_budget.is_some() {
+            1 + u64::from(n)
+        } else {
+            1
+        };
+        ctx.check_binding("trace rest list", rest_words * 4)?;
+        let rest_list = ctx.storage_uninit("trace rest list", rest_words * 4)?;
         let stacks = if c.kernel != KernelKind::Baseline && !c.workgroup_stacks {
             let bytes = u64::from(slots) * u64::from(c.stack) * 4;
             ctx.check_binding("trace stacks", bytes)?;
@@ -378,13 +438,47 @@ impl Tracer {
                 (6, &work),
                 (7, &stacks),
                 (8, &path),
+                (9, &rest_list),
+                (10, &limits),
             ],
         )?;
+        // The rest pass: the baseline kernel over the rays handed on and those no subgroup
+        // claimed, the whole budget a ray (a grid for every ray; those past the count return).
+        let mut rest = None;
+        let mut rest_limits = None;
+        if pool && n > 0 {
+            if let Some(b) = loop_budget {
+                let kernel = self.rest_kernel(ctx)?;
+                let flag = ctx.uniform_from("trace loop budget, rest", &[b, 1, 0, 0])?;
+                let bind = kernel.bind(
+                    ctx,
+                    &[
+                        (0, &params),
+                        (1, &bvh.nodes),
+                        (2, &bvh.tris),
+                        (3, rays),
+                        (4, hits),
+                        (5, occluded),
+                        (6, &work),
+                        (8, &path),
+                        (9, &rest_list),
+                        (10, &flag),
+                    ],
+                )?;
+                rest = Some((kernel, bind, n.div_ceil(c.workgroup)));
+                rest_limits = Some(flag);
+            }
+        }
         Ok(BoundTrace {
             kernel: self.kernel.clone(),
             config: *c,
             bind,
             groups,
+            rays: n,
+            rest,
+            rest_list,
+            loop_budget,
+            _limits: (limits, rest_limits),
             work,
             width: if ctx.caps.subgroups.supported {
                 ctx.caps.subgroups.max_size
@@ -452,20 +546,39 @@ pub struct BoundTrace {
     config: TraceConfig,
     bind: wgpu::BindGroup,
     groups: u32,
+    /// Rays (paths) asked for.
+    rays: u32,
+    /// The rest pass (software adapters' persistent and compacted kernels; ADR-0091).
+    rest: Option<(Kernel, wgpu::BindGroup, u32)>,
+    rest_list: wgpu::Buffer,
+    loop_budget: Option<u32>,
+    _limits: (wgpu::Buffer, Option<wgpu::Buffer>),
     work: wgpu::Buffer,
     width: u32,
     _buffers: [wgpu::Buffer; 4],
 }
 
 impl BoundTrace {
-    /// Record the trace: the counters cleared, then one dispatch.
+    /// Record the trace: the counters cleared, then one dispatch (and on a software adapter,
+    /// for the persistent and compacted kernels, the rest pass).
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
         enc.clear_buffer(&self.work, 0, None);
+        enc.clear_buffer(&self.rest_list, 0, Some(4));
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wavekit.trace"),
             timestamp_writes: None,
         });
         self.kernel.dispatch(&mut pass, &self.bind, self.groups);
+        if let Some((k, b, g)) = &self.rest {
+            k.dispatch(&mut pass, b, *g);
+        }
+    }
+
+    /// After a run: rays (paths) the persistent or compacted kernel handed on to the rest
+    /// pass (0 on a GPU, where there is no loop budget).
+    pub fn handed_on(&self, ctx: &GpuContext) -> Result<u32> {
+        let w: Vec<u32> = ctx.read_back("trace rest list", &self.rest_list, 1)?;
+        Ok(w[0])
     }
 
     /// Workgroups dispatched.
@@ -476,13 +589,23 @@ impl BoundTrace {
     /// After a run: an error if a traversal stack overflowed (the BVH is deeper than
     /// [`TraceConfig::stack`]; the hits of such rays are incomplete).
     pub fn check(&self, ctx: &GpuContext) -> Result<()> {
-        let w: Vec<u32> = ctx.read_back("trace work", &self.work, 2)?;
+        let w: Vec<u32> = ctx.read_back("trace work", &self.work, 8)?;
         if w[1] != 0 {
             return Err(TraceError::InvalidArgument(format!(
                 "a traversal stack of {} entries overflowed: the BVH is deeper; set \
                  TraceConfig::stack higher",
                 self.config.stack
             )));
+        }
+        if w[6] != self.rays || w[7] != 0 {
+            return Err(TraceError::Unanswered {
+                rays: self.rays,
+                unanswered: self.rays.saturating_sub(w[6]),
+                given_up: w[7],
+                budget: self
+                    .loop_budget
+                    .map_or("none".to_string(), |b| b.to_string()),
+            });
         }
         Ok(())
     }

@@ -21,8 +21,15 @@
 // Any hit: 1 or 0 a ray.
 @group(0) @binding(5) var<storage, read_write> occluded: array<u32>;
 // [0] ray counter, [1] stack overflow flag, [2] active lanes of node tests, [3] node test
-// steps, [4] active lanes of triangle tests, [5] triangle test steps. Cleared before a run.
+// steps, [4] active lanes of triangle tests, [5] triangle test steps, [6] rays (paths)
+// finished, [7] rays given up (one walk past the loop budget). Cleared before a run.
 @group(0) @binding(6) var<storage, read_write> work: array<atomic<u32>>;
+// The rest list (ADR-0091): [0] its length, then the rays the persistent and compacted kernels
+// handed on when their loop budget ran out (software adapters only; else one word).
+@group(0) @binding(9) var<storage, read_write> rest_list: array<atomic<u32>>;
+// x: the loop iterations a subgroup may spend in one dispatch, net of handing on (u32 max: no
+// budget); y: 1 in the rest pass.
+@group(0) @binding(10) var<uniform> limits: vec4<u32>;
 
 const EMPTY: u32 = 0xffffffffu;
 // 1 + 2^-20: the slab test's far end is stretched by it (reference.rs: ROBUST).
@@ -30,6 +37,48 @@ const ROBUST: f32 = 1.00000095367431640625;
 const TINY: f32 = 1e-30;
 // The persistent kernels' loop runs in chunks of this many iterations inside an outer loop.
 const LOOP_CHUNK: u32 = 4096u;
+// Inner nodes a round visits at most (then it stops at the node, the next round goes on).
+const NODE_STEPS: u32 = 64u;
+// Loop iterations a round of any kernel may take at most, nested loops included: its own,
+// NODE_STEPS nodes, a leaf's 16 triangles, the compaction's five and the loops around it.
+// llvmpipe ends every loop of a shader once it has taken 65 535 iterations in all, counted
+// over all its loops for each subgroup (ADR-0091): the kernels check that a round at this
+// price still fits limits.x, and then count what the round cost the subgroup (round_cost).
+const ROUND_COST: u32 = NODE_STEPS + 32u;
+// Loop iterations a round costs besides its node and triangle loops.
+const ROUND_OVERHEAD: u32 = 16u;
+
+// What a round cost the subgroup: the slowest lane's node steps and triangles (the loops run
+// until every lane leaves them), the rest of the round; a subgroup of one lane may share
+// llvmpipe's vector with others, so it counts the most a round can cost. Call in
+// subgroup-uniform control flow.
+fn round_cost(size: u32, cost: vec2<u32>) -> u32 {
+    if (size == 1u) {
+        return ROUND_COST;
+    }
+    return ROUND_OVERHEAD + sg_max_u32(cost.x) + sg_max_u32(cost.y);
+}
+
+// Call last, in subgroup-uniform control flow: this invocation finished `n` rays (paths); one
+// atomic a subgroup adds them to work[6], which the host checks against the rays. (Not a
+// workgroup count: the workgroup stacks may take all of the workgroup memory.)
+fn end_counting(lane: u32, n: u32) {
+    let s = sg_add_u32(n);
+    if (lane == 0u && s > 0u) {
+        atomicAdd(&work[6], s);
+    }
+}
+
+// Room for one more round under the budget, `spent` so far.
+fn within_budget(spent: u32) -> bool {
+    return spent <= limits.x - ROUND_COST;
+}
+
+// A ray (path) this dispatch cannot finish: into the rest list, for the rest pass.
+fn hand_on(ray: u32) {
+    let at = atomicAdd(&rest_list[0], 1u);
+    atomicStore(&rest_list[1u + at], ray);
+}
 
 // The rays a subgroup of the persistent kernels may fetch before it stops fetching (the host
 // sets the budget so that the grid's budgets together cover every ray): unlimited on GPUs;
@@ -217,18 +266,23 @@ fn slab(lo: vec3<f32>, hi: vec3<f32>, o: vec3<f32>, id: vec3<f32>, tmin: f32, tm
     return vec2<f32>(tn, tf * ROBUST);
 }
 
-// One round of the while-while traversal: inner nodes until a leaf is reached, then that
-// leaf's triangles; `cur` is EMPTY afterwards when the ray is done.
-fn trace_round(task: ptr<function, Task>) {
+// One round of the while-while traversal: inner nodes until a leaf is reached (at most
+// NODE_STEPS of them: a round may end at a node, the next goes on from it), then that leaf's
+// triangles; `cur` is EMPTY afterwards when the ray is done.
+// Returns the round's node steps and triangle tests (its loops' iterations).
+fn trace_round(task: ptr<function, Task>) -> vec2<u32> {
     let o = (*task).o;
     let tmin = (*task).tmin;
     let id = inv_dir((*task).d);
     var t = (*task).t;
     var cur = (*task).cur;
+    var steps = 0u;
+    var tris = 0u;
     loop {
-        if (cur == EMPTY || is_leaf(cur)) {
+        if (cur == EMPTY || is_leaf(cur) || steps >= NODE_STEPS) {
             break;
         }
+        steps += 1u;
         count_active(0u);
         let base = 4u * cur;
         let n0 = nodes[base];
@@ -253,10 +307,12 @@ fn trace_round(task: ptr<function, Task>) {
             cur = stack_pop(task);
         }
     }
-    if (cur != EMPTY) {
+    // A leaf reached (not a node where the round's NODE_STEPS ran out).
+    if (cur != EMPTY && is_leaf(cur)) {
         let sh = shear_of((*task).d);
         let first = cur & 0x07ffffffu;
         let end = first + ((cur >> 27u) & 15u) + 1u;
+        tris = end - first;
         var best = (*task).best;
         for (var k = first; k < end; k += 1u) {
             count_active(1u);
@@ -275,6 +331,7 @@ fn trace_round(task: ptr<function, Task>) {
     }
     (*task).t = t;
     (*task).cur = cur;
+    return vec2<u32>(steps, tris);
 }
 
 // Write the ray's result: the closest hit (barycentrics computed once, here) or whether

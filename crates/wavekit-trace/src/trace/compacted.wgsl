@@ -53,9 +53,18 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     var pool = Pool(0u, 0u, 0u, false);
     let budget = subgroup_budget(l.size);
     var done = false;
+    // The loop budget (ADR-0091): every lane of the subgroup counts the same rounds.
+    var spent = 0u;
+    var out_of_budget = false;
+    var finished = 0u;
     // Loops of at most LOOP_CHUNK iterations, nested (trace/common.wgsl: LOOP_CHUNK).
     loop {
         for (var it = 0u; it < LOOP_CHUNK; it += 1u) {
+            if (!within_budget(spent)) {
+                out_of_budget = true;
+                done = true;
+                break;
+            }
             let live = sg_ballot(task.cur != EMPTY) & valid;
             let k = ballot_count(live);
             if (!pool_done(pool, n) && k < l.size) {
@@ -73,15 +82,30 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
                 break;
             }
             let busy = task.cur != EMPTY;
-            trace_round(&task);
+            let cost = trace_round(&task);
+            spent += round_cost(l.size, cost);
             if (busy && task.cur == EMPTY) {
                 // The ray's result, or the path's next ray (PATHS: the lane stays busy).
                 task = ray_done(task);
+                if (task.cur == EMPTY) {
+                    finished += 1u;
+                }
             }
         }
         if (done) {
             break;
         }
     }
+    // Out of budget (never on a GPU): this lane's ray and the pool's unstarted ones go to the
+    // rest list, restarted there (at most FETCH_BATCH + 1 iterations, left out of the budget).
+    if (out_of_budget) {
+        if (task.cur != EMPTY) {
+            hand_on(task.ray);
+        }
+        for (var r = pool.next + l.lane; r < min(pool.end, n); r += l.size) {
+            hand_on(r);
+        }
+    }
+    end_counting(l.lane, finished);
     flush_diagnostics();
 }
