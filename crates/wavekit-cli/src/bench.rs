@@ -8,6 +8,7 @@ use wavekit_bench::primitives::{self, PRIMITIVES, PrimitiveResult};
 use wavekit_bench::protocol::{ClockReader, NoClock, Protocol};
 
 use crate::error::CliError;
+use crate::output::file_err;
 
 /// How every benchmark measures (the protocol: warm-up by time, interleaved rounds).
 #[derive(Clone, Copy, Debug, clap::Args)]
@@ -60,13 +61,6 @@ pub struct PrimitivesArgs {
     pub plot: Option<PathBuf>,
     pub save: Option<PathBuf>,
     pub json: bool,
-}
-
-fn file_err(path: &std::path::Path, e: impl std::fmt::Display) -> CliError {
-    CliError::File {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
 }
 
 /// Read a peer's JSON lines, one record each (lines not starting with `{` are skipped; an

@@ -11,8 +11,9 @@ use wavekit_codec::stream::{STREAM_MAGIC, StreamReader, StreamWriter};
 use wavekit_codec::y4m::{ChromaTag, Reader, StreamInfo, Writer};
 use wavekit_codec::{Chroma, Header, YcbcrImage};
 
-use crate::codec::{Mode, budget_of, check_output, file_err, write_atomic};
+use crate::codec::{Mode, budget_of};
 use crate::error::CliError;
+use crate::output::{check_output, file_err, write_atomic};
 
 fn starts_with(path: &Path, magic: &[u8]) -> Result<bool, CliError> {
     let f = std::fs::File::open(path).map_err(|e| file_err(path, e))?;

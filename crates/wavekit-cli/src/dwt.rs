@@ -394,7 +394,7 @@ fn write_npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
     shape: [u64; 3],
     data: &[T],
 ) -> Result<(), CliError> {
-    crate::codec::write_atomic(path, |tmp| {
+    crate::output::write_atomic(path, |tmp| {
         let file = std::fs::File::create(tmp).map_err(|e| bad(path, e))?;
         let mut w = npyz::WriteOptions::new()
             .default_dtype()
@@ -446,7 +446,7 @@ pub fn forward<C: std::ops::Deref<Target = GpuContext>>(
     (wavelet, levels, color): Transform,
     t: &mut crate::prims::Timings,
 ) -> Result<(), CliError> {
-    crate::codec::check_output(input, output)?;
+    crate::output::check_output(input, output)?;
     if extension(output) != "npy" {
         return Err(bad(
             output,
@@ -482,7 +482,7 @@ pub fn forward<C: std::ops::Deref<Target = GpuContext>>(
         format!("writing {}", output.display()),
         4 * dwt.len() as u64,
     );
-    crate::codec::write_atomic(output, |tmp| {
+    crate::output::write_atomic(output, |tmp| {
         crate::stream::download(ctx, &coeffs, dtype, &shape, tmp, &mut progress)?;
         use std::io::Write;
         std::fs::OpenOptions::new()
@@ -514,7 +514,7 @@ pub fn inverse<C: std::ops::Deref<Target = GpuContext>>(
     (wavelet, levels, color): Transform,
     bits: u32,
 ) -> Result<(), CliError> {
-    crate::codec::check_output(coeffs, output)?;
+    crate::output::check_output(coeffs, output)?;
     let image = extension(output) != "npy";
     if image {
         image_output(output, bits)?;
@@ -641,7 +641,7 @@ fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
             image::ImageBuffer::from_raw(w, h, pixels).expect("sized"),
         ),
     };
-    crate::codec::write_atomic(path, |tmp| {
+    crate::output::write_atomic(path, |tmp| {
         img.save_with_format(tmp, format).map_err(|e| bad(path, e))
     })
 }

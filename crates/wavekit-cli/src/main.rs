@@ -7,6 +7,7 @@ mod demo;
 mod dwt;
 mod error;
 mod npy;
+mod output;
 mod prims;
 mod probe;
 mod selftest;

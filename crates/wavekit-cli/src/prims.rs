@@ -312,12 +312,12 @@ pub fn sort<C: std::ops::Deref<Target = GpuContext>>(
     let mut outs = vec![("the sorted keys (-o)", output)];
     if let Some(v) = values_out {
         outs.push(("the values (--values-out)", v));
-        crate::codec::check_output(input, v)?;
+        crate::output::check_output(input, v)?;
     }
     if let Some(v) = values {
-        crate::codec::check_output(v, output)?;
+        crate::output::check_output(v, output)?;
     }
-    crate::codec::check_outputs(&outs)?;
+    crate::output::check_outputs(&outs)?;
     let keys = open_1d(input)?;
     let key = match keys.dtype {
         Dtype::U32 => KeyType::U32,

@@ -7,9 +7,9 @@ use clap::{Args, Subcommand};
 use wavekit::GpuContext;
 use wavekit_spatial::{Spatial, SpatialConfig, SpatialError};
 
-use crate::codec::{check_output, write_atomic};
 use crate::error::CliError;
 use crate::npy;
+use crate::output::{check_output, write_atomic};
 
 impl From<SpatialError> for CliError {
     fn from(e: SpatialError) -> Self {
@@ -198,7 +198,7 @@ pub fn knn(ctx: &GpuContext, a: &KnnArgs) -> Result<(), CliError> {
     if let Some(d) = &a.distances {
         outs.push(("the distances (--distances)", d.as_path()));
     }
-    crate::codec::check_outputs(&outs)?;
+    crate::output::check_outputs(&outs)?;
     let (points, queries) = read_both(&a.points, &a.queries)?;
     let spatial = Spatial::new(ctx, &a.tree.config())?;
     let tree = spatial.build(ctx, &points)?;
@@ -235,7 +235,7 @@ pub fn radius(ctx: &GpuContext, a: &RadiusArgs) -> Result<(), CliError> {
         check_output(input, &a.offsets)?;
         check_output(input, &a.indices)?;
     }
-    crate::codec::check_outputs(&[
+    crate::output::check_outputs(&[
         ("the offsets (--offsets)", a.offsets.as_path()),
         ("the indices (--indices)", a.indices.as_path()),
     ])?;

@@ -11,6 +11,7 @@ use wavekit_trace::rays::{Camera, RayKind};
 use wavekit_trace::{Bvh, GpuBvh, Hit, KernelKind, Mesh, Ray, TraceConfig, Tracer};
 
 use crate::error::CliError;
+use crate::output::file_err;
 
 /// `wavekit trace`.
 #[derive(Args)]
@@ -166,13 +167,6 @@ impl From<wavekit_trace::TraceError> for CliError {
     }
 }
 
-fn file_err(path: &Path, e: impl std::fmt::Display) -> CliError {
-    CliError::File {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
-}
-
 /// Run `wavekit trace`.
 /// `wavekit trace`: the inputs and outputs are read and checked before `ctx` gives a device.
 pub fn run<C: std::ops::Deref<Target = GpuContext>>(
@@ -207,9 +201,9 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
     if let Some(h) = &a.hits_out {
         outputs.push(("the hits (--hits-out)", h));
     }
-    crate::codec::check_outputs(&outputs)?;
+    crate::output::check_outputs(&outputs)?;
     if let (Some(rin), Some(h)) = (&a.rays_in, &a.hits_out) {
-        crate::codec::check_output(rin, h)?;
+        crate::output::check_output(rin, h)?;
     }
     let mesh = load(spec)?;
     // Path tracing puts the mesh on a ground (the camera still frames the mesh alone).
@@ -486,7 +480,7 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
 
 /// Write a file whole or not at all (a temporary file beside it, renamed into place).
 fn write_file(path: &Path, header: &[u8], data: &[u8]) -> Result<(), CliError> {
-    crate::codec::write_atomic(path, |tmp| {
+    crate::output::write_atomic(path, |tmp| {
         let mut f =
             std::io::BufWriter::new(std::fs::File::create(tmp).map_err(|e| file_err(path, e))?);
         f.write_all(header)
@@ -521,7 +515,7 @@ fn rgb_output(path: &Path) -> Result<image::ImageFormat, CliError> {
 /// Save an RGB render whole or not at all, in the format its name says.
 fn save_rgb(path: &Path, img: &[u8], (w, h): (u32, u32)) -> Result<(), CliError> {
     let format = rgb_output(path)?;
-    crate::codec::write_atomic(path, |tmp| {
+    crate::output::write_atomic(path, |tmp| {
         image::save_buffer_with_format(tmp, img, w, h, image::ColorType::Rgb8, format)
             .map_err(|e| file_err(path, e))
     })

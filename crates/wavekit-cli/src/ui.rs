@@ -120,7 +120,7 @@ fn rgba_output(path: &Path) -> Result<image::ImageFormat, CliError> {
 /// failure leaves no file.
 fn save(img: &image::RgbaImage, path: &Path) -> Result<(), CliError> {
     let format = rgba_output(path)?;
-    crate::codec::write_atomic(path, |tmp| {
+    crate::output::write_atomic(path, |tmp| {
         img.save_with_format(tmp, format)
             .map_err(|e| CliError::File {
                 path: path.display().to_string(),
@@ -142,7 +142,7 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             cpu,
             allow_any_path,
         } => {
-            crate::codec::check_output(&scene, &output)?;
+            crate::output::check_output(&scene, &output)?;
             rgba_output(&output)?;
             let access = if allow_any_path {
                 wavekit_ui::json::AssetAccess::Anywhere
@@ -172,7 +172,7 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
                     "--knob {knob}: give a value from 0 to 1"
                 )));
             }
-            crate::codec::check_outputs(&[("the panel", &output)])?;
+            crate::output::check_outputs(&[("the panel", &output)])?;
             rgba_output(&output)?;
             if cpu {
                 let scene = wavekit_ui::demo::panel(knob, 1.5)?;

@@ -14,6 +14,7 @@
 //! | `subgroup/compact` | `ballot_select(b, r)` (the lane of the r-th set bit), `compact_source(alive, valid, lane, k)` (the lane whose live task, lane < k, or free slot, lane ≥ k, a lane takes when a subgroup packs its live tasks to the front): task compaction for kernels that refill finished lanes | `shared/ballot` |
 //! | `workgroup/scan` | `wg_exclusive_of_subgroups(total, l)`: the carry across subgroups (has barriers) | `subgroup/api` |
 //! | `device/radix_tree` | `radix_node(i) -> vec3<u32>` (first, split, last): inner node i of the binary radix tree over sorted keys (Karras 2012), for BVH and kd-tree builds | the importer's `delta(i, j) -> i32` |
+//! | `device/bounds` | `bounds_add(l, valid, p)`: a point a lane folded into a bounding box of six atomic words (a subgroup's maximum, then one atomicMax a word), for tree builds | `subgroup/api`; the importer's `bounds: array<atomic<u32>>` and `ordered(f32) -> u32` |
 //! | `workgroup/compact` | `wg_compact(keep, l) -> Slot { index, total }`: ordered compaction of one item per invocation (has barriers; monoid u32 addition) | `subgroup/api` |
 //!
 //! Prepended constants: `WG_SIZE` (the workgroup size, [`KernelBuilder::workgroup_size`]),
