@@ -40,7 +40,10 @@ for l in sys.stdin:
     exit 0
 fi
 
-out=${1:?usage: scripts/h200-loop-budget.sh OUTDIR (there) or --prep (here)}
+out=${1:?usage: scripts/h200-loop-budget.sh OUTDIR [tests|spatial|trace ...] (there) or --prep (here)}
+shift
+phases=${*:-tests spatial trace}
+has() { [[ " $phases " == *" $1 "* ]]; }
 mkdir -p "$out"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -53,6 +56,7 @@ O=.dev/bin/wavekit-old
 $W probe --json > "$out/probe.json"
 status=0
 
+if has tests; then
 echo "== tests, width 32 and without subgroups" | tee "$out/tests.txt"
 for t in .dev/tests/*; do
     for mode in sg nosg; do
@@ -100,7 +104,9 @@ for tree in ['bvh', 'kd', 'octree']:
 open(f'{out}/issue52.txt', 'w').write('\n'.join(lines) + '\n')
 print('\n'.join(lines))
 PY
+fi
 
+if has spatial; then
 echo "== k-NN speed, this build against 4099b3d, interleaved twice"
 for round in 1 2; do
     for bin in "$W" "$O"; do
@@ -111,7 +117,9 @@ for round in 1 2; do
     done
 done
 cut -c1-400 "$out/spatial.txt"
+fi
 
+if has trace; then
 echo "== traversal speed, this build against 4099b3d, interleaved twice"
 for round in 1 2; do
     for bin in "$W" "$O"; do
@@ -122,4 +130,5 @@ for round in 1 2; do
     done
 done
 cut -c1-300 "$out/trace.txt"
+fi
 exit $status
