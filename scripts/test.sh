@@ -39,6 +39,8 @@ RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver 2>/dev/null || command -v c
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 phase "build, linted (clippy -D warnings): the workspace, every target"
 cargo build --workspace --all-targets --quiet
+phase "the docs build clean (rustdoc, warnings as errors: broken links, private items)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 phase "the layers: the foundation cannot import a primitive (the compiler refuses it)"
 bash scripts/check-layers.sh
 wavekit=target/debug/wavekit

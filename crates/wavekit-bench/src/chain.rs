@@ -29,7 +29,7 @@ pub struct ChainResult {
     pub workgroups: u32,
     /// Dependent dispatches in the pass.
     pub dispatches: u32,
-    /// Median GPU time of the pass, as [`GpuTimer`] brackets a run (timestamps between passes
+    /// Median GPU time of the pass, as [`wavekit::timer::GpuTimer`] brackets a run (timestamps between passes
     /// where the device can write them, ADR-0041).
     pub median_ns: f64,
     /// The SM clock during the timed runs, where it can be read.

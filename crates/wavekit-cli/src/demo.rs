@@ -150,6 +150,17 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
         "wrote the render (shadow rays, compacted kernel) to {}",
         png.display()
     );
+    println!(
+        "\n== point queries (wavekit-spatial): k-NN and radius search, checked against brute force"
+    );
+    match crate::spatial::demo(ctx) {
+        Ok(checks) => {
+            for (name, ok) in checks {
+                check(&name, ok, &mut failures);
+            }
+        }
+        Err(e) => check(&format!("point queries: {e}"), false, &mut failures),
+    }
     println!("\n== the UI compositor: the demo panel, checked against the CPU reference");
     let png = std::env::temp_dir().join("wavekit-ui-demo.png");
     let ok = match crate::ui::demo_png(ctx, &png, 0.62) {
@@ -172,6 +183,18 @@ pub fn demo(ctx: &GpuContext) -> Result<(), CliError> {
             }
         }
         Err(e) => check(&format!("codec: {e}"), false, &mut failures),
+    }
+    let tmp = std::env::temp_dir();
+    println!("\n== files written (every other file the demo made was removed)");
+    for name in [
+        "wavekit-trace-demo.png",
+        "wavekit-ui-demo.png",
+        "wavekit-codec-demo.png",
+    ] {
+        let path = tmp.join(name);
+        if path.is_file() {
+            println!("{}", path.display());
+        }
     }
     if failures > 0 {
         return Err(CliError::DemoFailed { failed: failures });

@@ -122,7 +122,7 @@ pub struct RadiusArgs {
     /// The radius (points at distance ≤ r).
     #[arg(short, allow_negative_numbers = true)]
     pub r: f32,
-    /// Offsets out: uint32 `[Q + 1]`; query q's neighbours are indices[O[q]..O[q+1]].
+    /// Offsets out: uint32 `[Q + 1]`; query q's neighbours are `indices[O[q]..O[q+1]]`.
     #[arg(long)]
     pub offsets: PathBuf,
     /// Indices out: uint32, ascending a query.
@@ -336,4 +336,80 @@ pub fn bench(ctx: &GpuContext, a: &BenchArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// `wavekit demo`'s point queries: 20 000 clustered points and 2 000 queries (half far from
+/// every blob), k-NN (k = 16) on each tree with the compacted kernel and radius search on the
+/// kd-tree, each checked against brute force, with the time each took (tree build and queries,
+/// read-back included). Names and verdicts.
+pub fn demo(ctx: &GpuContext) -> Result<Vec<(String, bool)>, CliError> {
+    use wavekit_spatial::reference::{knn_brute, radius_brute};
+    let points = wavekit_bench::spatial::points("clustered", 20_000, 52)?;
+    let mut queries = wavekit_bench::spatial::points("clustered", 1_000, 53)?;
+    queries.extend(wavekit_bench::spatial::points("uniform", 1_000, 54)?);
+    let (k, r) = (16u32, 0.005f32);
+    let (want_i, want_d) = knn_brute(&points, &queries, k as usize, f32::INFINITY);
+    let (want_o, want_r) = radius_brute(&points, &queries, r * r);
+    let mut checks = Vec::new();
+    for tree in [
+        wavekit_spatial::TreeKind::Bvh,
+        wavekit_spatial::TreeKind::Kd,
+        wavekit_spatial::TreeKind::Octree,
+    ] {
+        let spatial = Spatial::new(
+            ctx,
+            &SpatialConfig {
+                tree,
+                kernel: wavekit_spatial::KnnKernel::Compacted,
+                ..Default::default()
+            },
+        )?;
+        let t0 = std::time::Instant::now();
+        let built = spatial.build(ctx, &points)?;
+        let (gi, gd) = spatial.knn(ctx, &built, &queries, k, None)?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        // Equal to brute force: the same squared distances slot by slot, within the fused
+        // multiply-add's rounding (1e-5 relative), and the same indices but where two points
+        // tie at a distance.
+        let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(b.abs()) + 1e-30;
+        let ok = gd.len() == want_d.len()
+            && gd.iter().zip(&want_d).all(|(a, b)| close(*a, *b))
+            && gi.iter().zip(&want_i).enumerate().all(|(s, (a, b))| {
+                let q = queries[s / k as usize];
+                a == b
+                    || (*a as usize) < points.len()
+                        && close(
+                            wavekit_spatial::reference::dist(q, points[*a as usize]),
+                            want_d[s],
+                        )
+            });
+        checks.push((
+            format!(
+                "k-NN, {} queries among {} clustered points, k = {k}, the {}, compacted kernel: \
+                 {ms:.1} ms (build, queries, read-back), equal to brute force",
+                queries.len(),
+                points.len(),
+                match tree {
+                    wavekit_spatial::TreeKind::Bvh => "BVH",
+                    wavekit_spatial::TreeKind::Kd => "kd-tree",
+                    _ => "octree",
+                }
+            ),
+            ok,
+        ));
+        if tree == wavekit_spatial::TreeKind::Kd {
+            let t0 = std::time::Instant::now();
+            let (o, idx) = spatial.radius(ctx, &built, &queries, r)?;
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            checks.push((
+                format!(
+                    "radius search, r = {r}, kd-tree: {} neighbours in {ms:.1} ms, equal to \
+                     brute force",
+                    idx.len()
+                ),
+                o == want_o && idx == want_r,
+            ));
+        }
+    }
+    Ok(checks)
 }

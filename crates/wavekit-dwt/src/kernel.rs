@@ -150,7 +150,7 @@ pub const SHAPES: [TileShape; 3] = [
     },
 ];
 
-/// The transform's tuning (for benchmarks): `None` fields keep [`Dwt::new`]'s choice.
+/// The transform's tuning (for benchmarks): `None` fields keep [`crate::Dwt::new`]'s choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
     /// One tile shape for every level (no small levels).
@@ -159,8 +159,8 @@ pub struct Tuning {
     pub small_samples: Option<u64>,
 }
 
-/// Regions (samples of all planes) up to which [`Dwt::new`]'s plans use tiles of half the rows
-/// (ADR-0032): a 4K plane (3840 × 2160) and smaller. [`Dwt::with_small_levels`] sets another.
+/// Regions (samples of all planes) up to which [`crate::Dwt::new`]'s plans use tiles of half the rows
+/// (ADR-0032): a 4K plane (3840 × 2160) and smaller. [`crate::Dwt::with_small_levels`] sets another.
 pub const SMALL_LEVEL_SAMPLES: u64 = 3840 * 2160;
 
 /// Samples of apron on each side of a tile: one per lifting step of a direction.

@@ -12,7 +12,7 @@
 //! The tree is a bounding-volume hierarchy over buckets: leaves of [`SpatialConfig::leaf`]
 //! consecutive points in Morton order, an implicit complete binary tree above them (node k's
 //! children are 2k and 2k + 1), each node's box fitted to its points. Every kernel has its CPU
-//! twin in [`reference`] ([`reference::Tree`] builds the same tree and walks it the same way),
+//! twin in [`reference`](mod@reference) ([`reference::Tree`] builds the same tree and walks it the same way),
 //! and brute force checks both.
 //!
 //! ```

@@ -56,7 +56,7 @@ pub struct BoundBuild {
 }
 
 impl Spatial {
-    /// Bind a build over `n` points in `points` (three f32 each, finite: [`flatten`] checks).
+    /// Bind a build over `n` points in `points` (three f32 each, finite: [`crate::flatten`] checks).
     pub fn bind_build(
         &self,
         ctx: &GpuContext,

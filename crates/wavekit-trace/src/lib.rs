@@ -13,7 +13,7 @@
 //! fetch new rays from a global counter when too few lanes of their subgroup are busy;
 //! [`KernelKind::Compacted`] subgroups that, after every round of traversal, move their live
 //! tasks to the front lanes (ballot, rank, shuffles) and fill the rest with new rays. Each has a
-//! plain Rust reference: [`reference`] (the traversal) and [`sim`] (the compaction's lane
+//! plain Rust reference: [`reference`](mod@reference) (the traversal) and [`sim`] (the compaction's lane
 //! arithmetic). With [`TraceConfig::diagnostics`] the kernels count active lanes per node and
 //! triangle test.
 //!

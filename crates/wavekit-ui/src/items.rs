@@ -177,7 +177,7 @@ pub struct Text {
     pub size: f32,
     /// Colour.
     pub color: Color,
-    /// The font, from [`Scene::add_font`].
+    /// The font, from [`crate::Scene::add_font`].
     pub font: FontId,
     /// The text.
     pub text: String,

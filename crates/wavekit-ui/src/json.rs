@@ -21,13 +21,13 @@
 //!
 //! | item | fields (optional in brackets) |
 //! |---|---|
-//! | `rect` | `x y w h` [`radius`: one number or four, tl tr br bl] [`fill`] [`border`: `{width, color}`] [`ring`: width] [`opacity`] |
-//! | `circle` | `cx cy r` [`fill`] [`border`] [`ring`] [`opacity`] |
-//! | `ellipse` | `cx cy rx ry` [`fill`] [`border`] [`ring`] [`opacity`] |
-//! | `text` | `x y` (start of the baseline) `size` (pixels to the em) `color` `font` (a path, or `"embedded:dejavu-sans"`) `text` [`opacity`] |
-//! | `image` | `x y w h path` [`filter`: `"nearest"` or `"bilinear"`] [`tint`] [`src`: `[x, y, w, h]` of the image] [`opacity`] |
-//! | `shadow` | `x y w h` [`radius`] [`offset`: `[dx, dy]`] [`blur`: CSS blur radius] [`spread`] `color` [`opacity`] |
-//! | `push_clip` | `x y w h` [`radius`] |
+//! | `rect` | `x y w h` \[`radius`: one number or four, tl tr br bl\] \[`fill`\] \[`border`: `{width, color}`\] \[`ring`: width\] \[`opacity`\] |
+//! | `circle` | `cx cy r` \[`fill`\] \[`border`\] \[`ring`\] \[`opacity`\] |
+//! | `ellipse` | `cx cy rx ry` \[`fill`\] \[`border`\] \[`ring`\] \[`opacity`\] |
+//! | `text` | `x y` (start of the baseline) `size` (pixels to the em) `color` `font` (a path, or `"embedded:dejavu-sans"`) `text` \[`opacity`\] |
+//! | `image` | `x y w h path` \[`filter`: `"nearest"` or `"bilinear"`\] \[`tint`\] \[`src`: `[x, y, w, h]` of the image\] \[`opacity`\] |
+//! | `shadow` | `x y w h` \[`radius`\] \[`offset`: `[dx, dy]`\] \[`blur`: CSS blur radius\] \[`spread`\] `color` \[`opacity`\] |
+//! | `push_clip` | `x y w h` \[`radius`\] |
 //! | `pop_clip` | (nothing) |
 //!
 //! A fill is a colour `[r, g, b, a]` or `{"linear": {"start": [x, y], "end": [x, y],

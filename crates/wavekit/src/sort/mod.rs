@@ -16,7 +16,7 @@
 //!
 //! Files: [`config`] (what a sort is and how it is built), [`three_kernel`] and
 //! [`single_pass`] (each mode's scratch and dispatches), `keys.wgsl` (the key piece every
-//! kernel imports), [`reference`] (the plain Rust sort), [`sim`] (a CPU port of the scatter's
+//! kernel imports), [`reference`](mod@reference) (the plain Rust sort), [`sim`] (a CPU port of the scatter's
 //! ranking).
 
 pub mod config;
