@@ -436,7 +436,8 @@ pub fn run(
     let scan = |inclusive| {
         let config = ScanConfig {
             policy: Some(policies.scan),
-            ..ScanConfig::new(add.clone(), inclusive)
+            inclusive,
+            ..ScanConfig::inclusive(add.clone())
         };
         Scan::new(ctx, &config)
     };

@@ -142,8 +142,8 @@ pub fn run(
     let build = spatial.bind_build(ctx, &pb, n)?;
     ctx.submit(|e| build.record(e));
     let tree = build.tree();
-    let knn = spatial.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
-    let rad = spatial.bind_radius(ctx, tree, &qb, nq, radius * radius)?;
+    let knn = spatial.bind_knn(ctx, tree, &qb, nq, k, None)?;
+    let rad = spatial.bind_radius(ctx, tree, &qb, nq, radius)?;
     ctx.submit(|e| {
         knn.record(e);
         rad.record_count(e);
@@ -178,7 +178,7 @@ pub fn run(
             ..*config
         },
     )?;
-    let counted = diag.bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)?;
+    let counted = diag.bind_knn(ctx, tree, &qb, nq, k, None)?;
     ctx.submit(|e| counted.record(e));
     counted.check(ctx)?;
     let utilisation = counted.utilisation(ctx)?.unwrap_or(0.0);

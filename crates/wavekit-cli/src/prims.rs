@@ -188,7 +188,10 @@ pub fn scan<C: std::ops::Deref<Target = GpuContext>>(
     t.phase("read + upload");
     let scan = Scan::new(
         ctx,
-        &ScanConfig::new(Monoid::builtin(scalar, Op::from(op)), !exclusive),
+        &ScanConfig {
+            inclusive: !exclusive,
+            ..ScanConfig::inclusive(Monoid::builtin(scalar, Op::from(op)))
+        },
     )?;
     let dst = ctx.storage_uninit("scan output", npy.bytes())?;
     t.phase("pipelines");

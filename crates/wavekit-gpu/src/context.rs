@@ -321,6 +321,61 @@ pub fn choose_adapter(
 }
 
 /// Features wavekit enables when the adapter has them.
+/// The limits a device must have for wavekit's kernels: the storage buffers, uniforms,
+/// workgroup size and workgroup memory its largest kernels bind and use. A device with more
+/// gets work sized by them (bindings, tiles).
+pub fn required_limits() -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffers_per_shader_stage: 12,
+        max_uniform_buffers_per_shader_stage: 4,
+        max_compute_invocations_per_workgroup: 256,
+        max_compute_workgroup_size_x: 256,
+        max_compute_workgroup_storage_size: 16384,
+        ..wgpu::Limits::downlevel_defaults()
+    }
+}
+
+/// The limits in `need` that `have` falls short of, each named with both values.
+fn limits_short(have: &wgpu::Limits, need: &wgpu::Limits) -> Vec<String> {
+    let mut short = Vec::new();
+    let mut at_least = |name: &str, h: u64, n: u64| {
+        if h < n {
+            short.push(format!("{name} {h} (needs {n})"));
+        }
+    };
+    at_least(
+        "max_storage_buffers_per_shader_stage",
+        have.max_storage_buffers_per_shader_stage.into(),
+        need.max_storage_buffers_per_shader_stage.into(),
+    );
+    at_least(
+        "max_uniform_buffers_per_shader_stage",
+        have.max_uniform_buffers_per_shader_stage.into(),
+        need.max_uniform_buffers_per_shader_stage.into(),
+    );
+    at_least(
+        "max_compute_invocations_per_workgroup",
+        have.max_compute_invocations_per_workgroup.into(),
+        need.max_compute_invocations_per_workgroup.into(),
+    );
+    at_least(
+        "max_compute_workgroup_size_x",
+        have.max_compute_workgroup_size_x.into(),
+        need.max_compute_workgroup_size_x.into(),
+    );
+    at_least(
+        "max_compute_workgroup_storage_size",
+        have.max_compute_workgroup_storage_size.into(),
+        need.max_compute_workgroup_storage_size.into(),
+    );
+    at_least(
+        "max_storage_buffer_binding_size",
+        have.max_storage_buffer_binding_size,
+        need.max_storage_buffer_binding_size,
+    );
+    short
+}
+
 fn wanted_features(disable_subgroups: bool) -> wgpu::Features {
     let mut f = wgpu::Features::PIPELINE_CACHE
         | wgpu::Features::TIMESTAMP_QUERY
@@ -378,7 +433,6 @@ impl GpuContext {
         let index = choose_adapter(&summaries, options.adapter.as_deref(), options.backends)?;
         let adapter = adapters.into_iter().nth(index).expect("index from choose");
         let summary = summaries[index].clone();
-        let info = adapter.get_info();
 
         let features = adapter.features() & wanted_features(options.disable_subgroups);
         #[cfg(not(all(target_arch = "wasm32", feature = "webgpu")))]
@@ -424,7 +478,8 @@ impl GpuContext {
                 *l = Some(format!("{reason:?}: {message}"));
             }
         });
-        // wgpu's default handler panics; wavekit turns these into errors instead.
+        // wgpu's default handler panics; a context that made its own device turns these into
+        // errors that check_health returns (ADR-0091's neighbour: errors where they happen).
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let uncaptured_cb = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -432,7 +487,72 @@ impl GpuContext {
                 u.push(e.to_string());
             }
         }));
+        Ok(Self::assemble(
+            (adapter, device, queue),
+            summary,
+            features,
+            subgroups_disabled,
+            options,
+            (lost, uncaptured),
+        ))
+    }
 
+    /// A context on the caller's own adapter, device and queue (a wgpu application's, a game
+    /// engine's): wavekit's kernels run on that device beside the caller's work, and its
+    /// calls take the caller's buffers. The device must have the limits
+    /// [`required_limits`] gives (wavekit says which it lacks); the subgroup feature, where
+    /// the device has it (and `options.disable_subgroups` is off), and the timestamp, int64
+    /// and f16 features are used as the device has them. Only `options.disable_subgroups` and
+    /// `options.pipeline_cache` are read (the adapter is the caller's).
+    ///
+    /// wavekit installs no handler on a device it did not make: the caller's uncaptured-error
+    /// handler and device-lost callback stay theirs, and [`GpuContext::check_health`] reports
+    /// only what wavekit's own error scopes caught.
+    pub fn from_wgpu(
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        options: &ContextOptions,
+    ) -> Result<Self> {
+        let info = adapter.get_info();
+        let summary = AdapterSummary::new(0, &info);
+        let have = device.limits();
+        let need = required_limits();
+        let short = limits_short(&have, &need);
+        if !short.is_empty() {
+            return Err(Error::DeviceRequest {
+                adapter: summary.label(),
+                message: format!(
+                    "the device was created with lower limits than wavekit's kernels need: {}; \
+                     request at least wavekit::context::required_limits() (or the adapter's \
+                     own, adapter.limits()) in the DeviceDescriptor",
+                    short.join(", ")
+                ),
+            });
+        }
+        let features = device.features() & wanted_features(options.disable_subgroups);
+        let subgroups_disabled =
+            options.disable_subgroups && device.features().contains(wgpu::Features::SUBGROUP);
+        Ok(Self::assemble(
+            (adapter, device, queue),
+            summary,
+            features,
+            subgroups_disabled,
+            options,
+            (Arc::new(Mutex::new(None)), Arc::new(Mutex::new(Vec::new()))),
+        ))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn assemble(
+        (adapter, device, queue): (wgpu::Adapter, wgpu::Device, wgpu::Queue),
+        summary: AdapterSummary,
+        features: wgpu::Features,
+        subgroups_disabled: bool,
+        options: &ContextOptions,
+        (lost, uncaptured): (Arc<Mutex<Option<String>>>, Arc<Mutex<Vec<String>>>),
+    ) -> Self {
+        let info = adapter.get_info();
         let cache = match (
             &options.pipeline_cache,
             wgpu::util::pipeline_cache_key(&info),
@@ -476,7 +596,7 @@ impl GpuContext {
             browser: info.backend == wgpu::Backend::BrowserWebGpu,
             limits: LimitsSummary::new(&device_limits),
         };
-        Ok(Self {
+        Self {
             adapter,
             device,
             queue,
@@ -487,7 +607,7 @@ impl GpuContext {
             cache,
             lost,
             uncaptured,
-        })
+        }
     }
 
     /// The pipeline cache, where [`ContextOptions::pipeline_cache`] asked for one and the device
@@ -591,15 +711,28 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Fails if the device was lost or wgpu reported an error nobody captured.
+    /// Fails if the device was lost, or with every error wgpu reported that no error scope
+    /// caught (oldest first; they are cleared, so each is reported once). A context that made
+    /// its own device ([`GpuContext::new`]) installs an uncaptured-error handler on it that
+    /// stores them (wgpu's own handler panics); one made with [`GpuContext::from_wgpu`]
+    /// installs none, and the caller's handler sees them.
     pub fn check_health(&self) -> Result<()> {
         if let Some(reason) = self.lost.lock().ok().and_then(|l| l.clone()) {
             return Err(Error::DeviceLost { reason });
         }
-        if let Some(message) = self.uncaptured.lock().ok().and_then(|mut u| u.pop()) {
+        let stored: Vec<String> = self
+            .uncaptured
+            .lock()
+            .map(|mut u| std::mem::take(&mut *u))
+            .unwrap_or_default();
+        if !stored.is_empty() {
             return Err(Error::Gpu {
-                operation: "an earlier GPU call".into(),
-                message,
+                operation: format!(
+                    "an earlier GPU call outside wavekit's error scopes ({} error{})",
+                    stored.len(),
+                    if stored.len() == 1 { "" } else { "s" }
+                ),
+                message: stored.join("\n"),
             });
         }
         Ok(())

@@ -307,13 +307,10 @@ impl Spatial {
         };
         let scan = Scan::new(
             ctx,
-            &ScanConfig::new(
-                wavekit::monoid::Monoid::builtin(
-                    wavekit::monoid::Scalar::U32,
-                    wavekit::monoid::Op::Add,
-                ),
-                false,
-            ),
+            &ScanConfig::exclusive(wavekit::monoid::Monoid::builtin(
+                wavekit::monoid::Scalar::U32,
+                wavekit::monoid::Op::Add,
+            )),
         )?;
         Ok(Self {
             config: *config,

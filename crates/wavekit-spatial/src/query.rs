@@ -231,7 +231,8 @@ impl Spatial {
     }
 
     /// Bind a k-NN search of `nq` queries (three f32 each, finite) for `k` neighbours (1 to
-    /// [`MAX_K`]), at squared distance ≤ `max_d2` (infinity: no limit).
+    /// [`MAX_K`]), within `max_dist` where given (a distance, as [`Spatial::knn`] takes; the
+    /// results hold squared distances).
     pub fn bind_knn(
         &self,
         ctx: &GpuContext,
@@ -239,18 +240,22 @@ impl Spatial {
         queries: &wgpu::Buffer,
         nq: u32,
         k: u32,
-        max_d2: f32,
+        max_dist: Option<f32>,
     ) -> Result<BoundKnn> {
         if !(1..=MAX_K).contains(&k) {
             return Err(SpatialError::InvalidArgument(format!(
                 "k = {k}: give 1 to {MAX_K} neighbours"
             )));
         }
-        if max_d2.is_nan() || max_d2 < 0.0 {
-            return Err(SpatialError::InvalidArgument(format!(
-                "a largest squared distance of {max_d2}: give a non-negative number"
-            )));
-        }
+        let max_d2 = match max_dist {
+            None => f32::INFINITY,
+            Some(r) if r.is_finite() && r >= 0.0 => r * r,
+            Some(r) => {
+                return Err(SpatialError::InvalidArgument(format!(
+                    "a largest distance of {r}: give a non-negative finite number"
+                )));
+            }
+        };
         let out_words = u64::from(nq.max(1)) * u64::from(k);
         ctx.check_binding("spatial k-NN indices", out_words * 4)?;
         let pool = self.config.kernel != crate::KnnKernel::Baseline;
@@ -316,17 +321,8 @@ impl Spatial {
         k: u32,
         max_dist: Option<f32>,
     ) -> Result<(Vec<u32>, Vec<f32>)> {
-        let max_d2 = match max_dist {
-            None => f32::INFINITY,
-            Some(r) if r.is_finite() && r >= 0.0 => r * r,
-            Some(r) => {
-                return Err(SpatialError::InvalidArgument(format!(
-                    "a largest distance of {r}: give a non-negative finite number"
-                )));
-            }
-        };
         let q = crate::upload_points(ctx, queries, "query")?;
-        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_d2)?;
+        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
         ctx.submit(|e| bound.record(e));
         bound.check(ctx)?;
         let n = queries.len() * k as usize;
@@ -336,21 +332,18 @@ impl Spatial {
         ))
     }
 
-    /// Bind the count pass of a radius search (squared radius `r2`); `counts` get the number
-    /// of points within it a query, then their exclusive scan (`nq + 1` words).
+    /// Bind the count pass of a radius search (radius `r`, as [`Spatial::radius`] takes);
+    /// `counts` get the number of points within it a query, then their exclusive scan (`nq + 1`
+    /// words).
     pub fn bind_radius(
         &self,
         ctx: &GpuContext,
         tree: &PointTree,
         queries: &wgpu::Buffer,
         nq: u32,
-        r2: f32,
+        r: f32,
     ) -> Result<BoundRadius> {
-        if r2.is_nan() || r2 < 0.0 {
-            return Err(SpatialError::InvalidArgument(format!(
-                "a squared radius of {r2}: give a non-negative number"
-            )));
-        }
+        let r2 = radius_squared(r)?;
         let budget = self.kernel_budget(ctx, 1, 0)?;
         let b = self.query_buffers(ctx, tree, nq, index_bits(tree.points), r2, budget, false)?;
         let counts = ctx.storage_from("spatial counts", &vec![0u32; nq as usize + 1])?;
@@ -390,9 +383,8 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
-        let r2 = radius_squared(r)?;
         let q = crate::upload_points(ctx, queries, "query")?;
-        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
+        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit(|e| bound.record_count(e));
         bound.check(ctx)?;
         let offsets: Vec<u32> =
@@ -414,9 +406,8 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<Vec<u32>> {
-        let r2 = radius_squared(r)?;
         let q = crate::upload_points(ctx, queries, "query")?;
-        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r2)?;
+        let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit(|e| {
             bound.record_order(e);
             enc_clear_status(e, &bound.status);

@@ -38,9 +38,7 @@ fn knn_poisoned(
     let ctx = gpu();
     let qb = wavekit_spatial::upload_points(ctx, queries, "query").unwrap();
     let nq = queries.len() as u32;
-    let bound = spatial
-        .bind_knn(ctx, tree, &qb, nq, k, f32::INFINITY)
-        .unwrap();
+    let bound = spatial.bind_knn(ctx, tree, &qb, nq, k, None).unwrap();
     let words = vec![POISON; (nq * k) as usize];
     ctx.queue
         .write_buffer(&bound.indices, 0, bytemuck::cast_slice(&words));

@@ -45,11 +45,12 @@ fn inputs_larger_than_one_binding() {
             ctx,
             &ScanConfig {
                 in_place,
+                inclusive,
                 policy: Some(ScanPolicy {
                     small,
                     ..Default::default()
                 }),
-                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), inclusive)
+                ..ScanConfig::inclusive(Monoid::builtin(Scalar::U32, Op::Add))
             },
         )
         .unwrap();

@@ -45,7 +45,7 @@ fn results_are_right_when_predecessors_never_publish() {
             ctx,
             &ScanConfig {
                 policy: scan_policy,
-                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false)
+                ..ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add))
             },
         )
         .unwrap();

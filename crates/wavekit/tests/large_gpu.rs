@@ -40,7 +40,7 @@ fn large_scan_and_reduce_past_the_binding_limit() {
     let dst = ctx.storage_uninit("dst", bytes).unwrap();
     let scan = Scan::new(
         ctx,
-        &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+        &ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add)),
     )
     .unwrap();
     let b = scan.bind(ctx, &src, Some(&dst), n as u64).unwrap();

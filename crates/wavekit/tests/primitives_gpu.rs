@@ -108,7 +108,8 @@ fn check_f32(ctx: &GpuContext, what: &str, data: &[f32], got: &[f32], want: &[f6
 fn scan_of(ctx: &GpuContext, scalar: Scalar, op: Op, inclusive: bool, in_place: bool) -> Scan {
     let config = ScanConfig {
         in_place,
-        ..ScanConfig::new(Monoid::builtin(scalar, op), inclusive)
+        inclusive,
+        ..ScanConfig::inclusive(Monoid::builtin(scalar, op))
     };
     Scan::new(ctx, &config).unwrap()
 }
@@ -395,7 +396,7 @@ fn small_inputs_take_small_tiles_on_their_side_of_the_threshold() {
             ctx,
             &ScanConfig {
                 policy: Some(scan_policy),
-                ..ScanConfig::new(add.clone(), true)
+                ..ScanConfig::inclusive(add.clone())
             },
         )
         .unwrap();
@@ -494,7 +495,7 @@ fn small_inputs_take_small_tiles_on_their_side_of_the_threshold() {
 fn scan_and_select_clear_their_scratch_each_run_without_clear_buffer() {
     let ctx = gpu();
     let add = Monoid::builtin(Scalar::U32, Op::Add);
-    let scan = Scan::new(ctx, &ScanConfig::new(add, true)).unwrap();
+    let scan = Scan::new(ctx, &ScanConfig::inclusive(add)).unwrap();
     let pred = Keep::Predicate("fn keep(x: u32, i: u32) -> bool { return x % 3u == 0u; }".into());
     let select = Select::new(ctx, &SelectConfig::new(Scalar::U32, pred, true)).unwrap();
     for n in [1usize, 4099, 70_001] {
@@ -565,7 +566,7 @@ fn a_self_clearing_scan_runs_again_on_new_input() {
             ctx,
             &ScanConfig {
                 policy: Some(policy),
-                ..ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), true)
+                ..ScanConfig::inclusive(Monoid::builtin(Scalar::U32, Op::Add))
             },
         )
         .unwrap();
@@ -812,7 +813,14 @@ fn affine_ref(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
 fn custom_non_commutative_monoid_scan_and_reduce() {
     let ctx = gpu();
     for inclusive in [true, false] {
-        let scan = Scan::new(ctx, &ScanConfig::new(affine(), inclusive)).unwrap();
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                inclusive,
+                ..ScanConfig::inclusive(affine())
+            },
+        )
+        .unwrap();
         let red = Reduce::new(ctx, &ReduceConfig::new(affine())).unwrap();
         for n in sizes() {
             let mut r = rng(5, n);
@@ -862,7 +870,14 @@ fn affine16_ref(a: u32, b: u32) -> u32 {
 fn custom_one_word_non_commutative_scan() {
     let ctx = gpu();
     for inclusive in [true, false] {
-        let scan = Scan::new(ctx, &ScanConfig::new(affine16(), inclusive)).unwrap();
+        let scan = Scan::new(
+            ctx,
+            &ScanConfig {
+                inclusive,
+                ..ScanConfig::inclusive(affine16())
+            },
+        )
+        .unwrap();
         for n in sizes() {
             let mut r = rng(6, n);
             // Odd multipliers keep the composition from collapsing to a constant.
@@ -1012,7 +1027,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let small = ctx.storage_poisoned("small", 4).unwrap();
     let scan = Scan::new(
         ctx,
-        &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), true),
+        &ScanConfig::inclusive(Monoid::builtin(Scalar::U32, Op::Add)),
     )
     .unwrap();
     let e = scan.bind(ctx, &small, Some(&small), 5).unwrap_err();

@@ -84,7 +84,7 @@ pub(crate) fn scan(ctx: &GpuContext) -> Result<Arc<Scan>> {
         }
         let scan = Arc::new(Scan::new(
             ctx,
-            &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+            &ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add)),
         )?);
         s.scan = Some(scan.clone());
         Ok(scan)

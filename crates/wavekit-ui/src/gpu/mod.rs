@@ -413,7 +413,7 @@ impl UiRenderer {
             fine_texture: k("ui/fine", TargetKind::Texture)?,
             scan: Scan::new(
                 ctx,
-                &ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false),
+                &ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add)),
             )?,
         })
     }

@@ -45,13 +45,23 @@ pub struct ScanConfig {
 }
 
 impl ScanConfig {
-    /// An out-of-place scan of `monoid` with the device's default policy.
-    pub fn new(monoid: Monoid, inclusive: bool) -> Self {
+    /// An inclusive (`out[i]` includes `in[i]`), out-of-place scan of `monoid` with the
+    /// device's default policy.
+    pub fn inclusive(monoid: Monoid) -> Self {
         Self {
             monoid,
-            inclusive,
+            inclusive: true,
             in_place: false,
             policy: None,
+        }
+    }
+
+    /// An exclusive (`out[i]` combines `in[..i]`; `out[0]` is the identity), out-of-place scan
+    /// of `monoid` with the device's default policy.
+    pub fn exclusive(monoid: Monoid) -> Self {
+        Self {
+            inclusive: false,
+            ..Self::inclusive(monoid)
         }
     }
 }
@@ -347,7 +357,7 @@ pub fn composed_segmented(
 /// ```
 /// use wavekit::{GpuContext, monoid::{Monoid, Op, Scalar}, scan::{Scan, ScanConfig}};
 /// let ctx = GpuContext::new(&Default::default())?;
-/// let config = ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), false);
+/// let config = ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add));
 /// let scan = Scan::new(&ctx, &config)?;
 /// let input = ctx.storage_from("in", &[3u32, 1, 4, 1, 5])?;
 /// let output = ctx.storage_uninit("out", 5 * 4)?;
@@ -441,7 +451,10 @@ impl Scan {
             counted: policy.lookback.count_windows,
             self_clear_tiles: policy.self_clear_limit(false),
             clear: ClearKernel::new(ctx)?,
-            config: ScanConfig::new(Monoid::builtin(scalar, op), inclusive),
+            config: ScanConfig {
+                inclusive,
+                ..ScanConfig::inclusive(Monoid::builtin(scalar, op))
+            },
             policy: ScanPolicy {
                 small: None,
                 ..policy
@@ -664,7 +677,10 @@ pub fn scan_slice<T: Element>(
     op: Op,
     inclusive: bool,
 ) -> Result<Vec<T>> {
-    let config = ScanConfig::new(Monoid::builtin(T::SCALAR, op), inclusive);
+    let config = ScanConfig {
+        inclusive,
+        ..ScanConfig::inclusive(Monoid::builtin(T::SCALAR, op))
+    };
     let scan = Scan::new(ctx, &config)?;
     let src = ctx.storage_from("scan input", data)?;
     let dst = ctx.storage_uninit("scan output", std::mem::size_of_val(data) as u64)?;
@@ -698,7 +714,8 @@ mod tests {
                     for (inclusive, in_place) in [(true, false), (false, false), (true, true)] {
                         let c = ScanConfig {
                             in_place,
-                            ..ScanConfig::new(m.clone(), inclusive)
+                            inclusive,
+                            ..ScanConfig::inclusive(m.clone())
                         };
                         for pass in if in_place { vec![1, 2] } else { vec![0] } {
                             variants.push((composed(&c, &policy, pass, sg).unwrap(), sg));
@@ -708,7 +725,7 @@ mod tests {
                     variants.push((c, sg));
                 }
             }
-            let c = ScanConfig::new(custom.clone(), false);
+            let c = ScanConfig::exclusive(custom.clone());
             variants.push((composed(&c, &policy, 0, sg).unwrap(), sg));
         }
         crate::shader::check_kernels(SOURCES, &variants).unwrap();

@@ -225,7 +225,7 @@ impl RadixSort {
         let kernels = KernelCache::new();
         let scan_new = || {
             let u32_add = Monoid::builtin(Scalar::U32, Op::Add);
-            Scan::new(ctx, &ScanConfig::new(u32_add, false))
+            Scan::new(ctx, &ScanConfig::exclusive(u32_add))
         };
         // wasm has no threads here (and the browser compiles in a process of its own).
         #[cfg(target_arch = "wasm32")]
