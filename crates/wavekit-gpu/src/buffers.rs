@@ -149,6 +149,15 @@ impl GpuContext {
             )));
             return out;
         }
+        if let Err(e) = crate::tiling::check_usage(
+            &format!("reading {what} back"),
+            buffer,
+            wgpu::BufferUsages::COPY_SRC,
+            "a read-back copies it into a mappable buffer",
+        ) {
+            out.state = State::Failed(e);
+            return out;
+        }
         let size = bytes.next_multiple_of(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("wavekit.readback"),

@@ -215,6 +215,26 @@ pub fn check_fits(what: &str, buffer: &wgpu::Buffer, n: u64, words: u32) -> Resu
     Ok(())
 }
 
+/// Refuse a buffer that lacks a usage a primitive needs of it, at bind, naming the primitive,
+/// the binding, the missing flags and why (`why`: what the primitive does with it), rather than
+/// letting wgpu drop the whole command buffer at submit.
+pub fn check_usage(
+    what: &str,
+    buffer: &wgpu::Buffer,
+    need: wgpu::BufferUsages,
+    why: &str,
+) -> Result<()> {
+    let have = buffer.usage();
+    let missing = need - have;
+    if !missing.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: the buffer has usage {have:?}, without {missing:?}, which it needs because \
+             {why}; create it with {need:?} as well"
+        )));
+    }
+    Ok(())
+}
+
 /// Words before the descriptor regions of the look-back state (prepended to the WGSL as
 /// `STATE_HEADER`): tile counters and statistics.
 const STATE_HEADER: u64 = 8;

@@ -323,6 +323,23 @@ impl RadixSort {
             )));
         }
         self.check_values(values, n)?;
+        // Every buffer is bound as storage; an odd number of passes ends in the scratch, which
+        // is copied back into the caller's buffers.
+        let odd =
+            small::BoundSmall::applies(self, n).is_none() && passes_odd(self.config.passes()?);
+        let (need, why) = if odd {
+            (
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                "the sort binds it as storage and, with an odd number of 8-bit passes, copies \
+                 its result back into it",
+            )
+        } else {
+            (wgpu::BufferUsages::STORAGE, "the sort binds it as storage")
+        };
+        crate::tiling::check_usage("sort, binding keys", keys, need, why)?;
+        if let Some(v) = values {
+            crate::tiling::check_usage("sort, binding values", v, need, why)?;
+        }
         let io = Io::new(ctx, keys, values, n, words, window)?;
         if let Some(shape) = small::BoundSmall::applies(self, n) {
             return Ok(BoundSort {
