@@ -166,7 +166,10 @@ pub async fn scan(
     seed: u64,
     inclusive: bool,
 ) -> Result<(bool, String, Option<f64>)> {
-    let config = ScanConfig::new(Monoid::builtin(Scalar::U32, Op::Add), inclusive);
+    let config = ScanConfig {
+        inclusive,
+        ..ScanConfig::inclusive(Monoid::builtin(Scalar::U32, Op::Add))
+    };
     let s = Scan::new(ctx, &config)?;
     let mut tally = Tally::new();
     let mut gpu = None;
