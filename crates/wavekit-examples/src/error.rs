@@ -16,6 +16,12 @@ pub enum Error {
     /// The tracer.
     #[error(transparent)]
     Trace(#[from] wavekit_trace::TraceError),
+    /// The codec.
+    #[error(transparent)]
+    Codec(#[from] wavekit_codec::CodecError),
+    /// The point queries.
+    #[error(transparent)]
+    Spatial(#[from] wavekit_spatial::SpatialError),
     /// The GPU's answer is not the CPU's.
     #[error("{example}: the GPU's result differs from the CPU's: {what}")]
     Mismatch {

@@ -2,14 +2,17 @@
 //! caller's device and checks it against the CPU: [`primitives`] (scan, select, sort and a
 //! histogram on the core), [`wavelet`] (a lossless 5/3 round trip with `wavekit-dwt`),
 //! [`compositor`] (the demo panel with `wavekit-ui`), [`tracer`] (rays through a BVH with
-//! `wavekit-trace`). `examples/` runs each from the command line (`cargo run -p
+//! `wavekit-trace`), [`codec`] (a frame coded and decoded on the GPU with `wavekit-codec`),
+//! [`spatial`] (k-NN and radius search with `wavekit-spatial`). `examples/` runs each from the command line (`cargo run -p
 //! wavekit-examples --example primitives`), and the panel in a window (`--example panel`);
 //! `tests/examples_gpu.rs` runs each on every test device. The README's code blocks are this
 //! crate's doctests, so that they stay true.
 
+pub mod codec;
 pub mod compositor;
 mod error;
 pub mod primitives;
+pub mod spatial;
 pub mod tracer;
 pub mod wavelet;
 

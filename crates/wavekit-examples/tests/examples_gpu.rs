@@ -30,3 +30,15 @@ fn rays_agree_with_brute_force() {
     let line = wavekit_examples::tracer::run(gpu()).unwrap();
     assert!(line.contains("every kernel"), "{line}");
 }
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_frame_through_the_gpu_codec_equals_the_cpus() {
+    wavekit_examples::codec::run(gpu(), 4).unwrap();
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn point_queries_equal_brute_force() {
+    wavekit_examples::spatial::run(gpu(), 5).unwrap();
+}

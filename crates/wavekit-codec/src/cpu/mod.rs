@@ -36,6 +36,36 @@ pub struct EncodeConfig {
     pub source: Source,
 }
 
+impl EncodeConfig {
+    /// Lossy 4:2:0 from RGB, 5 levels, at `bpp` bits a pixel of a `width` × `height` frame
+    /// (the budget is `width × height × bpp / 8` bytes, rounded down).
+    pub fn bpp(width: u32, height: u32, bpp: f64) -> Self {
+        let bytes = (f64::from(width) * f64::from(height) * bpp / 8.0).max(0.0) as usize;
+        Self::bytes(bytes)
+    }
+
+    /// Lossy 4:2:0 from RGB, 5 levels, within `budget` bytes a frame.
+    pub fn bytes(budget: usize) -> Self {
+        Self {
+            chroma: Chroma::Yuv420,
+            levels: 5,
+            budget,
+            lossless: false,
+            source: Source::Rgb,
+        }
+    }
+
+    /// Lossless (the 5/3 and the RCT, 4:4:4) from RGB, 5 levels, with room for any
+    /// `width` × `height` frame (12 bytes a pixel and 64 KiB).
+    pub fn lossless(width: u32, height: u32) -> Self {
+        Self {
+            chroma: Chroma::Yuv444,
+            lossless: true,
+            ..Self::bytes(12 * width as usize * height as usize + 65_536)
+        }
+    }
+}
+
 /// The base quantizer step, in 8-bit levels: fine enough that the bit-planes the rate control
 /// drops, not the step, set the quality at any budget worth using.
 pub const BASE_STEP: f32 = 0.25;

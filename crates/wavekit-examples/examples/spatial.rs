@@ -1,0 +1,11 @@
+//! `cargo run -p wavekit-examples --example spatial`: see `wavekit_examples::spatial`.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    println!(
+        "{}: {}",
+        ctx.summary.label(),
+        wavekit_examples::spatial::run(&ctx, 1)?
+    );
+    Ok(())
+}
