@@ -2,7 +2,8 @@
 //! primitive, the binding and what it lacks, not at submit (where wgpu drops the whole command
 //! buffer, the caller's own passes with it) or at a later read-back: a sort whose odd number of
 //! passes copies its result back into keys without COPY_DST, a read-back of a buffer without
-//! COPY_SRC, a buffer of another device, a buffer too small.
+//! COPY_SRC, a buffer of another device, a buffer too small. Checks of the host's, not of a
+//! kernel: run once, at the first lavapipe width and on a GPU (not named `*_gpu`, ADR-0066).
 
 use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::scan::{Scan, ScanConfig};
