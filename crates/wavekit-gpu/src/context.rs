@@ -336,44 +336,35 @@ pub fn required_limits() -> wgpu::Limits {
 }
 
 /// The limits in `need` that `have` falls short of, each named with both values.
+/// A limit's name and how to read it.
+type LimitReader = (&'static str, fn(&wgpu::Limits) -> u64);
+
 fn limits_short(have: &wgpu::Limits, need: &wgpu::Limits) -> Vec<String> {
-    let mut short = Vec::new();
-    let mut at_least = |name: &str, h: u64, n: u64| {
-        if h < n {
-            short.push(format!("{name} {h} (needs {n})"));
-        }
-    };
-    at_least(
-        "max_storage_buffers_per_shader_stage",
-        have.max_storage_buffers_per_shader_stage.into(),
-        need.max_storage_buffers_per_shader_stage.into(),
-    );
-    at_least(
-        "max_uniform_buffers_per_shader_stage",
-        have.max_uniform_buffers_per_shader_stage.into(),
-        need.max_uniform_buffers_per_shader_stage.into(),
-    );
-    at_least(
-        "max_compute_invocations_per_workgroup",
-        have.max_compute_invocations_per_workgroup.into(),
-        need.max_compute_invocations_per_workgroup.into(),
-    );
-    at_least(
-        "max_compute_workgroup_size_x",
-        have.max_compute_workgroup_size_x.into(),
-        need.max_compute_workgroup_size_x.into(),
-    );
-    at_least(
-        "max_compute_workgroup_storage_size",
-        have.max_compute_workgroup_storage_size.into(),
-        need.max_compute_workgroup_storage_size.into(),
-    );
-    at_least(
-        "max_storage_buffer_binding_size",
-        have.max_storage_buffer_binding_size,
-        need.max_storage_buffer_binding_size,
-    );
-    short
+    // Each limit wavekit needs at least so much of, read from both.
+    let read: [LimitReader; 6] = [
+        ("max_storage_buffers_per_shader_stage", |l| {
+            l.max_storage_buffers_per_shader_stage.into()
+        }),
+        ("max_uniform_buffers_per_shader_stage", |l| {
+            l.max_uniform_buffers_per_shader_stage.into()
+        }),
+        ("max_compute_invocations_per_workgroup", |l| {
+            l.max_compute_invocations_per_workgroup.into()
+        }),
+        ("max_compute_workgroup_size_x", |l| {
+            l.max_compute_workgroup_size_x.into()
+        }),
+        ("max_compute_workgroup_storage_size", |l| {
+            l.max_compute_workgroup_storage_size.into()
+        }),
+        ("max_storage_buffer_binding_size", |l| {
+            l.max_storage_buffer_binding_size
+        }),
+    ];
+    read.iter()
+        .filter(|(_, get)| get(have) < get(need))
+        .map(|(name, get)| format!("{name} {} (needs {})", get(have), get(need)))
+        .collect()
 }
 
 fn wanted_features(disable_subgroups: bool) -> wgpu::Features {

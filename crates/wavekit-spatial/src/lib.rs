@@ -66,6 +66,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("spatial/octree", "tree/octree.wgsl"),
     wavekit::wgsl_source!("spatial/query_common", "query/common.wgsl"),
     wavekit::wgsl_source!("spatial/keys", "query/keys.wgsl"),
+    wavekit::wgsl_source!("spatial/leaf_cursor", "query/leaf_cursor.wgsl"),
     wavekit::wgsl_source!("spatial/walk_bvh", "query/walk_bvh.wgsl"),
     wavekit::wgsl_source!("spatial/walk_kd", "query/walk_kd.wgsl"),
     wavekit::wgsl_source!("spatial/walk_octree", "query/walk_octree.wgsl"),

@@ -426,22 +426,20 @@ impl Tracer {
         } else {
             (out, &placeholder)
         };
-        let bind = self.kernel.bind(
-            ctx,
-            &[
-                (0, &params),
-                (1, &bvh.nodes),
-                (2, &bvh.tris),
-                (3, rays),
-                (4, hits),
-                (5, occluded),
-                (6, &work),
-                (7, &stacks),
-                (8, &path),
-                (9, &rest_list),
-                (10, &limits),
-            ],
-        )?;
+        let mut entries: Vec<(u32, &wgpu::Buffer)> = vec![
+            (0, &params),
+            (1, &bvh.nodes),
+            (2, &bvh.tris),
+            (3, rays),
+            (4, hits),
+            (5, occluded),
+            (6, &work),
+            (7, &stacks),
+            (8, &path),
+            (9, &rest_list),
+            (10, &limits),
+        ];
+        let bind = self.kernel.bind(ctx, &entries)?;
         // The rest pass: the baseline kernel over the rays handed on and those no subgroup
         // claimed, the whole budget a ray (a grid for every ray; those past the count return).
         let mut rest = None;
@@ -450,21 +448,11 @@ impl Tracer {
             if let Some(b) = loop_budget {
                 let kernel = self.rest_kernel(ctx)?;
                 let flag = ctx.uniform_from("trace loop budget, rest", &[b, 1, 0, 0])?;
-                let bind = kernel.bind(
-                    ctx,
-                    &[
-                        (0, &params),
-                        (1, &bvh.nodes),
-                        (2, &bvh.tris),
-                        (3, rays),
-                        (4, hits),
-                        (5, occluded),
-                        (6, &work),
-                        (8, &path),
-                        (9, &rest_list),
-                        (10, &flag),
-                    ],
-                )?;
+                // The same buffers, the rest pass's budget and flag (the baseline kernel binds
+                // no stacks: its own are private).
+                entries.retain(|(b, _)| *b != 10);
+                entries.push((10, &flag));
+                let bind = kernel.bind(ctx, &entries)?;
                 rest = Some((kernel, bind, n.div_ceil(c.workgroup)));
                 rest_limits = Some(flag);
             }

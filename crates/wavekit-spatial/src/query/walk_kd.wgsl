@@ -8,6 +8,8 @@
 // STEP_COST and START_COST bound the loop iterations of a step and of a start (ADR-0091).
 // CPU twin: reference::kd.
 
+#import spatial/leaf_cursor
+
 @group(0) @binding(2) var<storage, read> nodes: array<vec4<u32>>;
 
 // Deeper than the tree can be: every inner node splits on a code bit its parent did not
@@ -20,26 +22,10 @@ var<private> walk_margin: vec3<f32>;
 var<private> stack_node: array<u32, STACK>;
 var<private> stack_dist: array<f32, STACK>;
 var<private> sp: u32;
-// The leaf being offered: [leaf_at, leaf_end).
-var<private> leaf_at: u32;
-var<private> leaf_end: u32;
 
 const STEP_COST: u32 = 1u + LEAF;
 const START_COST: u32 = 1u;
 
-fn walk_busy() -> bool {
-    return sp > 0u || leaf_at < leaf_end;
-}
-
-// Offer the next LEAF points of the leaf (at most).
-fn offer_leaf() {
-    let stop = min(leaf_end, leaf_at + LEAF);
-    for (var j = leaf_at; j < stop; j++) {
-        let s = sorted[j];
-        offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
-    }
-    leaf_at = stop;
-}
 
 fn kd_code(i: u32) -> vec2<u32> {
     return vec2<u32>(codes[2u * i], codes[2u * i + 1u]);

@@ -8,6 +8,8 @@
 // START_COST bound the loop iterations of a step and of a start (ADR-0091). CPU twin:
 // reference::octree.
 
+#import spatial/leaf_cursor
+
 @group(0) @binding(2) var<storage, read> nodes: array<vec4<u32>>;
 
 // A level a generation: 22 at most.
@@ -22,26 +24,10 @@ var<private> stack_node: array<u32, STACK>;
 // The octants left (low 8 bits) and the query's octant at the node (<< 8).
 var<private> stack_left: array<u32, STACK>;
 var<private> sp: u32;
-// The leaf being offered: [leaf_at, leaf_end).
-var<private> leaf_at: u32;
-var<private> leaf_end: u32;
 
 const STEP_COST: u32 = 9u + LEAF;
 const START_COST: u32 = 1u + LEAF;
 
-fn walk_busy() -> bool {
-    return sp > 0u || leaf_at < leaf_end;
-}
-
-// Offer the next LEAF points of the leaf (at most).
-fn offer_leaf() {
-    let stop = min(leaf_end, leaf_at + LEAF);
-    for (var j = leaf_at; j < stop; j++) {
-        let s = sorted[j];
-        offer(dist(walk_p, s.xyz), bitcast<u32>(s.w));
-    }
-    leaf_at = stop;
-}
 
 fn visit(k: u32) {
     let n = nodes[k];

@@ -96,15 +96,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             break;
         }
     }
-    // Out of budget (never on a GPU): this lane's ray and the pool's unstarted ones go to the
-    // rest list, restarted there (at most FETCH_BATCH + 1 iterations, left out of the budget).
     if (out_of_budget) {
-        if (task.cur != EMPTY) {
-            hand_on(task.ray);
-        }
-        for (var r = pool.next + l.lane; r < min(pool.end, n); r += l.size) {
-            hand_on(r);
-        }
+        hand_on_unfinished(task, pool, l, n);
     }
     end_counting(l.lane, finished);
     flush_diagnostics();

@@ -51,3 +51,15 @@ fn take_rays(pool: ptr<function, Pool>, takers: vec4<u32>, l: Lane, n: u32, budg
     }
     return id;
 }
+
+// Out of the loop budget (never on a GPU; ADR-0091): this lane's unfinished ray and the pool's
+// unstarted ones go to the rest list, restarted there by the rest pass. At most FETCH_BATCH + 1
+// iterations a lane, which the host leaves out of the budget.
+fn hand_on_unfinished(task: Task, pool: Pool, l: Lane, n: u32) {
+    if (task.cur != EMPTY) {
+        hand_on(task.ray);
+    }
+    for (var r = pool.next + l.lane; r < min(pool.end, n); r += l.size) {
+        hand_on(r);
+    }
+}
