@@ -202,10 +202,30 @@ pub fn builder(name: &str, config: &SpatialConfig) -> KernelBuilder {
         .constant("DIAGNOSTICS", config.diagnostics)
         .constant("COMPACTED", config.kernel == KnnKernel::Compacted)
         .constant("K", 1u32)
+        .constant(
+            "STEP_COST",
+            query::walk_costs(config.tree, config.leaf, 1).0,
+        )
+        .constant(
+            "START_COST",
+            query::walk_costs(config.tree, config.leaf, 1).1,
+        )
         .generated(
             "spatial/walk",
             format!("#import spatial/walk_{}\n", config.tree.name()),
         )
+}
+
+/// A k-NN kernel (`spatial/knn` or `spatial/knn_pool`) for `k` neighbours: its best-k list and
+/// the cost of a walk's start, which grows with k on the BVH.
+fn knn_builder(name: &str, config: &SpatialConfig, k: u32) -> KernelBuilder {
+    builder(name, config)
+        .constant("K", k)
+        .constant(
+            "START_COST",
+            query::walk_costs(config.tree, config.leaf, k).1,
+        )
+        .generated("spatial/insert", query::insert_wgsl(k))
 }
 
 /// Every kernel a [`Spatial`] of `config` builds (k-NN for `k`), named: what the tests
@@ -231,12 +251,7 @@ pub fn kernel_builders(config: &SpatialConfig, k: u32) -> Vec<(String, KernelBui
         KnnKernel::Baseline => "spatial/knn",
         _ => "spatial/knn_pool",
     };
-    v.push((
-        format!("k-NN {k}"),
-        builder(knn, config)
-            .constant("K", k)
-            .generated("spatial/insert", query::insert_wgsl(k)),
-    ));
+    v.push((format!("k-NN {k}"), knn_builder(knn, config, k)));
     v
 }
 
@@ -364,10 +379,7 @@ impl Spatial {
         } else {
             "spatial/knn"
         };
-        let kernel = builder(name, &self.config)
-            .constant("K", k)
-            .generated("spatial/insert", query::insert_wgsl(k))
-            .build(ctx)?;
+        let kernel = knn_builder(name, &self.config, k).build(ctx)?;
         map.insert((k, pool), kernel.clone());
         Ok(kernel)
     }

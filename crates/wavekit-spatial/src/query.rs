@@ -123,9 +123,12 @@ struct QueryBuffers {
     status: wgpu::Buffer,
 }
 
-/// Loop iterations a step and a start of `tree`'s walk may take at most (the WGSL's
-/// STEP_COST and START_COST), for k neighbours.
-fn walk_costs(tree: crate::TreeKind, leaf: u32, k: u32) -> (u32, u32) {
+/// Loop iterations a step and a start of `tree`'s walk may take at most, for k neighbours:
+/// the one source of the WGSL's STEP_COST and START_COST (prepended to every kernel by
+/// [`crate::builder`]) and of the budget's check here. BVH: a leaf's LEAF points, and a start's
+/// seed (2K points) and binary search (33 halvings); kd-tree: a leaf's LEAF points (the leaf
+/// cursor); octree: the octant search (8) and a leaf's LEAF points.
+pub(crate) fn walk_costs(tree: crate::TreeKind, leaf: u32, k: u32) -> (u32, u32) {
     match tree {
         crate::TreeKind::Bvh => (1 + leaf, 2 * k + 34),
         crate::TreeKind::Kd => (1 + leaf, 1),

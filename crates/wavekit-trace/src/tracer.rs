@@ -101,8 +101,11 @@ pub struct TraceConfig {
 /// iterations a shader invocation, with room to spare (ADR-0091).
 pub const SOFTWARE_LOOP_BUDGET: u32 = 65_000;
 
-/// Loop iterations a round may take at most (the WGSL's ROUND_COST: 64 nodes and the rest).
-const ROUND_COST: u32 = 64 + 32;
+/// Inner nodes a round of the traversal visits at most (the WGSL's NODE_STEPS).
+const NODE_STEPS: u32 = 64;
+/// Loop iterations a round may take at most (the WGSL's ROUND_COST): NODE_STEPS nodes, a
+/// leaf's 16 triangles, the compaction's five and the loops around them, with room to spare.
+const ROUND_COST: u32 = NODE_STEPS + 32;
 
 impl TraceConfig {
     /// The defaults for `kernel`: closest hit, no diagnostics, workgroups of 128, a stack of 64,
@@ -187,6 +190,8 @@ pub fn builder(config: &TraceConfig) -> KernelBuilder {
         .constant("REFILL_PERCENT", config.refill_percent)
         .constant("FETCH_BATCH", config.fetch_batch)
         .constant("PATHS", config.paths)
+        .constant("NODE_STEPS", NODE_STEPS)
+        .constant("ROUND_COST", ROUND_COST)
         .generated(
             "trace/stack",
             if config.workgroup_stacks {

@@ -23,8 +23,8 @@ var<private> stack_node: array<u32, STACK>;
 var<private> stack_dist: array<f32, STACK>;
 var<private> sp: u32;
 
-const STEP_COST: u32 = 1u + LEAF;
-const START_COST: u32 = 1u;
+// STEP_COST and START_COST are prepended by the host (query.rs: walk_costs, their one
+// source, which also checks a budget against them).
 
 
 fn kd_code(i: u32) -> vec2<u32> {

@@ -25,8 +25,8 @@ var<private> stack_node: array<u32, STACK>;
 var<private> stack_left: array<u32, STACK>;
 var<private> sp: u32;
 
-const STEP_COST: u32 = 9u + LEAF;
-const START_COST: u32 = 1u + LEAF;
+// STEP_COST and START_COST are prepended by the host (query.rs: walk_costs, their one
+// source, which also checks a budget against them).
 
 
 fn visit(k: u32) {

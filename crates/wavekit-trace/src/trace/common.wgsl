@@ -37,14 +37,14 @@ const ROBUST: f32 = 1.00000095367431640625;
 const TINY: f32 = 1e-30;
 // The persistent kernels' loop runs in chunks of this many iterations inside an outer loop.
 const LOOP_CHUNK: u32 = 4096u;
-// Inner nodes a round visits at most (then it stops at the node, the next round goes on).
-const NODE_STEPS: u32 = 64u;
-// Loop iterations a round of any kernel may take at most, nested loops included: its own,
-// NODE_STEPS nodes, a leaf's 16 triangles, the compaction's five and the loops around it.
-// llvmpipe ends every loop of a shader once it has taken 65 535 iterations in all, counted
-// over all its loops for each subgroup (ADR-0091): the kernels check that a round at this
-// price still fits limits.x, and then count what the round cost the subgroup (round_cost).
-const ROUND_COST: u32 = NODE_STEPS + 32u;
+// Prepended by the host (tracer.rs, their one source): NODE_STEPS, the inner nodes a round
+// visits at most (then it stops at the node, the next round goes on), and ROUND_COST, the loop
+// iterations a round of any kernel may take at most, nested loops included (its own, NODE_STEPS
+// nodes, a leaf's 16 triangles, the compaction's five and the loops around it). llvmpipe ends
+// every loop of a shader once it has taken 65 535 iterations in all, counted over all its loops
+// for each subgroup (ADR-0091): the kernels check that a round at that price still fits
+// limits.x, and then count what the round cost the subgroup (round_cost).
+
 // Loop iterations a round costs besides its node and triangle loops.
 const ROUND_OVERHEAD: u32 = 16u;
 
