@@ -1,7 +1,10 @@
 //! `wavekit selftest`: every subgroup operation family the library relies on, run on the GPU in
-//! every workgroup shape the library uses, checked against values computed on the host. A tool,
-//! not a layer: a crate of its own beside the library, on the foundation (`wavekit-gpu`).
+//! every workgroup shape the library uses, checked against values computed on the host, and
+//! subgroup operations after loops whose trip count differs by lane ([`reconvergence`],
+//! ADR-0092). A tool, not a layer: a crate of its own beside the library, on the foundation
+//! (`wavekit-gpu`).
 
+pub mod reconvergence;
 pub mod reference;
 
 use serde::Serialize;
@@ -11,13 +14,14 @@ use wavekit_gpu::error::{Error, Result};
 use wavekit_gpu::shader::{Composed, ConstValue, WgslSource, compose};
 use wavekit_gpu::tuning::WORKGROUP_SHAPES;
 
+pub use reconvergence::ReconvergenceReport;
 pub use reference::FamilyResult;
 
-/// The WGSL file of this kernel.
-pub static SOURCES: &[WgslSource] = &[wavekit_gpu::wgsl_source!(
-    "selftest/subgroup_ops",
-    "subgroup_ops.wgsl"
-)];
+/// The WGSL files of the self-test's kernels.
+pub static SOURCES: &[WgslSource] = &[
+    wavekit_gpu::wgsl_source!("selftest/subgroup_ops", "subgroup_ops.wgsl"),
+    wavekit_gpu::wgsl_source!("selftest/reconvergence", "reconvergence.wgsl"),
+];
 
 /// Workgroups dispatched per shape.
 const WORKGROUPS: u32 = 6;
@@ -44,12 +48,17 @@ pub struct SelftestReport {
     pub shapes: Vec<ShapeReport>,
     /// One per operation family.
     pub families: Vec<FamilyResult>,
+    /// Subgroup operations after loops whose trip count differs by lane (ADR-0092): the
+    /// remedy variants must be right; the others are observations.
+    pub reconvergence: ReconvergenceReport,
 }
 
 impl SelftestReport {
-    /// Whether every family passed.
+    /// Whether every family passed and the subgroup-uniform loops' operations were right
+    /// (whether the adapter reconverges after divergent loops is an observation, not a
+    /// failure: see [`ReconvergenceReport::reconverged`]).
     pub fn passed(&self) -> bool {
-        self.families.iter().all(FamilyResult::ok)
+        self.families.iter().all(FamilyResult::ok) && self.reconvergence.remedy_ok()
     }
 }
 
@@ -104,11 +113,20 @@ async fn run_with(ctx: &GpuContext, seed: u64, blocking: bool) -> Result<Selftes
             widths_seen: widths,
         });
     }
+    let input = reconvergence::make_input(seed);
+    let (out, words) = reconvergence::submit(ctx, &input)?;
+    let output = if blocking {
+        ctx.read_back("selftest reconvergence output", &out, words)?
+    } else {
+        ctx.read_back_async("selftest reconvergence output", &out, words)
+            .await?
+    };
     Ok(SelftestReport {
         adapter: ctx.summary.clone(),
         subgroup_size_range: range,
         shapes,
         families,
+        reconvergence: reconvergence::check(&input, &output),
     })
 }
 
