@@ -48,7 +48,8 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
-    /// Check every subgroup operation family on the GPU against host-computed values.
+    /// Check every subgroup operation family on the GPU against host-computed values, and
+    /// subgroup operations right after loops whose trip count differs by lane (ADR-0092).
     Selftest {
         /// Print JSON instead of text.
         #[arg(long)]

@@ -1,10 +1,14 @@
 //! `wavekit selftest`.
 
 use wavekit::GpuContext;
+use wavekit_selftest::ReconvergenceReport;
 
 use crate::error::CliError;
 
-/// Run the self-test and print one line per family; an error if any family failed.
+/// Run the self-test and print one line per family, then one per reconvergence variant
+/// (ADR-0092); an error if any family or any subgroup-uniform (remedy) variant failed. A
+/// divergent variant that came out wrong is an observation about the adapter, printed, not a
+/// failure.
 pub fn selftest(ctx: &GpuContext, seed: u64, json: bool) -> Result<(), CliError> {
     let report = wavekit_selftest::run(ctx, seed)?;
     if json {
@@ -41,6 +45,7 @@ pub fn selftest(ctx: &GpuContext, seed: u64, json: bool) -> Result<(), CliError>
                 );
             }
         }
+        print_reconvergence(&report.reconvergence);
     }
     let failed = report.families.iter().filter(|f| !f.ok()).count();
     if failed > 0 {
@@ -49,5 +54,56 @@ pub fn selftest(ctx: &GpuContext, seed: u64, json: bool) -> Result<(), CliError>
             total: report.families.len(),
         });
     }
+    if !report.reconvergence.remedy_ok() {
+        return Err(CliError::CheckFailed(
+            "selftest: subgroup operations after subgroup-uniform loops differ from the host \
+             reference (reconvergence, ADR-0092)"
+                .into(),
+        ));
+    }
     Ok(())
+}
+
+fn print_reconvergence(r: &ReconvergenceReport) {
+    println!(
+        "reconvergence (ADR-0092): subgroup operations right after loops whose trip count \
+         differs by lane; {} workgroups of {}",
+        r.workgroups, r.workgroup
+    );
+    for v in &r.variants {
+        let kind = if v.remedy {
+            "remedy, must hold"
+        } else {
+            "observation"
+        };
+        let status = match (v.ok(), v.remedy) {
+            (true, _) => "ok",
+            (false, true) => "FAIL",
+            (false, false) => "wrong",
+        };
+        let seen = format!("lanes seen {:?}, ballot {:?}", v.lanes_seen, v.ballot_seen);
+        if v.ok() {
+            println!(
+                "{status:<5} {:<18} {:>8} subgroups  {seen}  {kind}: {}",
+                v.variant, v.subgroups, v.description
+            );
+        } else {
+            println!(
+                "{status:<5} {:<18} {:>8} of {} subgroups wrong, {seen} ({kind}): {}",
+                v.variant,
+                v.wrong_subgroups,
+                v.subgroups,
+                v.first_wrong
+                    .as_deref()
+                    .unwrap_or("no subgroups were checked")
+            );
+        }
+    }
+    match &r.note {
+        Some(note) => println!("note: {note}"),
+        None => println!(
+            "note: this adapter reconverged after every divergent loop here; wavekit does not \
+             rely on it"
+        ),
+    }
 }

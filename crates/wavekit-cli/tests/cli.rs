@@ -90,9 +90,61 @@ fn selftest_prints_one_line_per_family_and_exits_zero() {
         let line = format!("ok    {family}");
         assert!(stdout.contains(&line), "missing '{line}' in:\n{stdout}");
     }
+    // Subgroup operations after divergent loops (ADR-0092): the subgroup-uniform forms must
+    // be right on every adapter; the divergent ones are observations, printed either way.
+    for variant in [
+        "uniform_loop_break",
+        "uniform_if_while",
+        "uniform_call_while",
+    ] {
+        let line = format!("ok    {variant}");
+        assert!(stdout.contains(&line), "missing '{line}' in:\n{stdout}");
+    }
+    for variant in ["loop_break", "if_while", "call_while"] {
+        assert!(
+            stdout.contains(&format!("ok    {variant} "))
+                || stdout.contains(&format!("wrong {variant} ")),
+            "no line for {variant} in:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("note: this adapter"), "{stdout}");
     let out = wavekit(&["selftest", "--json", "--seed", "9"], &[]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["families"].as_array().unwrap().len(), 10);
+    let variants = v["reconvergence"]["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 6, "{variants:?}");
+    let range = &v["subgroup_size_range"];
+    let widths = range[0].as_u64().unwrap()..=range[1].as_u64().unwrap();
+    for r in variants {
+        let (subgroups, wrong) = (
+            r["subgroups"].as_u64().unwrap(),
+            r["wrong_subgroups"].as_u64().unwrap(),
+        );
+        assert!(subgroups > 0, "{r}");
+        assert!(!r["lanes_seen"].as_array().unwrap().is_empty(), "{r}");
+        assert!(!r["ballot_seen"].as_array().unwrap().is_empty(), "{r}");
+        if r["remedy"].as_bool().unwrap() {
+            // Every subgroup right, every lane of it counted (256 invocations a workgroup:
+            // whole subgroups at every width).
+            assert_eq!(wrong, 0, "{r}");
+            assert!(r["first_wrong"].is_null(), "{r}");
+            for n in r["lanes_seen"].as_array().unwrap() {
+                assert!(widths.contains(&n.as_u64().unwrap()), "{r}");
+            }
+        } else {
+            assert!(wrong <= subgroups, "{r}");
+            assert_eq!(wrong == 0, r["first_wrong"].is_null(), "{r}");
+        }
+    }
+    let observed_wrong = variants
+        .iter()
+        .any(|r| !r["remedy"].as_bool().unwrap() && r["wrong_subgroups"].as_u64().unwrap() > 0);
+    assert_eq!(
+        v["reconvergence"]["note"].is_string(),
+        observed_wrong,
+        "{}",
+        v["reconvergence"]
+    );
 }
 
 #[test]
