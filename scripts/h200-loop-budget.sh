@@ -6,8 +6,9 @@
 # benchmark protocol.
 #
 # Here (the 2-core machine):   scripts/h200-loop-budget.sh --prep
-#   builds the release CLI and the release test binaries into .dev/, the previous CLI (from a
-#   worktree at 4099b3d) as .dev/bin/wavekit-old, and fetches the Vulkan loader into .gl/.
+#   builds the release CLI and the GPU test binaries of the spatial, tracer and codec crates
+#   into .dev/, with WITH_OLD=1 the previous CLI (from a worktree at 4099b3d) as
+#   .dev/bin/wavekit-old, and fetches the Vulkan loader into .gl/.
 # There, with carry [".gl", ".dev"]:   scripts/h200-loop-budget.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,22 +16,19 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--prep" ]; then
     [ -d .gl ] && ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || ../shared/tools/device-prep
     cargo build --release --quiet -p wavekit-cli
-    tests=$(cargo test --release -p wavekit-spatial -p wavekit-trace --no-run --message-format=json 2>/dev/null |
-        python3 -c 'import json,sys
+    # Each test binary as CRATE-NAME (the spatial and tracer crates both have a budget_gpu).
+    rm -rf .dev/tests && mkdir -p .dev/bin .dev/tests
+    cargo test --release -p wavekit-spatial -p wavekit-trace -p wavekit-codec --no-run --message-format=json 2>/dev/null |
+        python3 -c 'import json,shutil,sys
 for l in sys.stdin:
     m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("budget_gpu", "spatial_gpu", "trace_gpu"):
-        print(m["executable"])')
-    rm -rf .dev/tests && mkdir -p .dev/bin .dev/tests
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"] \
+            and m["target"]["name"].endswith("_gpu"):
+        crate = m["package_id"].split("#")[0].rstrip("/").split("/")[-1].replace("wavekit-", "")
+        shutil.copy(m["executable"], ".dev/tests/%s-%s" % (crate, m["target"]["name"]))'
+    ls .dev/tests
     cp target/release/wavekit .dev/bin/
-    for t in $tests; do
-        crate=$(echo "$t" | grep -q trace && echo trace || echo spatial)
-        name=$(basename "$t" | sed 's/-[0-9a-f]*$//')
-        # Two crates have a budget_gpu: tell them apart by the crate that built them.
-        case "$t" in *budget_gpu*) crate=$(strings "$t" | grep -q 'stack of slivers' && echo trace || echo spatial) ;; esac
-        cp "$t" ".dev/tests/$crate-$name"
-    done
-    if [ ! -x .dev/bin/wavekit-old ]; then
+    if [ -n "${WITH_OLD:-}" ] && [ ! -x .dev/bin/wavekit-old ]; then
         git worktree add -f /tmp/wavekit-old 4099b3d >/dev/null
         (cd /tmp/wavekit-old && cargo build --release --quiet -p wavekit-cli --target-dir /tmp/wavekit-old/target)
         cp /tmp/wavekit-old/target/release/wavekit .dev/bin/wavekit-old
@@ -57,6 +55,7 @@ $W probe --json > "$out/probe.json"
 status=0
 
 if has tests; then
+$W selftest --json > "$out/selftest.json" 2> "$out/selftest.log" && echo "selftest: passed" || { echo "selftest: FAILED"; status=1; }
 echo "== tests, width 32 and without subgroups" | tee "$out/tests.txt"
 for t in .dev/tests/*; do
     for mode in sg nosg; do

@@ -15,6 +15,7 @@
 //! | `workgroup/scan` | `wg_exclusive_of_subgroups(total, l)`: the carry across subgroups (has barriers) | `subgroup/api` |
 //! | `device/radix_tree` | `radix_node(i) -> vec3<u32>` (first, split, last): inner node i of the binary radix tree over sorted keys (Karras 2012), for BVH and kd-tree builds | the importer's `delta(i, j) -> i32` |
 //! | `device/bounds` | `bounds_add(l, valid, p)`: a point a lane folded into a bounding box of six atomic words (a subgroup's maximum, then one atomicMax a word), for tree builds | `subgroup/api`; the importer's `bounds: array<atomic<u32>>` and `ordered(f32) -> u32` |
+//! | `device/grid` | `grid_floor(d, e, bits)`: ⌊d·2^bits / e⌋ of the real numbers, clamped to the grid, computed exactly without float division (the same cell on every device; twin `sim::device::grid_floor`), for Morton codes and cells | — |
 //! | `workgroup/compact` | `wg_compact(keep, l) -> Slot { index, total }`: ordered compaction of one item per invocation (has barriers; monoid u32 addition) | `subgroup/api` |
 //!
 //! Prepended constants: `WG_SIZE` (the workgroup size, [`KernelBuilder::workgroup_size`]),

@@ -98,6 +98,7 @@ pub static PIECES: &[WgslSource] = &[
     crate::wgsl_source!("device/tile_range", "shaders/device/tile_range.wgsl"),
     crate::wgsl_source!("device/radix_tree", "shaders/device/radix_tree.wgsl"),
     crate::wgsl_source!("device/bounds", "shaders/device/bounds.wgsl"),
+    crate::wgsl_source!("device/grid", "shaders/device/grid.wgsl"),
 ];
 
 /// Checks a module's kernels as its tests should: every composed variant validates with naga

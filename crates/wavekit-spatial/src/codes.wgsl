@@ -1,5 +1,7 @@
 // Morton codes and the order-preserving float encoding, shared by the build (tree/) and the
-// queries (query/); their CPU twin is reference.rs's `morton`.
+// queries (query/); their CPU twin is reference.rs's `morton`. Cells come from the prelude's
+// `grid_floor` (exact: no float division, the same cell on every device).
+#import device/grid
 
 // Floats to u32 in the same order (bounds are kept as atomicMax of these).
 fn ordered(x: f32) -> u32 {
@@ -24,8 +26,7 @@ fn spread(v: u32) -> u32 {
 // A 30-bit Morton code of p within the bounds (clamped: queries outside them get the nearest
 // cell).
 fn morton(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> u32 {
-    let c = (p - lo) / max(hi - lo, vec3<f32>(1e-30));
-    let q = vec3<u32>(clamp(c * 1024.0, vec3<f32>(0.0), vec3<f32>(1023.0)));
+    let q = cells_of(p, lo, hi, 10u);
     return (spread(q.x) << 2u) | (spread(q.y) << 1u) | spread(q.z);
 }
 
@@ -70,15 +71,26 @@ fn digit(c: vec2<u32>, d: u32) -> u32 {
 
 // A point's cell on the finest grid of morton63 (21 bits an axis).
 fn grid_cell(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> vec3<u32> {
-    let c = (p - lo) / max(hi - lo, vec3<f32>(1e-30));
-    return vec3<u32>(clamp(c * 2097152.0, vec3<f32>(0.0), vec3<f32>(2097151.0)));
+    return cells_of(p, lo, hi, 21u);
+}
+
+// p's cell on a grid of 2^bits cells an axis across the bounds, clamped.
+fn cells_of(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>, bits: u32) -> vec3<u32> {
+    let d = p - lo;
+    let e = max(hi - lo, vec3<f32>(1e-30));
+    return vec3<u32>(grid_floor(d.x, e.x, bits), grid_floor(d.y, e.y, bits), grid_floor(d.z, e.z, bits));
 }
 
 // The cell at `level` (0 the whole bounds, 21 the finest) holding point p, within the bounds,
 // widened by a margin on every side so that it holds every point whose code has the same
 // first `level` digits whatever the rounding of morton63: (low corner, high corner).
+// The cell is found by a float division, which may round to the next cell of the finest
+// grid: the margin (two such cells at least) covers it, and the walks call this at every
+// node, where the exact grid_floor would cost more.
 fn cell_box(p: vec3<f32>, level: u32, lo: vec3<f32>, hi: vec3<f32>) -> array<vec3<f32>, 2> {
-    let cell = grid_cell(p, lo, hi) >> vec3<u32>(21u - level);
+    let c = (p - lo) / max(hi - lo, vec3<f32>(1e-30));
+    let fine = vec3<u32>(clamp(c * 2097152.0, vec3<f32>(0.0), vec3<f32>(2097151.0)));
+    let cell = fine >> vec3<u32>(21u - level);
     let ext = max(hi - lo, vec3<f32>(1e-30));
     let size = ext / f32(1u << level);
     let margin = (abs(lo) + abs(hi) + ext) * (1.0 / 1048576.0);

@@ -6,6 +6,8 @@
 pub mod kd;
 pub mod octree;
 
+use wavekit::sim::device::grid_floor;
+
 /// Index of a missing neighbour (fewer than k points, or none within the radius).
 pub const NO_POINT: u32 = u32::MAX;
 
@@ -104,20 +106,14 @@ fn spread(v: u32) -> u32 {
 
 /// The 30-bit Morton code of `p` within `(lo, hi)`, clamped (the kernels' `morton`).
 pub fn morton(p: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> u32 {
-    let q = [0, 1, 2].map(|a| {
-        let c = (p[a] - lo[a]) / (hi[a] - lo[a]).max(1e-30);
-        (c * 1024.0).clamp(0.0, 1023.0) as u32
-    });
+    let q = [0, 1, 2].map(|a| grid_floor(p[a] - lo[a], (hi[a] - lo[a]).max(1e-30), 10));
     (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2])
 }
 
 /// A point's cell on the 63-bit codes' finest grid (21 bits an axis; the kernels'
 /// `grid_cell`).
 pub fn grid_cell(p: [f32; 3], lo: [f32; 3], hi: [f32; 3]) -> [u32; 3] {
-    [0, 1, 2].map(|a| {
-        let c = (p[a] - lo[a]) / (hi[a] - lo[a]).max(1e-30);
-        (c * 2_097_152.0).clamp(0.0, 2_097_151.0) as u32
-    })
+    [0, 1, 2].map(|a| grid_floor(p[a] - lo[a], (hi[a] - lo[a]).max(1e-30), 21))
 }
 
 /// The 63-bit Morton code of `p` within `(lo, hi)`, clamped (the kernels' `morton63`): bit i

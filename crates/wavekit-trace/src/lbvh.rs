@@ -267,8 +267,7 @@ pub fn morton_codes(mesh: &Mesh) -> Vec<u32> {
         .map(|i| {
             let c = centroid(i);
             let q = [0, 1, 2].map(|a| {
-                let f = (c[a] - lo[a]) / (hi[a] - lo[a]).max(1e-30);
-                (f * 1024.0).clamp(0.0, 1023.0) as u32
+                wavekit::sim::device::grid_floor(c[a] - lo[a], (hi[a] - lo[a]).max(1e-30), 10)
             });
             (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2])
         })

@@ -107,6 +107,35 @@ pub fn walk<T: SimMonoid>(
     }
 }
 
+/// `device/grid`'s `grid_floor`: the cell ⌊d·2^bits / e⌋ of the real numbers `d` and `e`,
+/// clamped to `0 ..= 2^bits − 1` (0 for `d ≤ 0` or NaN, the last cell for `d ≥ e`), computed
+/// without rounding, so that it is the same on every device and here. `bits` ≤ 24; `e` > 0.
+pub fn grid_floor(d: f32, e: f32, bits: u32) -> u32 {
+    let top = (1u32 << bits) - 1;
+    if d.is_nan() || d <= 0.0 {
+        return 0;
+    }
+    if d >= e {
+        return top;
+    }
+    let split = |x: f32| {
+        let b = x.to_bits();
+        let (ex, frac) = ((b >> 23) & 0xff, b & 0x7f_ffff);
+        if ex == 0 {
+            (u64::from(frac), -149i32)
+        } else {
+            (u64::from(frac | 0x80_0000), ex as i32 - 150)
+        }
+    };
+    let ((ma, ea), (mb, eb)) = (split(d), split(e));
+    let n = ea - eb + bits as i32;
+    if n < 0 || mb == 0 {
+        return 0;
+    }
+    // d < e bounds n by `bits`: ma < 2^24 shifted by at most 24 fits a u64.
+    (((ma << n) / mb) as u32).min(top)
+}
+
 /// Inner node `i` of the binary radix tree over sorted keys (`device/radix_tree`'s
 /// `radix_node`, Karras 2012): `delta(i, j)` is the length of the common prefix of keys i and
 /// j (−1 outside the keys; equal keys told apart by their positions). Returns (first, gamma,
@@ -202,6 +231,52 @@ mod tests {
                     assert_eq!(prefix, want_from(look), "width {width} tile {tile}");
                 }
             }
+        }
+    }
+
+    /// `grid_floor` against the exact criterion q·e ≤ d·2^bits < (q + 1)·e (exact in f64:
+    /// both sides have at most 48 significant bits), on random values and on the cells'
+    /// edges, where a rounded quotient goes wrong.
+    #[test]
+    fn grid_floor_is_the_exact_cell() {
+        let mut rng = fastrand::Rng::with_seed(0x9e1d);
+        for bits in [1u32, 10, 21] {
+            let cells = f64::from(1u32 << bits);
+            let check = |d: f32, e: f32| {
+                let q = grid_floor(d, e, bits);
+                let (df, ef) = (f64::from(d), f64::from(e));
+                if d.is_nan() || d <= 0.0 {
+                    assert_eq!(q, 0, "{d} {e}");
+                } else if d >= e {
+                    assert_eq!(q, (1 << bits) - 1, "{d} {e}");
+                } else {
+                    let x = df * cells;
+                    assert!(
+                        f64::from(q) * ef <= x && x < f64::from(q + 1) * ef,
+                        "{d} / {e} at {bits} bits: {q}"
+                    );
+                }
+            };
+            for _ in 0..20_000 {
+                let e = f32::from_bits(rng.u32(0x0080_0000..0x7f00_0000));
+                let d = e * rng.f32();
+                check(d, e);
+                // A cell's edge and its neighbours in f32.
+                let k = rng.u32(0..1 << bits);
+                let edge = (f64::from(k) / cells * f64::from(e)) as f32;
+                for x in [
+                    edge,
+                    f32::from_bits(edge.to_bits().wrapping_sub(1)),
+                    f32::from_bits(edge.to_bits() + 1),
+                ] {
+                    check(x, e);
+                }
+            }
+            check(-1.0, 3.0);
+            check(f32::NAN, 3.0);
+            check(3.0, 3.0);
+            check(1e-45, 1e-30);
+            check(1e-38, 2e-38);
         }
     }
 }

@@ -2,6 +2,7 @@
 // centroids' bounds). Then wavekit's radix sort orders the codes and gives the permutation.
 #import subgroup/api
 #import lbvh/common
+#import device/grid
 
 // The 10 low bits of v spread to every third bit.
 fn spread(v: u32) -> u32 {
@@ -22,7 +23,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     }
     let lo = vec3<f32>(unordered(~atomicLoad(&bounds[0])), unordered(~atomicLoad(&bounds[1])), unordered(~atomicLoad(&bounds[2])));
     let hi = vec3<f32>(unordered(atomicLoad(&bounds[3])), unordered(atomicLoad(&bounds[4])), unordered(atomicLoad(&bounds[5])));
-    let c = (centroid(i) - lo) / max(hi - lo, vec3<f32>(1e-30));
-    let q = vec3<u32>(clamp(c * 1024.0, vec3<f32>(0.0), vec3<f32>(1023.0)));
+    // Exact cells (the prelude's grid_floor: no float division, the same on every device).
+    let d = centroid(i) - lo;
+    let e = max(hi - lo, vec3<f32>(1e-30));
+    let q = vec3<u32>(grid_floor(d.x, e.x, 10u), grid_floor(d.y, e.y, 10u), grid_floor(d.z, e.z, 10u));
     keys[i] = (spread(q.x) << 2u) | (spread(q.y) << 1u) | spread(q.z);
 }
