@@ -3,16 +3,25 @@
 # frames, then PyroWave again (interleaved, so a drift of the card shows). Expects the release
 # CLI in .dev/bin/ (scripts/device.sh), the frames as PNG in $FRAMES (default .dev/frames:
 # `peer/python/codec_speed.py frames`, mosaics of scikit-image's photographs at 1080p, 1440p and
-# 4K, named frame_WxH.png) and, for the peer, PyroWave's benchmark built on the 2-core machine
-# in .dev/pyrowave/ (never committed; BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG
-# list the block encoder's and decoder's workgroup sizes, paired (default 256 and 512). Writes
-# every log under $OUT (or ./codec-out).
+# 4K, named frame_WxH.png; made there from .dev/photos where absent) and, for the peer,
+# PyroWave's benchmark built on the 2-core machine in .dev/pyrowave/ (never committed;
+# BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG list the block encoder's and
+# decoder's workgroup sizes, paired (default 256 and 512); $ENCODERS the block encoders timed
+# (default subgroup,workgroup). Writes every log under $OUT (or ./codec-out).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
 ENC_WG=${ENC_WG:-256}
 DEC_WG=${DEC_WG:-512}
+ENCODERS=${ENCODERS:-subgroup,workgroup}
+RUNS=${RUNS:-60}
 mkdir -p "$OUT"
+if [ ! -f "$FRAMES/frame_3840x2160.png" ]; then
+    python3 peer/python/codec_speed.py frames --photos .dev/photos --out "$FRAMES" >"$OUT/frames.log" 2>&1
+fi
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu --format=csv -lms 200 >"$OUT/clock.csv" &
+clock=$!
+trap 'kill $clock 2>/dev/null || true' EXIT
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.csv"
 .dev/bin/wavekit probe | tee "$OUT/probe.txt"
 sizes="1920x1080 2560x1440 3840x2160"
@@ -31,8 +40,9 @@ open('/tmp/frame_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split())
     done
 }
 peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowave.jsonl"
-.dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs 100 \
-    --rounds 3 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
+.dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs "$RUNS" \
+    --rounds 2 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --block-encoder "$ENCODERS" \
+    --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
 echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"
 # The decoder from the command line: GPU and CPU write the same PNG.

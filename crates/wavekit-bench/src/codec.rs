@@ -53,6 +53,9 @@ pub struct CodecBench {
     pub budget: usize,
     /// Invocations of the block encoder's and decoder's workgroups.
     pub block_workgroup: (u32, u32),
+    /// The block encoder that ran: "subgroup" (one subgroup a block; the encoder's workgroup
+    /// size then does not apply) or "workgroup".
+    pub block_encoder: &'static str,
     /// The coded frame's bytes.
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
@@ -157,6 +160,11 @@ pub fn run(
                         bpp,
                         budget,
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
+                        block_encoder: if policy.encode_lanes(&ctx.caps.subgroups).is_some() {
+                            "subgroup"
+                        } else {
+                            "workgroup"
+                        },
                         bytes: frame.len(),
                         psnr_y,
                         psnr_rgb,
@@ -185,8 +193,8 @@ pub fn run(
     let mut cases: Vec<Case> = Vec::new();
     for ((d, e), r) in decoders.iter().zip(&rows) {
         let what = format!(
-            "{} {} {} bpp wg {}/{}",
-            r.frame, r.chroma, r.bpp, r.block_workgroup.0, r.block_workgroup.1
+            "{} {} {} bpp {} wg {}/{}",
+            r.frame, r.chroma, r.bpp, r.block_encoder, r.block_workgroup.0, r.block_workgroup.1
         );
         cases.push(Case::new(format!("decode {what}"), move |enc| {
             d.record(enc)

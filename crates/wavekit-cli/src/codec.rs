@@ -229,15 +229,42 @@ pub fn decode_png(
 
 /// The policies `codec bench` times: the encode and decode sizes paired in order, the shorter
 /// list's last repeated.
-pub fn policies(encode: &[u32], decode: &[u32]) -> Vec<wavekit_codec::gpu::CoderPolicy> {
+/// Each block encoder of `encoders` with every pair.
+pub fn policies(
+    encode: &[u32],
+    decode: &[u32],
+    encoders: &[BlockEncoderArg],
+) -> Vec<wavekit_codec::gpu::CoderPolicy> {
     let n = encode.len().max(decode.len());
     let at = |v: &[u32], i: usize| v.get(i).or(v.last()).copied().unwrap_or(256);
-    (0..n)
-        .map(|i| wavekit_codec::gpu::CoderPolicy {
-            encode_workgroup: at(encode, i),
-            decode_workgroup: at(decode, i),
+    encoders
+        .iter()
+        .flat_map(|&e| {
+            (0..n).map(move |i| wavekit_codec::gpu::CoderPolicy {
+                encode_workgroup: at(encode, i),
+                decode_workgroup: at(decode, i),
+                encoder: e.into(),
+            })
         })
         .collect()
+}
+
+/// `--block-encoder`: which block encoder `codec bench` times.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum BlockEncoderArg {
+    /// One subgroup a block (where the device's subgroup width is fixed and at most 32).
+    Subgroup,
+    /// One workgroup a block.
+    Workgroup,
+}
+
+impl From<BlockEncoderArg> for wavekit_codec::gpu::BlockEncoder {
+    fn from(a: BlockEncoderArg) -> Self {
+        match a {
+            BlockEncoderArg::Subgroup => Self::Subgroup,
+            BlockEncoderArg::Workgroup => Self::Workgroup,
+        }
+    }
 }
 
 /// `wavekit codec bench`.
@@ -338,7 +365,11 @@ fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
             r.frame,
             r.chroma,
             r.bpp,
-            format!("{}/{}", r.block_workgroup.0, r.block_workgroup.1),
+            if r.block_encoder == "subgroup" {
+                format!("sg/{}", r.block_workgroup.1)
+            } else {
+                format!("{}/{}", r.block_workgroup.0, r.block_workgroup.1)
+            },
             r.bytes,
             r.psnr_y,
             r.psnr_rgb,

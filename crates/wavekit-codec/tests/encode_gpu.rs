@@ -173,7 +173,7 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn every_policy_writes_the_same_bytes_and_pixels() {
-    use wavekit_codec::gpu::{CoderPolicy, Decoder, Output};
+    use wavekit_codec::gpu::{BlockEncoder, CoderPolicy, Decoder, Output};
     let ctx = gpu();
     let (w, h) = (96u32, 70u32);
     let mut noise = picture(w, h, 9);
@@ -196,11 +196,16 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
             let i = rng.usize(Layout::of(&header).overhead()..damaged.len());
             damaged[i] ^= 1 << rng.u8(..8);
         }
-        for (encode_workgroup, decode_workgroup) in [(64, 64), (128, 512)] {
-            let block_workgroup = (encode_workgroup, decode_workgroup);
+        for (encode_workgroup, decode_workgroup, encoder) in [
+            (64, 64, BlockEncoder::Workgroup),
+            (128, 512, BlockEncoder::Workgroup),
+            (64, 512, BlockEncoder::Subgroup),
+        ] {
+            let block_workgroup = (encode_workgroup, decode_workgroup, encoder);
             let policy = CoderPolicy {
                 encode_workgroup,
                 decode_workgroup,
+                encoder,
             };
             let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
             let got = enc.encode(ctx, &rgb).unwrap();
@@ -217,6 +222,7 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
     let odd = CoderPolicy {
         encode_workgroup: 48,
         decode_workgroup: 256,
+        ..Default::default()
     };
     assert!(odd.check().is_err());
     // The device's default fits it; the encoder and decoder built without a policy take it.

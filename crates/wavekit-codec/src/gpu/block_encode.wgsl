@@ -13,6 +13,7 @@
 #import subgroup/api
 #import codec/scan
 #import codec/layout
+#import codec/bits
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -37,55 +38,18 @@ var<workgroup> sh_after: array<atomic<u32>, 2>;
 var<workgroup> sh_max: atomic<u32>;
 var<workgroup> sh_planes: u32;
 
-// n bits of v (n ≤ 32), most significant first, at bit `at`.
-fn put_bits(at: u32, v: u32, n: u32) {
-    if (n == 0u) {
-        return;
-    }
-    let w = at / 32u;
-    let off = at % 32u;
-    if (off + n <= 32u) {
-        atomicOr(&out[w], v << (32u - off - n));
-    } else {
-        let n1 = 32u - off;
-        atomicOr(&out[w], v >> (n - n1));
-        atomicOr(&out[w + 1u], v << (32u - (n - n1)));
-    }
-}
-
 // q one bits at `at`.
 fn put_ones(at0: u32, q0: u32) {
     var at = at0;
     var q = q0;
     while (q > 0u) {
         let c = min(q, 32u - at % 32u);
-        put_bits(at, 0xffffffffu >> (32u - c), c);
+        put_bits(0u, at, 0xffffffffu >> (32u - c), c);
         at += c;
         q -= c;
     }
 }
 
-
-fn err2(m: u32, s: u32) -> u32 {
-    let t = m >> s;
-    var r = 0u;
-    if (t != 0u) {
-        r = (2u * t + 1u) << s;
-    }
-    let x = 2u * m + 1u;
-    return select(r - x, x - r, x >= r);
-}
-
-fn ilog(x: u32) -> u32 {
-    let e = 31u - countLeadingZeros(x);
-    var frac = 0u;
-    if (e >= 5u) {
-        frac = (x >> (e - 5u)) & 31u;
-    } else {
-        frac = (x << (5u - e)) & 31u;
-    }
-    return 32u * e + frac;
-}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -253,9 +217,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let end = f0 + (len - cands);
         if (l.local == 0u) {
             // Exp-Golomb: eg / 2 zeros, then news + 1 in eg / 2 + 1 bits.
-            put_bits(pos + eg / 2u, news + 1u, eg / 2u + 1u);
+            put_bits(0u, pos + eg / 2u, news + 1u, eg / 2u + 1u);
             if (news > 0u) {
-                put_bits(pos + eg, k, 4u);
+                put_bits(0u, pos + eg, k, 4u);
             }
         }
         var before_e = 0u;
@@ -271,7 +235,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             if (i < len) {
                 if ((f & SIG) != 0u) {
                     if (((m >> bit) & 1u) == 1u) {
-                        put_bits(ref_at, 1u, 1u);
+                        put_bits(0u, ref_at, 1u, 1u);
                     }
                     ref_at += 1u;
                 } else if (((m >> bit) & 1u) == 1u) {
@@ -280,10 +244,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     q_at += (r >> k) + 1u;
                     let rem = r & ((1u << k) - 1u);
                     if (rem != 0u) {
-                        put_bits(r0 + nk * k, rem, k);
+                        put_bits(0u, r0 + nk * k, rem, k);
                     }
                     if ((f & NEG) != 0u) {
-                        put_bits(s0 + nk, 1u, 1u);
+                        put_bits(0u, s0 + nk, 1u, 1u);
                     }
                     nk += 1u;
                     mg[j] = f | SIG;

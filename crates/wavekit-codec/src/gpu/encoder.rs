@@ -33,9 +33,36 @@ fn builder(entry: &str) -> KernelBuilder {
         .constant("KEY_BINS", KEY_BINS as u32)
 }
 
+/// Blocks a workgroup of the subgroup block encoder (`block_encode_sg.wgsl`).
+pub const SG_BLOCKS: u32 = 2;
+
+/// The block encoder's kernel and name: the subgroup encoder for subgroups of `lanes` lanes
+/// ([`CoderPolicy::encode_lanes`]), or the workgroup encoder.
+fn block_kernel(policy: &CoderPolicy, lanes: Option<u32>) -> (String, KernelBuilder) {
+    match lanes {
+        Some(lanes) => (
+            format!("block_encode_sg {lanes}"),
+            builder("codec/block_encode_sg")
+                .workgroup_size(lanes * SG_BLOCKS)
+                .constant("LANES", lanes)
+                .constant("ROWS", 32 / lanes)
+                .constant("BPW", SG_BLOCKS),
+        ),
+        None => (
+            format!("block_encode {}", policy.encode_workgroup),
+            builder("codec/block_encode").workgroup_size(policy.encode_workgroup),
+        ),
+    }
+}
+
 /// The encoder's kernels, in the order `Encoder::new` binds them, each with the name it is
-/// shared by on a device (the colour kernel's depends on the format).
-pub fn kernels(header: &Header, policy: &CoderPolicy) -> [(String, KernelBuilder); 7] {
+/// shared by on a device (the colour kernel's depends on the format); the block encoder's as
+/// [`CoderPolicy::encode_lanes`] says (`lanes`).
+pub fn kernels(
+    header: &Header,
+    policy: &CoderPolicy,
+    lanes: Option<u32>,
+) -> [(String, KernelBuilder); 7] {
     let rate = |phase: u32| {
         (
             format!("rate {phase}"),
@@ -53,10 +80,7 @@ pub fn kernels(header: &Header, policy: &CoderPolicy) -> [(String, KernelBuilder
                 .constant("LOSSLESS", header.lossless)
                 .constant("SOURCE", u32::from(header.source.byte())),
         ),
-        (
-            format!("block_encode {}", policy.encode_workgroup),
-            builder("codec/block_encode").workgroup_size(policy.encode_workgroup),
-        ),
+        block_kernel(policy, lanes),
         ("rate_threshold".into(), builder("codec/rate_threshold")),
         ("pack".into(), builder("codec/pack")),
         rate(0),
@@ -149,7 +173,8 @@ impl Encoder {
         let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
 
         let mut built = Vec::with_capacity(7);
-        for (name, b) in kernels(&header, policy) {
+        let lanes = policy.encode_lanes(&ctx.caps.subgroups);
+        for (name, b) in kernels(&header, policy, lanes) {
             built.push(super::shared::kernel(ctx, &name, || b)?);
         }
         let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
@@ -175,7 +200,15 @@ impl Encoder {
                 (5, &p_blocks),
             ],
         )?;
-        steps.push((block, b, nbu));
+        steps.push((
+            block,
+            b,
+            if lanes.is_some() {
+                nbu.div_ceil(SG_BLOCKS)
+            } else {
+                nbu
+            },
+        ));
         let rate_bind = |k: &Kernel| {
             k.bind(
                 ctx,

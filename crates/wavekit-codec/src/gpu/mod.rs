@@ -23,11 +23,13 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/color", "color.wgsl"),
     wavekit::wgsl_source!("codec/color_forward", "color_forward.wgsl"),
     wavekit::wgsl_source!("codec/block_encode", "block_encode.wgsl"),
+    wavekit::wgsl_source!("codec/block_encode_sg", "block_encode_sg.wgsl"),
     wavekit::wgsl_source!("codec/rate", "rate.wgsl"),
     wavekit::wgsl_source!("codec/rate_threshold", "rate_threshold.wgsl"),
     wavekit::wgsl_source!("codec/pack", "pack.wgsl"),
     wavekit::wgsl_source!("codec/scan", "scan.wgsl"),
     wavekit::wgsl_source!("codec/layout", "layout.wgsl"),
+    wavekit::wgsl_source!("codec/bits", "bits.wgsl"),
     wavekit::wgsl_source!("codec/ycbcr", "ycbcr.wgsl"),
 ];
 
@@ -35,7 +37,7 @@ mod encoder;
 mod queue;
 mod shared;
 pub use crate::format::YcbcrImage;
-pub use encoder::{Encoder, kernels as encoder_kernels};
+pub use encoder::{Encoder, SG_BLOCKS, kernels as encoder_kernels};
 pub use queue::EncodeQueue;
 
 /// How the block coders use the device: a tuning policy, as CUB's. Every policy gives the same
@@ -49,6 +51,21 @@ pub struct CoderPolicy {
     /// (default 512: 7 % faster than 256 on the H200, ADR-0076; [`CoderPolicy::for_device`]
     /// takes less where a device runs fewer in a workgroup).
     pub decode_workgroup: u32,
+    /// The block encoder (default [`BlockEncoder::Subgroup`] where the device allows it).
+    pub encoder: BlockEncoder,
+}
+
+/// Which kernel encodes the blocks. Both write the same bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockEncoder {
+    /// One subgroup a block, a row a lane (`block_encode_sg.wgsl`), where the device's
+    /// subgroups have one fixed width of at most 32 lanes; elsewhere (no subgroups, a width
+    /// that varies or exceeds 32) the workgroup encoder runs instead.
+    #[default]
+    Subgroup,
+    /// One workgroup of [`CoderPolicy::encode_workgroup`] invocations a block
+    /// (`block_encode.wgsl`), on any device.
+    Workgroup,
 }
 
 impl Default for CoderPolicy {
@@ -56,6 +73,7 @@ impl Default for CoderPolicy {
         Self {
             encode_workgroup: 256,
             decode_workgroup: 512,
+            encoder: BlockEncoder::Subgroup,
         }
     }
 }
@@ -91,7 +109,20 @@ impl CoderPolicy {
         Self {
             encode_workgroup: fit(d.encode_workgroup),
             decode_workgroup: fit(d.decode_workgroup),
+            encoder: d.encoder,
         }
+    }
+
+    /// The subgroup width the block encoder is built for on `caps`' device: `Some(width)`
+    /// where the policy asks for [`BlockEncoder::Subgroup`] and the device's subgroups have
+    /// one width of at most 32 lanes; `None` where the workgroup encoder runs.
+    pub fn encode_lanes(&self, caps: &wavekit::SubgroupCaps) -> Option<u32> {
+        (self.encoder == BlockEncoder::Subgroup
+            && caps.supported
+            && caps.min_size == caps.max_size
+            && caps.max_size.is_power_of_two()
+            && caps.max_size <= 32)
+            .then_some(caps.max_size)
     }
 
     /// [`CoderPolicy::check`], and an error where `ctx`'s device cannot run its workgroups.
@@ -508,6 +539,7 @@ mod tests {
             let policy = CoderPolicy {
                 encode_workgroup: 256,
                 decode_workgroup: w,
+                ..Default::default()
             };
             block_kernel_of(&policy).check().unwrap();
         }
@@ -515,12 +547,14 @@ mod tests {
             let policy = CoderPolicy {
                 encode_workgroup: 256,
                 decode_workgroup: w,
+                ..Default::default()
             };
             assert!(policy.check().is_err());
         }
         let policy = CoderPolicy {
             encode_workgroup: 1024,
             decode_workgroup: 256,
+            ..Default::default()
         };
         assert!(policy.check().unwrap_err().to_string().contains("encode"));
         let powers: Vec<u32> = [0, 1, 255, 256, 300, 1024].map(prev_power_of_two).to_vec();
@@ -549,9 +583,12 @@ mod tests {
                 let policy = CoderPolicy {
                     encode_workgroup: w,
                     decode_workgroup: w,
+                    ..Default::default()
                 };
-                for (_, k) in encoder_kernels(&h, &policy) {
-                    k.check().unwrap();
+                for lanes in [None, Some(1), Some(4), Some(32)] {
+                    for (_, k) in encoder_kernels(&h, &policy, lanes) {
+                        k.check().unwrap();
+                    }
                 }
             }
         }

@@ -1,0 +1,42 @@
+// The block encoders' shared pieces (block_encode.wgsl, block_encode_sg.wgsl): writing bits
+// into the importer's workgroup bit string `out: array<atomic<u32>, N>`, and the rate
+// control's error and log (cpu/block.rs: err2, ilog).
+
+// n bits of v (n ≤ 32), most significant first, at bit `at` of the slot starting at word `o`.
+fn put_bits(o: u32, at: u32, v: u32, n: u32) {
+    if (n == 0u) {
+        return;
+    }
+    let w = o + at / 32u;
+    let off = at % 32u;
+    if (off + n <= 32u) {
+        atomicOr(&out[w], v << (32u - off - n));
+    } else {
+        let n1 = 32u - off;
+        atomicOr(&out[w], v >> (n - n1));
+        atomicOr(&out[w + 1u], v << (32u - (n - n1)));
+    }
+}
+
+// Twice a magnitude's error in steps with s planes dropped (cpu/block.rs: err2).
+fn err2(m: u32, s: u32) -> u32 {
+    let t = m >> s;
+    var r = 0u;
+    if (t != 0u) {
+        r = (2u * t + 1u) << s;
+    }
+    let x = 2u * m + 1u;
+    return select(r - x, x - r, x >= r);
+}
+
+// log2 in 1/32 octave steps, in integers (cpu/block.rs: ilog).
+fn ilog(x: u32) -> u32 {
+    let e = 31u - countLeadingZeros(x);
+    var frac = 0u;
+    if (e >= 5u) {
+        frac = (x >> (e - 5u)) & 31u;
+    } else {
+        frac = (x << (5u - e)) & 31u;
+    }
+    return 32u * e + frac;
+}

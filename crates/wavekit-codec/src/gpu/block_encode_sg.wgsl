@@ -1,0 +1,322 @@
+// The block encoder on the subgroup: one subgroup a code block, the same bits, sizes and keys
+// as block_encode.wgsl (the workgroup encoder) and `cpu/block.rs` (`quantize`, `code`, `keys`).
+// A block's row is a lane's (ROWS = 32 / LANES rows a lane where the subgroup has fewer than
+// 32 lanes); a bit-plane of a row is one word, bit c the sample of column c, so that sample
+// order (row-major) is lane order, then row, then bit. Per plane:
+//   - the candidates (not yet significant) and the new samples are word operations, counted
+//     with countOneBits and placed with one subgroup exclusive sum (both counts in one word);
+//   - each new sample's run (the candidates skipped since the previous new sample) from its
+//     candidate rank and the previous new sample's, whose rank comes from the lanes before by
+//     a maximum scan of shuffles;
+//   - the Rice costs Σ (run >> p) of all 16 parameters are summed where a sample becomes
+//     significant, two to a word (Σ run ≤ 1024), reduced with eight subgroup sums;
+//   - the distortion step only where it changes (samples significant after the plane);
+//   - the bits or-ed into workgroup memory: each lane's quotients are one run of ones (set in
+//     words by a loop of subgroup-uniform length) whose terminating zeros are then cleared.
+// No workgroup barrier per plane: one after clearing the output, one before copying it out.
+// Every subgroup operation is in subgroup-uniform control flow: every loop before one has a
+// trip count that is a constant or a subgroup-wide value (ADR-0092).
+//
+// Prepended: LANES (the subgroup's width, fixed on the device: 1 to 32), ROWS (32 / LANES),
+// BPW (blocks a workgroup; WG_SIZE = LANES · BPW), STRIDE, RECORD, KEY_BINS. Bindings as
+// block_encode.wgsl's.
+#import subgroup/api
+#import codec/layout
+#import codec/bits
+
+@group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> luma: array<i32>;
+@group(0) @binding(2) var<storage, read> chroma: array<i32>;
+@group(0) @binding(3) var<storage, read_write> bits: array<u32>;
+@group(0) @binding(4) var<storage, read_write> records: array<u32>;
+@group(0) @binding(5) var<uniform> params: vec4<u32>;
+
+const CAP: u32 = 0xffffffu;
+
+var<workgroup> out: array<atomic<u32>, BPW * STRIDE>;
+
+// The stream bits [s, e) of a word (0 ≤ s < e ≤ 32; stream bit j is the word's bit 31 − j).
+fn span_mask(s: u32, e: u32) -> u32 {
+    let head = 0xffffffffu >> s;
+    return select(head & ~(0xffffffffu >> e), head, e >= 32u);
+}
+
+// The bits of a word up to and including bit b.
+fn through(b: u32) -> u32 {
+    return select((2u << b) - 1u, 0xffffffffu, b >= 31u);
+}
+
+// The Rice costs' partial sums of one run, two parameters a word: word j holds
+// Σ (run >> 2j) in its low half and Σ (run >> 2j + 1) in its high half.
+fn add_run(s: ptr<function, array<u32, 8>>, r: u32) {
+    (*s)[0] += r | ((r >> 1u) << 16u);
+    (*s)[1] += (r >> 2u) | ((r >> 3u) << 16u);
+    (*s)[2] += (r >> 4u) | ((r >> 5u) << 16u);
+    (*s)[3] += (r >> 6u) | ((r >> 7u) << 16u);
+    (*s)[4] += (r >> 8u) | ((r >> 9u) << 16u);
+    (*s)[5] += (r >> 10u) | ((r >> 11u) << 16u);
+    (*s)[6] += (r >> 12u) | ((r >> 13u) << 16u);
+    (*s)[7] += (r >> 14u) | ((r >> 15u) << 16u);
+}
+
+fn half(s: array<u32, 8>, p: u32) -> u32 {
+    return (s[p / 2u] >> (16u * (p % 2u))) & 0xffffu;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let l = lane_info(inv);
+    let lane = l.local % LANES;
+    let slot = l.local / LANES;
+    let o = slot * STRIDE;
+    let block = (wg.x + wg.y * nwg.x) * BPW + slot;
+    for (var j = l.local; j < BPW * STRIDE; j += WG_SIZE) {
+        atomicStore(&out[j], 0u);
+    }
+    workgroupBarrier();
+    // The whole subgroup has the same block: everything below is subgroup-uniform.
+    let live = block < params.x;
+    var pos = 0u;
+    if (live) {
+        let entry = table[block];
+        let bw = entry.z & 0xffffu;
+        let bh = entry.z >> 16u;
+        let len = bw * bh;
+        let step = max(entry.w, 1u);
+        let base = entry.x & 0x7fffffffu;
+        let is_chroma = (entry.x >> 31u) != 0u;
+        let columns = select((1u << bw) - 1u, 0xffffffffu, bw >= 32u);
+        // This lane's rows: magnitudes, and words of the valid, negative and significant
+        // samples.
+        var mg: array<u32, ROWS * 32>;
+        var valid: array<u32, ROWS>;
+        var neg: array<u32, ROWS>;
+        var sig: array<u32, ROWS>;
+        var top = 0u;
+        for (var q = 0u; q < ROWS; q++) {
+            let row = lane * ROWS + q;
+            let here = row < bh;
+            valid[q] = select(0u, columns, here);
+            sig[q] = 0u;
+            var n = 0u;
+            for (var c = 0u; c < 32u; c++) {
+                var m = 0u;
+                if (here && c < bw) {
+                    let at = base + row * entry.y + c;
+                    var x = 0i;
+                    if (is_chroma) {
+                        x = chroma[at];
+                    } else {
+                        x = luma[at];
+                    }
+                    let a = min(u32(abs(x)), 1u << 23u);
+                    m = min((a << 8u) / step, CAP);
+                    top = max(top, m);
+                    if (x < 0i) {
+                        n |= 1u << c;
+                    }
+                }
+                mg[q * 32u + c] = m;
+            }
+            neg[q] = n;
+        }
+        let mx = sg_max_u32(top);
+        let planes = select(0u, 32u - countLeadingZeros(mx), mx != 0u);
+        let rec = block * RECORD;
+        // Samples of the block before this lane's.
+        let before_me = min(lane * ROWS, bh) * bw;
+        var low = KEY_BINS - 1u;
+        for (var plane = 0u; plane < planes; plane++) {
+            let bit = planes - 1u - plane;
+            // The plane's words; the candidates and the new samples counted.
+            var v: array<u32, ROWS>;
+            var cands_l = 0u;
+            var news_l = 0u;
+            var last = 0u;
+            for (var q = 0u; q < ROWS; q++) {
+                var w = 0u;
+                for (var c = 0u; c < 32u; c++) {
+                    w |= ((mg[q * 32u + c] >> bit) & 1u) << c;
+                }
+                v[q] = w;
+                let cw = valid[q] & ~sig[q];
+                let nw = cw & w;
+                if (nw != 0u) {
+                    // Candidates up to and including the row's last new sample.
+                    last = cands_l + countOneBits(cw & through(31u - countLeadingZeros(nw)));
+                }
+                cands_l += countOneBits(cw);
+                news_l += countOneBits(nw);
+            }
+            let packed = cands_l | (news_l << 16u);
+            let before = sg_exclusive_add_u32(packed);
+            let total = sg_add_u32(packed);
+            let cand0 = before & 0xffffu;
+            let new0 = before >> 16u;
+            let cands = total & 0xffffu;
+            let news = total >> 16u;
+            // The rank + 1 of the last new sample before this lane's: a maximum scan of each
+            // lane's last (ranks grow with the lanes).
+            var m_incl = select(0u, cand0 + last, news_l != 0u);
+            for (var d = 1u; d < LANES; d <<= 1u) {
+                let y = sg_shuffle_u32(m_incl, select(0u, lane - d, lane >= d));
+                if (lane >= d) {
+                    m_incl = max(m_incl, y);
+                }
+            }
+            var prev0 = sg_shuffle_u32(m_incl, select(0u, lane - 1u, lane >= 1u));
+            if (lane == 0u) {
+                prev0 = 0u;
+            }
+            // Runs, and their Rice costs for every parameter.
+            var sums: array<u32, 8>;
+            for (var p = 0u; p < 8u; p++) {
+                sums[p] = 0u;
+            }
+            var prev = prev0;
+            var rank = cand0;
+            for (var q = 0u; q < ROWS; q++) {
+                let cw = valid[q] & ~sig[q];
+                let nw = cw & v[q];
+                for (var c = 0u; c < 32u; c++) {
+                    if (((nw >> c) & 1u) != 0u) {
+                        add_run(&sums, rank - prev);
+                        prev = rank + 1u;
+                    }
+                    rank += (cw >> c) & 1u;
+                }
+            }
+            // The parameter that costs least (the lowest of equals).
+            var k = 0u;
+            var quotients = 0u;
+            var unary_l = 0u;
+            if (news != 0u) {
+                var all: array<u32, 8>;
+                for (var p = 0u; p < 8u; p++) {
+                    all[p] = sg_add_u32(sums[p]);
+                }
+                var best = 0xffffffffu;
+                for (var p = 0u; p < 16u; p++) {
+                    let c = half(all, p) + news * (1u + p);
+                    if (c < best) {
+                        best = c;
+                        k = p;
+                    }
+                }
+                quotients = half(all, k) + news;
+                unary_l = half(sums, k) + news_l;
+            }
+            let q_before = sg_exclusive_add_u32(unary_l);
+            // Places: the count, k, the remainders, the signs, the quotients, the refinement.
+            let eg = 2u * (31u - countLeadingZeros(news + 1u)) + 1u;
+            var u0 = pos + eg;
+            if (news > 0u) {
+                u0 += 4u;
+            }
+            let r0 = u0;
+            let s0 = r0 + news * k;
+            let q0 = s0 + news;
+            let f0 = q0 + quotients;
+            let end = f0 + (len - cands);
+            if (lane == 0u) {
+                // Exp-Golomb: eg / 2 zeros, then news + 1 in eg / 2 + 1 bits.
+                put_bits(o, pos + eg / 2u, news + 1u, eg / 2u + 1u);
+                if (news > 0u) {
+                    put_bits(o, pos + eg, k, 4u);
+                }
+            }
+            // This lane's quotients, [qa, qa + unary_l): all ones first (words in a loop of
+            // the subgroup's longest), the zero ending each code cleared below.
+            let qa = q0 + q_before;
+            var words_l = 0u;
+            if (unary_l != 0u) {
+                words_l = (qa + unary_l - 1u) / 32u - qa / 32u + 1u;
+            }
+            let words_most = sg_max_u32(words_l);
+            for (var i = 0u; i < words_most; i++) {
+                if (i < words_l) {
+                    let w = qa / 32u + i;
+                    let s = max(qa, 32u * w) - 32u * w;
+                    let e = min(qa + unary_l, 32u * w + 32u) - 32u * w;
+                    atomicOr(&out[o + w], span_mask(s, e));
+                }
+            }
+            let sh = select(0u, bit - 8u, bit > 8u);
+            let mask_k = (1u << k) - 1u;
+            var dd = 0u;
+            var nk = new0;
+            var at_q = qa;
+            var at_f = f0 + (before_me - cand0);
+            prev = prev0;
+            rank = cand0;
+            for (var q = 0u; q < ROWS; q++) {
+                let sw = sig[q];
+                let cw = valid[q] & ~sw;
+                let nw = cw & v[q];
+                var refine = 0u;
+                var signs = 0u;
+                for (var c = 0u; c < 32u; c++) {
+                    let m = mg[q * 32u + c];
+                    if (((sw >> c) & 1u) != 0u) {
+                        refine = (refine << 1u) | ((m >> bit) & 1u);
+                    }
+                    if (((nw >> c) & 1u) != 0u) {
+                        let r = rank - prev;
+                        prev = rank + 1u;
+                        at_q += r >> k;
+                        let z = o + at_q / 32u;
+                        atomicAnd(&out[z], ~(0x80000000u >> (at_q % 32u)));
+                        at_q += 1u;
+                        let rem = r & mask_k;
+                        if (rem != 0u) {
+                            put_bits(o, r0 + nk * k, rem, k);
+                        }
+                        signs = (signs << 1u) | ((neg[q] >> c) & 1u);
+                        nk += 1u;
+                    }
+                    rank += (cw >> c) & 1u;
+                    if ((m >> bit) != 0u) {
+                        let b = err2(m, bit + 1u) >> sh;
+                        let a = err2(m, bit) >> sh;
+                        dd += b * b - a * a;
+                    }
+                }
+                let nr = countOneBits(sw);
+                put_bits(o, at_f, refine, nr);
+                at_f += nr;
+                let nn = countOneBits(nw);
+                put_bits(o, s0 + nk - nn, signs, nn);
+                sig[q] = sw | nw;
+            }
+            let dd_all = bitcast<i32>(sg_add_u32(dd));
+            let dr = bytes_of(end) - bytes_of(pos);
+            var key = 1u;
+            if (dd_all > 0i) {
+                if (dr == 0u) {
+                    key = KEY_BINS - 1u;
+                } else {
+                    let up = ilog(u32(dd_all)) + 64u * sh + 416u;
+                    let down = ilog(dr);
+                    key = clamp(select(0u, up - down, up > down), 1u, KEY_BINS - 1u);
+                }
+            }
+            low = min(low, key);
+            if (lane == 0u) {
+                records[rec + 1u + plane + 1u] = end;
+                records[rec + 26u + plane] = low;
+            }
+            pos = end;
+        }
+        if (lane == 0u) {
+            records[rec] = planes;
+            records[rec + 1u] = 0u;
+        }
+    }
+    workgroupBarrier();
+    if (live) {
+        let words = (pos + 31u) / 32u;
+        for (var j = lane; j < words; j += LANES) {
+            bits[block * STRIDE + j] = atomicLoad(&out[o + j]);
+        }
+    }
+}
