@@ -1,6 +1,6 @@
 // The block encoders' shared pieces (block_encode.wgsl, block_encode_sg.wgsl): writing bits
 // into the importer's workgroup bit string `out: array<atomic<u32>, N>`, and the rate
-// control's error and log (cpu/block.rs: err2, ilog).
+// control's error, log and key (cpu/block.rs: err2, ilog, keys).
 
 // n bits of v (n ≤ 32), most significant first, at bit `at` of the slot starting at word `o`.
 fn put_bits(o: u32, at: u32, v: u32, n: u32) {
@@ -39,4 +39,19 @@ fn ilog(x: u32) -> u32 {
         frac = (x << (5u - e)) & 31u;
     }
     return 32u * e + frac;
+}
+
+// A plane's key: the error it removes, dd (in units of (step/2)², each sample's err2 shifted
+// right by sh before squaring), per byte it costs, dr, as a bin 1 ..= KEY_BINS − 1 (1: it
+// removes none; a plane of no bytes that removes some takes the top).
+fn plane_key(dd: i32, dr: u32, sh: u32) -> u32 {
+    if (dd <= 0i) {
+        return 1u;
+    }
+    if (dr == 0u) {
+        return KEY_BINS - 1u;
+    }
+    let up = ilog(u32(dd)) + 64u * sh + 416u;
+    let down = ilog(dr);
+    return clamp(select(0u, up - down, up > down), 1u, KEY_BINS - 1u);
 }

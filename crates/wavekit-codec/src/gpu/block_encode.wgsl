@@ -267,18 +267,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             let dd = bitcast<i32>(atomicLoad(&sh_before[parity]) - atomicLoad(&sh_after[parity]));
             atomicStore(&sh_before[parity], 0u);
             atomicStore(&sh_after[parity], 0u);
-            let dr = bytes_of(end) - bytes_of(pos);
-            var key = 1u;
-            if (dd > 0i) {
-                if (dr == 0u) {
-                    key = KEY_BINS - 1u;
-                } else {
-                    let up = ilog(u32(dd)) + 64u * sh + 416u;
-                    let down = ilog(dr);
-                    key = clamp(select(0u, up - down, up > down), 1u, KEY_BINS - 1u);
-                }
-            }
-            low = min(low, key);
+            low = min(low, plane_key(dd, bytes_of(end) - bytes_of(pos), sh));
             records[rec + 1u + plane + 1u] = end;
             records[rec + 26u + plane] = low;
         }

@@ -289,18 +289,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 sig[q] = sw | nw;
             }
             let dd_all = bitcast<i32>(sg_add_u32(dd));
-            let dr = bytes_of(end) - bytes_of(pos);
-            var key = 1u;
-            if (dd_all > 0i) {
-                if (dr == 0u) {
-                    key = KEY_BINS - 1u;
-                } else {
-                    let up = ilog(u32(dd_all)) + 64u * sh + 416u;
-                    let down = ilog(dr);
-                    key = clamp(select(0u, up - down, up > down), 1u, KEY_BINS - 1u);
-                }
-            }
-            low = min(low, key);
+            low = min(low, plane_key(dd_all, bytes_of(end) - bytes_of(pos), sh));
             if (lane == 0u) {
                 records[rec + 1u + plane + 1u] = end;
                 records[rec + 26u + plane] = low;
