@@ -6,7 +6,7 @@
 # 4K, named frame_WxH.png; made there from .dev/photos where absent) and, for the peer,
 # PyroWave's benchmark built on the 2-core machine in .dev/pyrowave/ (never committed;
 # BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG list the block encoder's and
-# decoder's workgroup sizes, paired (default 256 and 512); $ENCODERS the block encoders timed
+# decoder's workgroup sizes, paired (default 256 and 512); $ENCODERS the block kernels timed
 # (default subgroup,workgroup). Writes every log under $OUT (or ./codec-out).
 set -uo pipefail
 OUT=${OUT:-codec-out}
@@ -41,7 +41,7 @@ open('/tmp/frame_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split())
 }
 peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowave.jsonl"
 .dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs "$RUNS" \
-    --rounds 2 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --block-encoder "$ENCODERS" \
+    --rounds 2 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --block-kernel "$ENCODERS" \
     --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
 echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"

@@ -56,6 +56,8 @@ pub struct CodecBench {
     /// The block encoder that ran: "subgroup" (one subgroup a block; the encoder's workgroup
     /// size then does not apply) or "workgroup".
     pub block_encoder: &'static str,
+    /// The block decoder that ran, likewise.
+    pub block_decoder: &'static str,
     /// The coded frame's bytes.
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
@@ -160,11 +162,8 @@ pub fn run(
                         bpp,
                         budget,
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
-                        block_encoder: if policy.encode_lanes(&ctx.caps.subgroups).is_some() {
-                            "subgroup"
-                        } else {
-                            "workgroup"
-                        },
+                        block_encoder: kernel_name(policy.encode_lanes(&ctx.caps.subgroups)),
+                        block_decoder: kernel_name(policy.decode_lanes(&ctx.caps.subgroups)),
                         bytes: frame.len(),
                         psnr_y,
                         psnr_rgb,
@@ -193,8 +192,14 @@ pub fn run(
     let mut cases: Vec<Case> = Vec::new();
     for ((d, e), r) in decoders.iter().zip(&rows) {
         let what = format!(
-            "{} {} {} bpp {} wg {}/{}",
-            r.frame, r.chroma, r.bpp, r.block_encoder, r.block_workgroup.0, r.block_workgroup.1
+            "{} {} {} bpp {}/{} wg {}/{}",
+            r.frame,
+            r.chroma,
+            r.bpp,
+            r.block_encoder,
+            r.block_decoder,
+            r.block_workgroup.0,
+            r.block_workgroup.1
         );
         cases.push(Case::new(format!("decode {what}"), move |enc| {
             d.record(enc)
@@ -329,4 +334,12 @@ fn diagnose(
     let cpu = rate::threshold(&choices, config.budget - layout.overhead());
     out += &format!("; threshold GPU {:?} CPU {cpu:?}", &control[..2]);
     Ok(out)
+}
+
+fn kernel_name(lanes: Option<u32>) -> &'static str {
+    if lanes.is_some() {
+        "subgroup"
+    } else {
+        "workgroup"
+    }
 }

@@ -229,11 +229,11 @@ pub fn decode_png(
 
 /// The policies `codec bench` times: the encode and decode sizes paired in order, the shorter
 /// list's last repeated.
-/// Each block encoder of `encoders` with every pair.
+/// Each block kernel of `encoders` (the encoder's and the decoder's alike) with every pair.
 pub fn policies(
     encode: &[u32],
     decode: &[u32],
-    encoders: &[BlockEncoderArg],
+    encoders: &[BlockKernelArg],
 ) -> Vec<wavekit_codec::gpu::CoderPolicy> {
     let n = encode.len().max(decode.len());
     let at = |v: &[u32], i: usize| v.get(i).or(v.last()).copied().unwrap_or(256);
@@ -244,25 +244,26 @@ pub fn policies(
                 encode_workgroup: at(encode, i),
                 decode_workgroup: at(decode, i),
                 encoder: e.into(),
+                decoder: e.into(),
             })
         })
         .collect()
 }
 
-/// `--block-encoder`: which block encoder `codec bench` times.
+/// `--block-kernel`: which block encoder and decoder `codec bench` times.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum BlockEncoderArg {
+pub enum BlockKernelArg {
     /// One subgroup a block (where the device's subgroup width is fixed and at most 32).
     Subgroup,
     /// One workgroup a block.
     Workgroup,
 }
 
-impl From<BlockEncoderArg> for wavekit_codec::gpu::BlockEncoder {
-    fn from(a: BlockEncoderArg) -> Self {
+impl From<BlockKernelArg> for wavekit_codec::gpu::BlockKernel {
+    fn from(a: BlockKernelArg) -> Self {
         match a {
-            BlockEncoderArg::Subgroup => Self::Subgroup,
-            BlockEncoderArg::Workgroup => Self::Workgroup,
+            BlockKernelArg::Subgroup => Self::Subgroup,
+            BlockKernelArg::Workgroup => Self::Workgroup,
         }
     }
 }
@@ -365,10 +366,19 @@ fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
             r.frame,
             r.chroma,
             r.bpp,
-            if r.block_encoder == "subgroup" {
-                format!("sg/{}", r.block_workgroup.1)
-            } else {
-                format!("{}/{}", r.block_workgroup.0, r.block_workgroup.1)
+            {
+                let side = |kernel: &str, wg: u32| {
+                    if kernel == "subgroup" {
+                        "sg".to_string()
+                    } else {
+                        wg.to_string()
+                    }
+                };
+                format!(
+                    "{}/{}",
+                    side(r.block_encoder, r.block_workgroup.0),
+                    side(r.block_decoder, r.block_workgroup.1)
+                )
             },
             r.bytes,
             r.psnr_y,

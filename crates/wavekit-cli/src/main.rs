@@ -223,11 +223,11 @@ enum CodecCommand {
         /// in order with --encode-workgroup (the last repeats).
         #[arg(long, value_delimiter = ',', default_value = "512")]
         decode_workgroup: Vec<u32>,
-        /// Block encoders to time, each with every workgroup pair: subgroup (one subgroup a
-        /// block, where the device's subgroup width is fixed and at most 32; elsewhere the
-        /// workgroup encoder runs) and workgroup.
+        /// Block kernels to time (the encoder's and the decoder's alike), each with every
+        /// workgroup pair: subgroup (one subgroup a block, where the device's subgroup width is
+        /// fixed and at most 32; elsewhere the workgroup kernels run) and workgroup.
         #[arg(long, value_delimiter = ',', default_value = "subgroup")]
-        block_encoder: Vec<codec::BlockEncoderArg>,
+        block_kernel: Vec<codec::BlockKernelArg>,
         /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
         #[arg(long)]
@@ -599,14 +599,14 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             chroma,
             encode_workgroup,
             decode_workgroup,
-            block_encoder,
+            block_kernel,
             stages,
             protocol,
             json,
         }) => {
             let ctx = context(cli.adapter)?;
             let options = wavekit_bench::codec::Options {
-                policies: codec::policies(&encode_workgroup, &decode_workgroup, &block_encoder),
+                policies: codec::policies(&encode_workgroup, &decode_workgroup, &block_kernel),
                 stages,
             };
             codec::bench(

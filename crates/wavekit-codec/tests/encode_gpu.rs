@@ -173,7 +173,7 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn every_policy_writes_the_same_bytes_and_pixels() {
-    use wavekit_codec::gpu::{BlockEncoder, CoderPolicy, Decoder, Output};
+    use wavekit_codec::gpu::{BlockKernel, CoderPolicy, Decoder, Output};
     let ctx = gpu();
     let (w, h) = (96u32, 70u32);
     let mut noise = picture(w, h, 9);
@@ -197,15 +197,16 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
             damaged[i] ^= 1 << rng.u8(..8);
         }
         for (encode_workgroup, decode_workgroup, encoder) in [
-            (64, 64, BlockEncoder::Workgroup),
-            (128, 512, BlockEncoder::Workgroup),
-            (64, 512, BlockEncoder::Subgroup),
+            (64, 64, BlockKernel::Workgroup),
+            (128, 512, BlockKernel::Workgroup),
+            (64, 512, BlockKernel::Subgroup),
         ] {
             let block_workgroup = (encode_workgroup, decode_workgroup, encoder);
             let policy = CoderPolicy {
                 encode_workgroup,
                 decode_workgroup,
                 encoder,
+                decoder: encoder,
             };
             let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
             let got = enc.encode(ctx, &rgb).unwrap();

@@ -128,19 +128,24 @@ pub fn keys(q: &Quantized, rates: &[usize]) -> Vec<u32> {
         }
         let dd = before.wrapping_sub(after) as i32;
         let dr = (rates[n as usize] - rates[n as usize - 1]) as u32;
-        let key = if dd <= 0 {
-            1
-        } else if dr == 0 {
-            KEY_BINS - 1
-        } else {
-            (ilog(dd as u32) + 64 * sh + 416)
-                .saturating_sub(ilog(dr))
-                .clamp(1, KEY_BINS - 1)
-        };
-        low = low.min(key);
+        low = low.min(plane_key(dd, dr, sh));
         out.push(low);
     }
     out
+}
+
+/// A plane's key from the error it removes, `dd` (in units of (step/2)², each sample's error
+/// shifted right by `sh` before squaring), and the bytes it costs, `dr` (see [`keys`]).
+pub fn plane_key(dd: i32, dr: u32, sh: u32) -> u32 {
+    if dd <= 0 {
+        1
+    } else if dr == 0 {
+        KEY_BINS - 1
+    } else {
+        (ilog(dd as u32) + 64 * sh + 416)
+            .saturating_sub(ilog(dr))
+            .clamp(1, KEY_BINS - 1)
+    }
 }
 
 /// Squared error of the block's samples when the top `n` planes are sent, for every `n` from 0

@@ -17,6 +17,7 @@
 // 5 params: frame bytes, blocks, overhead (header and table bytes).
 #import subgroup/api
 #import codec/scan
+#import codec/read
 
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -50,14 +51,6 @@ var<workgroup> sh_planes: u32;
 var<workgroup> sh_sent: u32;
 var<workgroup> sh_w0: u32;
 
-fn byte_at(i: u32) -> u32 {
-    return (frame[i / 4u] >> (8u * (i % 4u))) & 0xffu;
-}
-
-fn swap(x: u32) -> u32 {
-    return (x << 24u) | ((x & 0xff00u) << 8u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
-}
-
 // Word `i` of the frame in stream order (0 past its buffer), from the window where it holds it.
 fn word(i: u32, w0: u32) -> u32 {
     // One comparison (i − w0 wraps when i < w0).
@@ -79,15 +72,6 @@ fn peek(b: u32, w0: u32) -> u32 {
         return hi;
     }
     return (hi << s) | (word(b / 32u + 1u, w0) >> (32u - s));
-}
-
-fn reconstruct(t: u32, dropped: u32, step: u32) -> i32 {
-    if (t == 0u) {
-        return 0i;
-    }
-    // Shifts of 32 or more would be undefined: the CPU's wrapping_shl takes the amount mod 32.
-    let v = ((t * 2u) | 1u) << (dropped % 32u);
-    return i32((v * step) >> 9u);
 }
 
 @compute @workgroup_size(WG_SIZE)

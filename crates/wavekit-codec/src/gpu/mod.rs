@@ -20,6 +20,7 @@ use crate::format::{Chroma, Header, Layout};
 /// The codec's WGSL files.
 pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/block", "block.wgsl"),
+    wavekit::wgsl_source!("codec/block_sg", "block_sg.wgsl"),
     wavekit::wgsl_source!("codec/color", "color.wgsl"),
     wavekit::wgsl_source!("codec/color_forward", "color_forward.wgsl"),
     wavekit::wgsl_source!("codec/block_encode", "block_encode.wgsl"),
@@ -30,12 +31,14 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/scan", "scan.wgsl"),
     wavekit::wgsl_source!("codec/layout", "layout.wgsl"),
     wavekit::wgsl_source!("codec/bits", "bits.wgsl"),
+    wavekit::wgsl_source!("codec/read", "read.wgsl"),
     wavekit::wgsl_source!("codec/ycbcr", "ycbcr.wgsl"),
 ];
 
 mod encoder;
 mod queue;
 mod shared;
+pub mod sim;
 pub use crate::format::YcbcrImage;
 pub use encoder::{Encoder, SG_BLOCKS, kernels as encoder_kernels};
 pub use queue::EncodeQueue;
@@ -51,20 +54,23 @@ pub struct CoderPolicy {
     /// (default 512: 7 % faster than 256 on the H200, ADR-0076; [`CoderPolicy::for_device`]
     /// takes less where a device runs fewer in a workgroup).
     pub decode_workgroup: u32,
-    /// The block encoder (default [`BlockEncoder::Subgroup`] where the device allows it).
-    pub encoder: BlockEncoder,
+    /// The block encoder (default [`BlockKernel::Subgroup`] where the device allows it).
+    pub encoder: BlockKernel,
+    /// The block decoder (default [`BlockKernel::Subgroup`] where the device allows it).
+    pub decoder: BlockKernel,
 }
 
-/// Which kernel encodes the blocks. Both write the same bytes.
+/// Which kernel codes the blocks, each way. Every choice writes the same bytes and pixels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BlockEncoder {
-    /// One subgroup a block, a row a lane (`block_encode_sg.wgsl`), where the device's
-    /// subgroups have one fixed width of at most 32 lanes; elsewhere (no subgroups, a width
-    /// that varies or exceeds 32) the workgroup encoder runs instead.
+pub enum BlockKernel {
+    /// One subgroup a block, a row a lane (`block_encode_sg.wgsl`, `block_sg.wgsl`), where
+    /// the device's subgroups have one fixed width of at most 32 lanes; elsewhere (no
+    /// subgroups, a width that varies or exceeds 32) the workgroup kernel runs instead.
     #[default]
     Subgroup,
-    /// One workgroup of [`CoderPolicy::encode_workgroup`] invocations a block
-    /// (`block_encode.wgsl`), on any device.
+    /// One workgroup a block (`block_encode.wgsl`, `block.wgsl`) of
+    /// [`CoderPolicy::encode_workgroup`] or [`CoderPolicy::decode_workgroup`] invocations,
+    /// on any device.
     Workgroup,
 }
 
@@ -73,7 +79,8 @@ impl Default for CoderPolicy {
         Self {
             encode_workgroup: 256,
             decode_workgroup: 512,
-            encoder: BlockEncoder::Subgroup,
+            encoder: BlockKernel::Subgroup,
+            decoder: BlockKernel::Subgroup,
         }
     }
 }
@@ -110,19 +117,20 @@ impl CoderPolicy {
             encode_workgroup: fit(d.encode_workgroup),
             decode_workgroup: fit(d.decode_workgroup),
             encoder: d.encoder,
+            decoder: d.decoder,
         }
     }
 
     /// The subgroup width the block encoder is built for on `caps`' device: `Some(width)`
-    /// where the policy asks for [`BlockEncoder::Subgroup`] and the device's subgroups have
+    /// where the policy asks for [`BlockKernel::Subgroup`] and the device's subgroups have
     /// one width of at most 32 lanes; `None` where the workgroup encoder runs.
     pub fn encode_lanes(&self, caps: &wavekit::SubgroupCaps) -> Option<u32> {
-        (self.encoder == BlockEncoder::Subgroup
-            && caps.supported
-            && caps.min_size == caps.max_size
-            && caps.max_size.is_power_of_two()
-            && caps.max_size <= 32)
-            .then_some(caps.max_size)
+        lanes(self.encoder, caps)
+    }
+
+    /// [`CoderPolicy::encode_lanes`] for the block decoder.
+    pub fn decode_lanes(&self, caps: &wavekit::SubgroupCaps) -> Option<u32> {
+        lanes(self.decoder, caps)
     }
 
     /// [`CoderPolicy::check`], and an error where `ctx`'s device cannot run its workgroups.
@@ -140,6 +148,15 @@ impl CoderPolicy {
     }
 }
 
+fn lanes(kernel: BlockKernel, caps: &wavekit::SubgroupCaps) -> Option<u32> {
+    (kernel == BlockKernel::Subgroup
+        && caps.supported
+        && caps.min_size == caps.max_size
+        && caps.max_size.is_power_of_two()
+        && caps.max_size <= 32)
+        .then_some(caps.max_size)
+}
+
 fn prev_power_of_two(x: u32) -> u32 {
     if x == 0 {
         0
@@ -148,14 +165,23 @@ fn prev_power_of_two(x: u32) -> u32 {
     }
 }
 
-/// The block decoder's kernel (one workgroup a block, of the default policy's size).
-pub fn block_kernel() -> KernelBuilder {
-    block_kernel_of(&CoderPolicy::default())
-}
-
-/// The block decoder's kernel for `policy`.
-pub fn block_kernel_of(policy: &CoderPolicy) -> KernelBuilder {
-    KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.decode_workgroup)
+/// The block decoder's kernel for `policy` and the name it is shared by on a device: the
+/// subgroup decoder for subgroups of `lanes` lanes ([`CoderPolicy::decode_lanes`]), or the
+/// workgroup decoder.
+pub fn block_kernel_of(policy: &CoderPolicy, lanes: Option<u32>) -> (String, KernelBuilder) {
+    match lanes {
+        Some(lanes) => (
+            format!("block_sg {lanes}"),
+            KernelBuilder::new("codec/block_sg", SOURCES)
+                .workgroup_size(lanes)
+                .constant("LANES", lanes)
+                .constant("ROWS", 32 / lanes),
+        ),
+        None => (
+            format!("block {}", policy.decode_workgroup),
+            KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.decode_workgroup),
+        ),
+    }
 }
 
 /// What a [`Decoder`] writes: RGB, or YCbCr samples at the frame's sampling and its source's
@@ -283,9 +309,9 @@ impl Decoder {
         let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
         let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
         let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
-        let block_k = shared::kernel(ctx, &format!("block {}", policy.decode_workgroup), || {
-            block_kernel_of(policy)
-        })?;
+        let (block_name, block_builder) =
+            block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
+        let block_k = shared::kernel(ctx, &block_name, || block_builder)?;
         let block_b = block_k.bind(
             ctx,
             &[
@@ -533,6 +559,38 @@ impl Decoder {
 mod tests {
     use super::*;
 
+    /// The subgroup kernels run only where the width is fixed, a power of two and at most
+    /// 32 lanes, and where the policy asks for them.
+    #[test]
+    fn subgroup_kernels_where_the_width_is_fixed_and_at_most_32() {
+        let caps = |supported, min_size, max_size| wavekit::SubgroupCaps {
+            supported,
+            min_size,
+            max_size,
+        };
+        let policy = CoderPolicy::default();
+        for w in [1, 2, 4, 8, 16, 32] {
+            assert_eq!(policy.encode_lanes(&caps(true, w, w)), Some(w));
+            assert_eq!(policy.decode_lanes(&caps(true, w, w)), Some(w));
+        }
+        for (supported, lo, hi) in [
+            (true, 64, 64),
+            (true, 128, 128),
+            (true, 8, 32),
+            (false, 32, 32),
+        ] {
+            assert_eq!(policy.encode_lanes(&caps(supported, lo, hi)), None);
+            assert_eq!(policy.decode_lanes(&caps(supported, lo, hi)), None);
+        }
+        let workgroup = CoderPolicy {
+            encoder: BlockKernel::Workgroup,
+            decoder: BlockKernel::Workgroup,
+            ..Default::default()
+        };
+        assert_eq!(workgroup.encode_lanes(&caps(true, 32, 32)), None);
+        assert_eq!(workgroup.decode_lanes(&caps(true, 32, 32)), None);
+    }
+
     #[test]
     fn kernels_validate_with_and_without_subgroups() {
         for w in [64, 256, 512] {
@@ -541,7 +599,9 @@ mod tests {
                 decode_workgroup: w,
                 ..Default::default()
             };
-            block_kernel_of(&policy).check().unwrap();
+            for lanes in [None, Some(1), Some(4), Some(32)] {
+                block_kernel_of(&policy, lanes).1.check().unwrap();
+            }
         }
         for w in [0, 32, 96, 1024] {
             let policy = CoderPolicy {

@@ -1,0 +1,523 @@
+//! CPU simulations of the subgroup block coders' cross-lane arithmetic, lane by lane, at every
+//! width the device may run them at (1 to 32 lanes; wider subgroups take the workgroup
+//! kernels): `block_encode_sg.wgsl` (each lane's rows, the candidate ranks by exclusive sums,
+//! the previous new sample's rank by a maximum scan of shuffles, the Rice costs two a word,
+//! the quotients' ones set by words and their zeros cleared) and `block_sg.wgsl` (the zeros a
+//! word a lane, the codes a lane, a new sample's row by a binary search of the rows' first
+//! ranks and its column by the rank's set bit). Lavapipe runs the kernels at 4, 8 and 16
+//! lanes and the H200 at 32; these check every width against `cpu/block.rs`.
+
+// The loops over lanes index several per-lane vectors, as the kernels' lanes do.
+#![allow(clippy::needless_range_loop)]
+
+use crate::cpu::block::{KEY_BINS, Quantized, plane_key};
+
+/// A subgroup's exclusive sum, in lane order.
+fn exclusive(v: &[u32]) -> Vec<u32> {
+    v.iter()
+        .scan(0u32, |acc, &x| {
+            let before = *acc;
+            *acc = acc.wrapping_add(x);
+            Some(before)
+        })
+        .collect()
+}
+
+/// The kernel's maximum scan by shuffles: at each distance d (1, 2, 4 … below the width)
+/// every lane at or past d takes the maximum with lane − d's value of the step before.
+fn max_scan(v: &[u32]) -> Vec<u32> {
+    let mut m = v.to_vec();
+    let mut d = 1;
+    while d < v.len() {
+        let prev = m.clone();
+        for l in d..v.len() {
+            m[l] = m[l].max(prev[l - d]);
+        }
+        d <<= 1;
+    }
+    m
+}
+
+fn add_run(s: &mut [u32; 8], r: u32) {
+    for (j, w) in s.iter_mut().enumerate() {
+        *w += (r >> (2 * j)) | ((r >> (2 * j + 1)) << 16);
+    }
+}
+
+fn half(s: &[u32; 8], p: u32) -> u32 {
+    (s[(p / 2) as usize] >> (16 * (p % 2))) & 0xffff
+}
+
+fn err2(m: u32, s: u32) -> u32 {
+    let t = m.checked_shr(s).unwrap_or(0);
+    let r = if t == 0 { 0 } else { (2 * t + 1) << s };
+    (2 * m + 1).abs_diff(r)
+}
+
+/// Bits written by or-ing, the first in a word's top bit.
+struct Bits(Vec<u32>);
+
+impl Bits {
+    fn put(&mut self, at: u32, v: u32, n: u32) {
+        for i in 0..n {
+            if v >> (n - 1 - i) & 1 == 1 {
+                self.set(at + i);
+            }
+        }
+    }
+    fn set(&mut self, at: u32) {
+        let w = (at / 32) as usize;
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 0x8000_0000 >> (at % 32);
+    }
+    fn clear(&mut self, at: u32) {
+        let w = (at / 32) as usize;
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] &= !(0x8000_0000 >> (at % 32));
+    }
+    fn get(&self, at: u32) -> u32 {
+        self.0
+            .get((at / 32) as usize)
+            .map_or(0, |w| w >> (31 - at % 32) & 1)
+    }
+}
+
+/// What `block_encode_sg.wgsl` writes for a block of `bw × bh` samples quantized as `q`
+/// (row-major) with `lanes` lanes: the bit string (bytes, stream order), the bits after each
+/// plane (from 0) and each plane's key.
+pub fn encode_block(
+    q: &Quantized,
+    bw: usize,
+    bh: usize,
+    lanes: usize,
+) -> (Vec<u8>, Vec<u32>, Vec<u32>) {
+    let rows = 32 / lanes;
+    let columns = if bw >= 32 { u32::MAX } else { (1u32 << bw) - 1 };
+    let mag = |row: usize, c: usize| {
+        if row < bh && c < bw {
+            q.magnitude[row * bw + c]
+        } else {
+            0
+        }
+    };
+    let valid: Vec<u32> = (0..32).map(|r| if r < bh { columns } else { 0 }).collect();
+    let neg: Vec<u32> = (0..32)
+        .map(|r| {
+            (0..bw.min(32))
+                .filter(|&c| r < bh && q.negative[r * bw + c])
+                .fold(0, |w, c| w | 1 << c)
+        })
+        .collect();
+    let mut sig = [0u32; 32];
+    let planes = u32::from(q.planes);
+    let len = (bw * bh) as u32;
+    let mut out = Bits(Vec::new());
+    let (mut ends, mut keys) = (vec![0u32], Vec::new());
+    let mut pos = 0u32;
+    let mut low = KEY_BINS - 1;
+    for plane in 0..planes {
+        let bit = planes - 1 - plane;
+        let v: Vec<u32> = (0..32)
+            .map(|r| (0..32).fold(0, |w, c| w | ((mag(r, c) >> bit) & 1) << c))
+            .collect();
+        let (mut cands_l, mut news_l, mut last) =
+            (vec![0u32; lanes], vec![0u32; lanes], vec![0u32; lanes]);
+        for l in 0..lanes {
+            for r in l * rows..(l + 1) * rows {
+                let cw = valid[r] & !sig[r];
+                let nw = cw & v[r];
+                if nw != 0 {
+                    let top = 31 - nw.leading_zeros();
+                    let through = if top >= 31 { u32::MAX } else { (2 << top) - 1 };
+                    last[l] = cands_l[l] + (cw & through).count_ones();
+                }
+                cands_l[l] += cw.count_ones();
+                news_l[l] += nw.count_ones();
+            }
+        }
+        let packed: Vec<u32> = (0..lanes).map(|l| cands_l[l] | news_l[l] << 16).collect();
+        let before = exclusive(&packed);
+        let total = packed.iter().sum::<u32>();
+        let (cands, news) = (total & 0xffff, total >> 16);
+        let m: Vec<u32> = (0..lanes)
+            .map(|l| {
+                if news_l[l] != 0 {
+                    (before[l] & 0xffff) + last[l]
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let m = max_scan(&m);
+        let prev0: Vec<u32> = (0..lanes)
+            .map(|l| if l == 0 { 0 } else { m[l - 1] })
+            .collect();
+        // Runs and their costs, lane by lane.
+        let mut sums = vec![[0u32; 8]; lanes];
+        for l in 0..lanes {
+            let (mut prev, mut rank) = (prev0[l], before[l] & 0xffff);
+            for r in l * rows..(l + 1) * rows {
+                let cw = valid[r] & !sig[r];
+                let nw = cw & v[r];
+                for c in 0..32 {
+                    if nw >> c & 1 == 1 {
+                        add_run(&mut sums[l], rank - prev);
+                        prev = rank + 1;
+                    }
+                    rank += cw >> c & 1;
+                }
+            }
+        }
+        let (mut k, mut quotients) = (0, 0);
+        let mut unary = vec![0u32; lanes];
+        if news != 0 {
+            let mut all = [0u32; 8];
+            for s in &sums {
+                for (a, w) in all.iter_mut().zip(s) {
+                    *a += w;
+                }
+            }
+            let mut best = u32::MAX;
+            for p in 0..16 {
+                let c = half(&all, p) + news * (1 + p);
+                if c < best {
+                    best = c;
+                    k = p;
+                }
+            }
+            quotients = half(&all, k) + news;
+            for l in 0..lanes {
+                unary[l] = half(&sums[l], k) + news_l[l];
+            }
+        }
+        let q_before = exclusive(&unary);
+        let eg = 2 * (31 - (news + 1).leading_zeros()) + 1;
+        let r0 = pos + eg + if news > 0 { 4 } else { 0 };
+        let s0 = r0 + news * k;
+        let q0 = s0 + news;
+        let f0 = q0 + quotients;
+        let end = f0 + (len - cands);
+        out.put(pos + eg / 2, news + 1, eg / 2 + 1);
+        if news > 0 {
+            out.put(pos + eg, k, 4);
+        }
+        let sh = bit.saturating_sub(8);
+        let mut dd = 0u32;
+        for l in 0..lanes {
+            let qa = q0 + q_before[l];
+            for i in 0..unary[l] {
+                out.set(qa + i);
+            }
+            let (mut prev, mut rank) = (prev0[l], before[l] & 0xffff);
+            let mut nk = before[l] >> 16;
+            let mut at_q = qa;
+            let mut at_f = f0 + ((l * rows).min(bh) as u32 * bw as u32 - (before[l] & 0xffff));
+            for r in l * rows..(l + 1) * rows {
+                let sw = sig[r];
+                let cw = valid[r] & !sw;
+                let nw = cw & v[r];
+                let (mut refine, mut signs) = (0u32, 0u32);
+                for c in 0..32 {
+                    let mg = mag(r, c);
+                    if sw >> c & 1 == 1 {
+                        refine = refine << 1 | (mg >> bit & 1);
+                    }
+                    if nw >> c & 1 == 1 {
+                        let run = rank - prev;
+                        prev = rank + 1;
+                        at_q += run >> k;
+                        out.clear(at_q);
+                        at_q += 1;
+                        out.put(r0 + nk * k, run & ((1 << k) - 1), k);
+                        signs = signs << 1 | (neg[r] >> c & 1);
+                        nk += 1;
+                    }
+                    rank += cw >> c & 1;
+                    if mg >> bit != 0 {
+                        let (b, a) = (err2(mg, bit + 1) >> sh, err2(mg, bit) >> sh);
+                        dd = dd.wrapping_add((b * b).wrapping_sub(a * a));
+                    }
+                }
+                out.put(at_f, refine, sw.count_ones());
+                at_f += sw.count_ones();
+                let nn = nw.count_ones();
+                out.put(s0 + nk - nn, signs, nn);
+                sig[r] = sw | nw;
+            }
+        }
+        let bytes = |e: u32| 2 + e.div_ceil(8);
+        low = low.min(plane_key(dd as i32, bytes(end) - bytes(pos), sh));
+        keys.push(low);
+        ends.push(end);
+        pos = end;
+    }
+    let bytes: Vec<u8> = (0..pos.div_ceil(8))
+        .map(|i| (0..8).fold(0u8, |b, j| b << 1 | out.get(8 * i + j) as u8))
+        .collect();
+    (bytes, ends, keys)
+}
+
+/// What `block_sg.wgsl` decodes from an undamaged payload of `n` planes (the bits after its
+/// two header bytes, `payload`) for a block of `bw × bh` samples with `lanes` lanes: each
+/// sample's sent value and sign, row-major.
+pub fn decode_block(
+    payload: &[u8],
+    n: u32,
+    bw: usize,
+    bh: usize,
+    lanes: usize,
+) -> Vec<(u32, bool)> {
+    let rows = 32 / lanes;
+    let columns = if bw >= 32 { u32::MAX } else { (1u32 << bw) - 1 };
+    let valid: Vec<u32> = (0..32).map(|r| if r < bh { columns } else { 0 }).collect();
+    let peek = |b: u32| -> u32 {
+        (0..32).fold(0u32, |w, i| {
+            let at = (b + i) as usize;
+            let bitv = payload.get(at / 8).map_or(0, |x| x >> (7 - at % 8) & 1);
+            w << 1 | u32::from(bitv)
+        })
+    };
+    let mut sig = [0u32; 32];
+    let mut neg = [0u32; 32];
+    let mut tv = vec![0u32; 32 * 32];
+    let mut bit = 0u32;
+    for _ in 0..n {
+        let cands_l: Vec<u32> = (0..lanes)
+            .map(|l| {
+                (l * rows..(l + 1) * rows)
+                    .map(|r| (valid[r] & !sig[r]).count_ones())
+                    .sum()
+            })
+            .collect();
+        let sigs_l: Vec<u32> = (0..lanes)
+            .map(|l| {
+                (l * rows..(l + 1) * rows)
+                    .map(|r| sig[r].count_ones())
+                    .sum()
+            })
+            .collect();
+        let cand0 = exclusive(&cands_l);
+        let sig0 = exclusive(&sigs_l);
+        let cands: u32 = cands_l.iter().sum();
+        let sigs: u32 = sigs_l.iter().sum();
+        let mut row_first = [0u32; 32];
+        let mut row_cands = [0u32; 32];
+        for l in 0..lanes {
+            let mut first = cand0[l];
+            for r in l * rows..(l + 1) * rows {
+                row_first[r] = first;
+                row_cands[r] = valid[r] & !sig[r];
+                first += row_cands[r].count_ones();
+            }
+        }
+        let z = peek(bit).leading_zeros();
+        let c = (peek(bit + z) >> (31 - z)) - 1;
+        let mut b = bit + 2 * z + 1;
+        let mut k = 0;
+        if c > 0 {
+            k = peek(b) >> 28;
+            b += 4;
+        }
+        let s0 = b + c * k;
+        let q0 = s0 + c;
+        let lim = q0 + cands;
+        let words = if c > 0 { cands.div_ceil(32) } else { 0 };
+        // The zeros, a word a lane, in rounds of the subgroup's width.
+        let mut zpos = vec![0u32; 1024];
+        let mut ztot = 0;
+        for t in 0..words.div_ceil(lanes as u32) {
+            let mut zeros = vec![0u32; lanes];
+            for (l, z) in zeros.iter_mut().enumerate() {
+                let wi = t * lanes as u32 + l as u32;
+                if wi < words {
+                    let zs = q0 + 32 * wi;
+                    *z = !peek(zs);
+                    if lim - zs < 32 {
+                        *z &= !(u32::MAX >> (lim - zs));
+                    }
+                }
+            }
+            let counts: Vec<u32> = zeros.iter().map(|z| z.count_ones()).collect();
+            let ex = exclusive(&counts);
+            for l in 0..lanes {
+                let (mut zj, mut w) = (ztot + ex[l], zeros[l]);
+                while w != 0 && zj < c {
+                    let p = w.leading_zeros();
+                    zpos[zj as usize] = 32 * (t * lanes as u32 + l as u32) + p;
+                    w &= !(0x8000_0000 >> p);
+                    zj += 1;
+                }
+            }
+            ztot += counts.iter().sum::<u32>();
+        }
+        assert!(ztot >= c, "the payload is damaged");
+        let f0 = if c > 0 {
+            q0 + zpos[(c - 1) as usize] + 1
+        } else {
+            q0
+        };
+        let mut row_new = [0u32; 32];
+        let mut row_neg = [0u32; 32];
+        let mut rbase = 0;
+        for t in 0..c.div_ceil(lanes as u32) {
+            let rems: Vec<u32> = (0..lanes as u32)
+                .map(|l| {
+                    let j = t * lanes as u32 + l;
+                    if j < c && k > 0 {
+                        peek(b + j * k) >> (32 - k)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let ex = exclusive(&rems);
+            for l in 0..lanes as u32 {
+                let j = t * lanes as u32 + l;
+                let rp = rbase + ex[l as usize] + rems[l as usize];
+                let jj = j.min(c - 1);
+                let rank = ((zpos[jj as usize] - jj) << k) + rp + jj;
+                let mut r = 0usize;
+                for s in [16, 8, 4, 2, 1] {
+                    if row_first[r + s] <= rank {
+                        r += s;
+                    }
+                }
+                let col = select_bit(row_cands[r], rank - row_first[r]);
+                if j < c {
+                    row_new[r] |= 1 << col;
+                    if peek(s0 + j) >> 31 == 1 {
+                        row_neg[r] |= 1 << col;
+                    }
+                }
+            }
+            rbase += rems.iter().sum::<u32>();
+        }
+        for l in 0..lanes {
+            let mut sr = f0 + sig0[l];
+            for r in l * rows..(l + 1) * rows {
+                let sw = sig[r];
+                let mut refine = peek(sr);
+                sr += sw.count_ones();
+                for col in 0..32 {
+                    let mut v = row_new[r] >> col & 1;
+                    if sw >> col & 1 == 1 {
+                        v = refine >> 31;
+                        refine <<= 1;
+                    }
+                    tv[r * 32 + col] = (tv[r * 32 + col] << 1 | v) & 0xff_ffff;
+                }
+                sig[r] = sw | row_new[r];
+                neg[r] |= row_neg[r];
+            }
+        }
+        bit = f0 + sigs;
+    }
+    (0..bh)
+        .flat_map(|r| (0..bw).map(move |c| (r, c)))
+        .map(|(r, c)| (tv[r * 32 + c], neg[r] >> c & 1 == 1))
+        .collect()
+}
+
+/// `block_sg.wgsl`'s `select_bit`: the column of the n-th set bit of w, by halves.
+fn select_bit(w: u32, n0: u32) -> u32 {
+    let (mut n, mut x, mut at) = (n0, w, 0);
+    for half in [16u32, 8, 4, 2] {
+        let c = (x & ((1 << half) - 1)).count_ones();
+        if n >= c {
+            n -= c;
+            at += half;
+            x >>= half;
+        }
+    }
+    if n >= (x & 1) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::block::{code, keys, quantize};
+
+    /// Blocks of every shape class (full, a partial row, a partial column, one sample, a thin
+    /// strip) and every kind of content (zeros, sparse, dense, large), at every width 1 to 32:
+    /// the simulated kernels write the CPU coder's bits, sizes and keys, and decode its
+    /// payloads to its values, for every number of planes sent.
+    #[test]
+    fn subgroup_coders_equal_the_cpu_at_every_width() {
+        let mut rng = fastrand::Rng::with_seed(46);
+        for (bw, bh) in [
+            (32, 32),
+            (31, 32),
+            (32, 17),
+            (1, 1),
+            (7, 3),
+            (32, 1),
+            (1, 32),
+        ] {
+            for content in 0..4 {
+                let len = bw * bh;
+                let samples: Vec<i32> = (0..len)
+                    .map(|_| match content {
+                        0 => 0,
+                        1 => {
+                            if rng.u32(..10) == 0 {
+                                rng.i32(-5000..5000)
+                            } else {
+                                0
+                            }
+                        }
+                        2 => rng.i32(-300..300),
+                        _ => rng.i32(-(1 << 22)..1 << 22),
+                    })
+                    .collect();
+                let q = quantize(&samples, 1 + rng.u32(..700));
+                let coded = code(&q);
+                let rates = coded.rates();
+                let want_keys = keys(&q, &rates);
+                let mut full = Vec::new();
+                coded.write(q.planes, &mut full);
+                for lanes in [1, 2, 4, 8, 16, 32] {
+                    let case = format!("{bw}x{bh} content {content} at {lanes} lanes");
+                    let (bytes, ends, got_keys) = encode_block(&q, bw, bh, lanes);
+                    let got_rates: Vec<usize> =
+                        ends.iter().map(|&e| 2 + e.div_ceil(8) as usize).collect();
+                    assert_eq!(got_rates, rates, "{case}: sizes");
+                    assert_eq!(bytes[..], full[2..], "{case}: bits");
+                    assert_eq!(got_keys, want_keys, "{case}: keys");
+                    for n in 0..=q.planes {
+                        let mut payload = Vec::new();
+                        coded.write(n, &mut payload);
+                        let got = decode_block(&payload[2..], u32::from(n), bw, bh, lanes);
+                        let s = u32::from(q.planes - n);
+                        for (i, &(t, negative)) in got.iter().enumerate() {
+                            assert_eq!(t, q.magnitude[i] >> s, "{case}: {n} planes, sample {i}");
+                            if t != 0 {
+                                assert_eq!(negative, q.negative[i], "{case}: sign {i}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn select_bit_finds_every_set_bit() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for w in (0..2000)
+            .map(|_| rng.u32(..))
+            .chain([u32::MAX, 1, 0x8000_0000])
+        {
+            let set: Vec<u32> = (0..32).filter(|c| w >> c & 1 == 1).collect();
+            for (n, &c) in set.iter().enumerate() {
+                assert_eq!(select_bit(w, n as u32), c, "{w:#x} bit {n}");
+            }
+        }
+    }
+}
