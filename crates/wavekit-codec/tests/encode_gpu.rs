@@ -167,6 +167,32 @@ fn gpu_encoder_refuses_budgets_below_its_table_and_wrong_input() {
     assert_eq!(enc.budget(), 4000);
 }
 
+/// The base step follows the budget (3 and 6 bits a pixel are its edges): an encoder whose
+/// budget changes across an edge rewrites its header and the bands' steps, and writes the
+/// CPU's bytes at each budget, there and back.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_budget_change_across_a_step_edge_writes_the_cpus_bytes() {
+    let ctx = gpu();
+    let (w, h) = (96u32, 64u32);
+    let rgb = picture(w, h, 11);
+    let bytes = |bpp: f64| (f64::from(w * h) * bpp / 8.0) as usize;
+    let first = EncodeConfig::bytes(bytes(1.0));
+    let mut enc = Encoder::new(ctx, w, h, &first).unwrap();
+    let mut steps = Vec::new();
+    for bpp in [1.0, 3.0, 3.5, 6.0, 7.0, 2.0] {
+        let config = EncodeConfig::bytes(bytes(bpp));
+        enc.set_budget(ctx, config.budget).unwrap();
+        let (want, _) = encode(&rgb, w, h, &config).unwrap();
+        let got = enc.encode(ctx, &rgb).unwrap();
+        assert!(got == want, "{bpp} bpp: the bytes differ from the CPU's");
+        let header = wavekit_codec::Header::parse(&got).unwrap();
+        assert_eq!(header.step, enc.header().step, "{bpp} bpp");
+        steps.push(header.step);
+    }
+    assert_eq!(steps, [1.0, 1.0, 0.5, 0.5, 0.25, 1.0]);
+}
+
 /// Every block-coder policy writes the same bytes and decodes to the same pixels: workgroups of
 /// 64 (16 samples an invocation), 128 and 512 against the CPU, on noise (many planes, long codes) and
 /// a picture, with damage in the decoder's case.

@@ -106,7 +106,19 @@ pub struct Encoder {
     luma: wgpu::Buffer,
     chroma: wgpu::Buffer,
     records: wgpu::Buffer,
+    table: wgpu::Buffer,
+    head: wgpu::Buffer,
+    layout: crate::format::Layout,
     _keep: Vec<wgpu::Buffer>,
+}
+
+/// The header's bytes as the pack kernel reads them, four to a word.
+fn head_words(header: &Header) -> Vec<u32> {
+    header
+        .to_bytes()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+        .collect()
 }
 
 impl Encoder {
@@ -154,12 +166,7 @@ impl Encoder {
         let capacity =
             (overhead as u64 + nb as u64 * MAX_PAYLOAD).min(super::MAX_FRAME_BYTES as u64);
         let frame = u("codec frame", capacity.div_ceil(4))?;
-        let head_bytes = header.to_bytes();
-        let head: Vec<u32> = head_bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-            .collect();
-        let head = ctx.storage_from("codec header", &head)?;
+        let head = ctx.storage_from("codec header", &head_words(&header))?;
         let nbu = nb as u32;
         let p_color = ctx.uniform_from(
             "codec colour params",
@@ -269,15 +276,16 @@ impl Encoder {
             luma,
             chroma,
             records,
+            table,
+            head,
+            layout,
             _keep: vec![
-                table,
                 bits,
                 ties,
                 ties_before,
                 sent,
                 sizes,
                 offsets,
-                head,
                 p_color,
                 p_blocks,
                 p_threshold,
@@ -301,6 +309,22 @@ impl Encoder {
         let p = [2 * self.blocks, (budget - self.overhead) as u32, 0, 0];
         ctx.queue
             .write_buffer(&self.p_threshold, 0, bytemuck::cast_slice(&p));
+        // The base step follows the budget (cpu::base_step): the header and the bands' steps
+        // in the block table change with it.
+        if !self.header.lossless {
+            let step = crate::cpu::base_step(self.header.width, self.header.height, budget);
+            if step != self.header.step {
+                self.header.step = step;
+                let table = block_table(&self.header, &self.layout);
+                ctx.queue
+                    .write_buffer(&self.table, 0, bytemuck::cast_slice(&table));
+                ctx.queue.write_buffer(
+                    &self.head,
+                    0,
+                    bytemuck::cast_slice(&head_words(&self.header)),
+                );
+            }
+        }
         self.budget = budget;
         let last = self.steps.len() - 1;
         self.steps[last].2 = (budget as u32).div_ceil(4).div_ceil(256);

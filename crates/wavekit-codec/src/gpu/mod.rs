@@ -253,8 +253,13 @@ pub struct Decoder {
     color: (Kernel, wgpu::BindGroup),
     output: Output,
     dwt: [BoundDwt; 2],
+    // The block table (its bands' steps follow the frames' base step) and the layout it is
+    // made from; the step it holds now, as f32 bits.
+    table: wgpu::Buffer,
+    layout: Layout,
+    table_step: std::sync::atomic::AtomicU32,
     // The buffers the bind groups and bound transforms hold.
-    _keep: [wgpu::Buffer; 4],
+    _keep: [wgpu::Buffer; 3],
 }
 
 impl Decoder {
@@ -342,7 +347,10 @@ impl Decoder {
             color: (color_k, color_b),
             output,
             dwt,
-            _keep: [table, luma, chroma, color_params],
+            table,
+            layout,
+            table_step: std::sync::atomic::AtomicU32::new(header.step.to_bits()),
+            _keep: [luma, chroma, color_params],
         })
     }
 
@@ -390,13 +398,6 @@ impl Decoder {
                 self.header.source
             )));
         }
-        if h.step != self.header.step {
-            return Err(CodecError::InvalidArgument(format!(
-                "a frame with quantizer step {}, for a decoder built for step {}: the band \
-                 steps are part of the decoder's tables; build one for this step",
-                h.step, self.header.step
-            )));
-        }
         if bytes.len() < self.overhead {
             return Err(CodecError::Bitstream(format!(
                 "{} bytes: its header and block table alone take {}",
@@ -410,6 +411,14 @@ impl Decoder {
                 bytes.len(),
                 self.capacity
             )));
+        }
+        // The frame's base step (it follows the budget, cpu::base_step): the bands' steps in
+        // the block table are rewritten where it differs from the last frame's.
+        use std::sync::atomic::Ordering;
+        if self.table_step.swap(h.step.to_bits(), Ordering::Relaxed) != h.step.to_bits() {
+            let table = block_table(&h, &self.layout);
+            ctx.queue
+                .write_buffer(&self.table, 0, bytemuck::cast_slice(&table));
         }
         let mut padded = bytes.to_vec();
         padded.resize(bytes.len().next_multiple_of(4), 0);
