@@ -2,7 +2,7 @@
 //! once the shader has taken 65 535 loop iterations in all (nested loops included, per
 //! subgroup); the pool kernels walked many long queries a subgroup and left the rest unwritten
 //! (zeros, exit 0). Here: points in blobs of very different densities, half the queries far
-//! from every blob, every tree and kernel, k = 1, 33, 64, outputs poisoned, at the
+//! from every blob, every tree and kernel, k = 1, 8, 33, 64, outputs poisoned, at the
 //! adapter's own budget (llvmpipe's) and at a small explicit one that makes the pool kernels
 //! hand queries on to the rest pass on any adapter; a walk past the budget on its own is an
 //! error, never a default (ADR-0091).
@@ -60,7 +60,7 @@ fn far_queries_on_blobs_are_answered_by_every_tree_and_kernel() {
     // The widths after the first take k = 33 and the compacted kernel alone (issue 52's case;
     // ADR-0084's short sweep).
     let short = short_sweep();
-    let ks: &[u32] = if short { &[33] } else { &[1, 33, 64] };
+    let ks: &[u32] = if short { &[33] } else { &[1, 8, 33, 64] };
     let kernels: &[KnnKernel] = if short {
         &[KnnKernel::Compacted]
     } else {
