@@ -138,11 +138,8 @@ fn encode_rgb(
         }
         Some(ctx) => {
             let encoder = wavekit_codec::gpu::Encoder::new(ctx, w, h, &config)?;
-            let frame = encoder.encode(ctx, rgb.as_raw())?;
-            let control: Vec<u32> = ctx
-                .read_back("codec control", encoder.control(), 1)
-                .map_err(CliError::Wavekit)?;
-            (frame, control[0] == 1)
+            let (frame, stats) = encoder.encode_with_stats(ctx, rgb.as_raw())?;
+            (frame, stats.all_planes)
         }
     };
     write_atomic(output, |tmp| {

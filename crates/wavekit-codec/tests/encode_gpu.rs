@@ -54,7 +54,7 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
                 levels,
                 budget,
             };
-            let (want, _) = encode(&rgb, w, h, &config).unwrap();
+            let (want, want_stats) = encode(&rgb, w, h, &config).unwrap();
             let enc = match &mut enc {
                 Some(e) => {
                     e.set_budget(ctx, budget).unwrap();
@@ -65,8 +65,9 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
             // The frame buffer poisoned first: every byte of the frame must be written.
             let poison = vec![0xA5u8; enc.output().size() as usize];
             ctx.queue.write_buffer(enc.output(), 0, &poison);
-            let got = enc.encode(ctx, &rgb).unwrap();
+            let (got, stats) = enc.encode_with_stats(ctx, &rgb).unwrap();
             let case = format!("{w}x{h} {chroma:?} levels {levels} budget {budget}");
+            assert_eq!(stats, want_stats, "{case}: the statistics");
             if got != want {
                 let first = got.iter().zip(&want).position(|(a, b)| a != b);
                 panic!(

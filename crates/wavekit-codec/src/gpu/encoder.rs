@@ -12,7 +12,7 @@ use wavekit::scan::BoundScan;
 use wavekit_dwt::BoundDwt;
 
 use super::{CoderPolicy, SOURCES, block_table};
-use crate::cpu::EncodeConfig;
+use crate::cpu::{EncodeConfig, EncodeStats};
 use crate::error::{CodecError, Result};
 use crate::format::{Header, Source, YcbcrImage};
 
@@ -499,13 +499,62 @@ impl Encoder {
 
     /// Upload the input words, encode, read the frame back.
     fn run(&self, ctx: &GpuContext, words: &[u32]) -> Result<Vec<u8>> {
+        Ok(self.run_with_stats(ctx, words)?.0)
+    }
+
+    fn run_with_stats(&self, ctx: &GpuContext, words: &[u32]) -> Result<(Vec<u8>, EncodeStats)> {
         ctx.queue
             .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
         ctx.submit(|enc| self.record(enc));
         let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
         let len = self.frame_len(&control)?;
         let words: Vec<u32> = ctx.read_back("codec frame", &self.frame, len.div_ceil(4))?;
-        Ok(bytemuck::cast_slice(&words)[..len].to_vec())
+        let frame = bytemuck::cast_slice(&words)[..len].to_vec();
+        let stats = self.stats_of(&frame, control[0]);
+        Ok((frame, stats))
+    }
+
+    /// What an encode did, from its frame and its threshold θ: the CPU encoder's statistics.
+    fn stats_of(&self, frame: &[u8], theta: u32) -> EncodeStats {
+        use crate::format::{HEADER_BYTES, OFFSET_BYTES};
+        let sent = |i: usize| {
+            let at = HEADER_BYTES + i * OFFSET_BYTES;
+            let offset = frame
+                .get(at..at + OFFSET_BYTES)
+                .map_or(0, |b| u32::from_le_bytes(b.try_into().expect("4")) as usize);
+            frame.get(offset + 1).copied().unwrap_or(0)
+        };
+        EncodeStats {
+            bytes: frame.len(),
+            overhead: self.overhead,
+            blocks: self.blocks as usize,
+            empty_blocks: (0..self.blocks as usize).filter(|&i| sent(i) == 0).count(),
+            all_planes: theta == 1,
+        }
+    }
+
+    /// [`Encoder::encode`], with what the encode did: the frame's bytes, its header and table,
+    /// its blocks and those with no plane sent, and whether every plane that lowers the error
+    /// fitted (then the frame may be smaller than the budget) — the same as the CPU encoder's.
+    pub fn encode_with_stats(
+        &self,
+        ctx: &GpuContext,
+        rgb: &[u8],
+    ) -> Result<(Vec<u8>, EncodeStats)> {
+        let mut words = Vec::new();
+        self.rgb_words(rgb, &mut words)?;
+        self.run_with_stats(ctx, &words)
+    }
+
+    /// [`Encoder::encode_ycbcr`], with what the encode did (as [`Encoder::encode_with_stats`]).
+    pub fn encode_ycbcr_with_stats(
+        &self,
+        ctx: &GpuContext,
+        img: &YcbcrImage,
+    ) -> Result<(Vec<u8>, EncodeStats)> {
+        let mut words = Vec::new();
+        self.ycbcr_words(img, &mut words)?;
+        self.run_with_stats(ctx, &words)
     }
 
     /// Blocks in a frame.
