@@ -11,6 +11,7 @@
 //!   platform ([`probe`], [`occupancy`], [`chain`]);
 //! - [`peer`]: peers' results (JSON lines), [`plot`]: throughput against size as SVG.
 
+#![warn(missing_docs)]
 pub mod chain;
 pub mod clock;
 pub mod codec;

@@ -45,6 +45,7 @@
 //! # Ok::<(), wavekit_codec::CodecError>(())
 //! ```
 
+#![warn(missing_docs)]
 pub mod cpu;
 mod error;
 pub mod format;

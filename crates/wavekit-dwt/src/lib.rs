@@ -21,6 +21,7 @@
 //! # Ok::<(), wavekit_dwt::DwtError>(())
 //! ```
 
+#![warn(missing_docs)]
 mod bound;
 mod error;
 mod kernel;

@@ -8,6 +8,7 @@
 //! `tests/examples_gpu.rs` runs each on every test device. The README's code blocks are this
 //! crate's doctests, so that they stay true.
 
+#![warn(missing_docs)]
 pub mod codec;
 pub mod compositor;
 mod error;

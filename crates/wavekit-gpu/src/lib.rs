@@ -18,6 +18,7 @@
 //! The crate reads no environment variable: configuration is a value the caller passes
 //! ([`ContextOptions`], each primitive's policy).
 
+#![warn(missing_docs)]
 pub mod buffers;
 pub mod context;
 pub mod error;

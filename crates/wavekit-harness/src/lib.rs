@@ -26,6 +26,7 @@
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
 //! silently ignored.
 
+#![warn(missing_docs)]
 use std::sync::OnceLock;
 
 pub mod fuzz;

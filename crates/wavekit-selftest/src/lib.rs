@@ -4,6 +4,7 @@
 //! ADR-0092). A tool, not a layer: a crate of its own beside the library, on the foundation
 //! (`wavekit-gpu`).
 
+#![warn(missing_docs)]
 pub mod reconvergence;
 pub mod reference;
 

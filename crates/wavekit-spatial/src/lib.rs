@@ -32,6 +32,7 @@
 //! # Ok::<(), wavekit_spatial::SpatialError>(())
 //! ```
 
+#![warn(missing_docs)]
 mod error;
 pub mod query;
 pub mod reference;

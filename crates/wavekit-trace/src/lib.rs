@@ -31,6 +31,7 @@
 //! # Ok::<(), wavekit_trace::TraceError>(())
 //! ```
 
+#![warn(missing_docs)]
 pub mod bvh;
 mod error;
 pub mod lbvh;

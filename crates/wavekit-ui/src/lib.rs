@@ -47,6 +47,7 @@
 //! # Ok::<(), wavekit_ui::UiError>(())
 //! ```
 
+#![warn(missing_docs)]
 pub mod atlas;
 pub mod cpu;
 pub mod demo;

@@ -30,6 +30,7 @@
 //! # Ok::<(), wavekit::Error>(())
 //! ```
 
+#![warn(missing_docs)]
 /// The wgpu wavekit was built with: take its buffers, encoders and devices from here (or depend
 /// on the same version), so that their types are the ones wavekit's calls take.
 pub use wgpu;
