@@ -343,3 +343,200 @@ fn kernel_name(lanes: Option<u32>) -> &'static str {
         "workgroup"
     }
 }
+
+/// A stream decoded back to back (`codec bench --stream N`).
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamBench {
+    /// The frame the stream's frames are made from.
+    pub frame: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// "420" or "444".
+    pub chroma: &'static str,
+    /// The budget in bits a pixel.
+    pub bpp: f64,
+    /// Frames decoded.
+    pub frames: usize,
+    /// Distinct coded frames among them (decoded in turn: no two consecutive frames alike).
+    pub distinct: usize,
+    /// Frames in flight: decoders, each with its own input and output, used in turn.
+    pub in_flight: usize,
+    /// The block decoder that ran: "subgroup" or "workgroup".
+    pub block_decoder: &'static str,
+    /// Frames decoded a second: frames over the wall time from the first upload to the last
+    /// frame's decode finished.
+    pub frames_per_second: f64,
+    /// Each frame's latency, from its bytes handed to the decoder (the upload) to the GPU's
+    /// decode of it finished, µs: median.
+    pub latency_median_us: f64,
+    /// 99th percentile, µs.
+    pub latency_p99_us: f64,
+    /// The largest, µs.
+    pub latency_max_us: f64,
+    /// The last frame each decoder decoded in the stream equals that frame decoded alone.
+    pub stream_equals_single: bool,
+    /// Lowest SM clock during the stream, MHz (where it can be read).
+    pub clock_mhz: Option<u32>,
+}
+
+/// Frame `i` of a stream made from `f`: `f` moved cyclically by (13·i, 7·i) pixels, so that
+/// every frame differs from the one before and has the same content to code.
+fn shifted(f: &Frame, i: usize) -> Vec<u8> {
+    let (w, h) = (f.width as usize, f.height as usize);
+    let (dx, dy) = ((13 * i) % w, (7 * i) % h);
+    let mut out = Vec::with_capacity(f.rgb.len());
+    for y in 0..h {
+        let row = &f.rgb[((y + dy) % h) * w * 3..][..w * 3];
+        out.extend_from_slice(&row[dx * 3..]);
+        out.extend_from_slice(&row[..dx * 3]);
+    }
+    out
+}
+
+/// Decode `frames` frames back to back, made from each frame at each sampling and budget (at
+/// most 32 distinct ones, coded on the GPU, decoded in turn), with `in_flight` decoders used in
+/// turn: each frame's bytes uploaded as a player's would be, its decode submitted, and a
+/// decoder reused once its previous frame is done. The decoded frames stay on the GPU (a
+/// player shows them from there). Reports frames a second and each frame's latency.
+#[allow(clippy::too_many_arguments)]
+pub fn stream(
+    ctx: &GpuContext,
+    sources: &[Frame],
+    chromas: &[Chroma],
+    bpps: &[f64],
+    policy: &CoderPolicy,
+    frames: usize,
+    in_flight: usize,
+    clock: &dyn ClockReader,
+    progress: &mut dyn FnMut(String),
+) -> Result<Vec<StreamBench>> {
+    use std::sync::{Arc, Mutex};
+    if frames == 0 || in_flight == 0 {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "a stream of {frames} frames with {in_flight} in flight: give at least one of each"
+        )));
+    }
+    let mut rows = Vec::new();
+    for f in sources {
+        for &chroma in chromas {
+            for &bpp in bpps {
+                let px = f64::from(f.width) * f64::from(f.height);
+                let config = EncodeConfig {
+                    lossless: false,
+                    source: wavekit_codec::format::Source::Rgb,
+                    chroma,
+                    levels: 5,
+                    budget: (bpp * px / 8.0) as usize,
+                };
+                let distinct = frames.min(32);
+                progress(format!(
+                    "stream {} {chroma:?} {bpp} bpp: coding {distinct} distinct frames …",
+                    f.name
+                ));
+                let encoder = Encoder::with_policy(ctx, f.width, f.height, &config, policy)?;
+                let coded: Vec<Vec<u8>> = (0..distinct)
+                    .map(|i| encoder.encode(ctx, &shifted(f, i)))
+                    .collect::<std::result::Result<_, _>>()?;
+                drop(encoder);
+                let header = Header::parse(&coded[0])?;
+                let decoders: Vec<Decoder> = (0..in_flight)
+                    .map(|_| Decoder::with_policy(ctx, &header, config.budget, Output::Rgb, policy))
+                    .collect::<std::result::Result<_, _>>()?;
+                // Warm up: every decoder once.
+                for (d, c) in decoders.iter().zip(coded.iter().cycle()) {
+                    d.upload(ctx, c)?;
+                    ctx.submit(|enc| d.record(enc));
+                }
+                ctx.wait()?;
+                progress(format!(
+                    "stream {} {chroma:?} {bpp} bpp: {frames} frames …",
+                    f.name
+                ));
+                let done: Arc<Mutex<Vec<Option<Instant>>>> =
+                    Arc::new(Mutex::new(vec![None; frames]));
+                let mut started = Vec::with_capacity(frames);
+                let mut last_index: Vec<Option<wgpu::SubmissionIndex>> = vec![None; in_flight];
+                let mut last_frame = vec![0usize; in_flight];
+                let t0 = Instant::now();
+                for i in 0..frames {
+                    let slot = i % in_flight;
+                    if let Some(index) = last_index[slot].take() {
+                        ctx.device
+                            .poll(wgpu::PollType::Wait {
+                                submission_index: Some(index),
+                                timeout: None,
+                            })
+                            .map_err(|e| {
+                                crate::error::Error::InvalidArgument(format!(
+                                    "the GPU stopped during the stream: {e}"
+                                ))
+                            })?;
+                    }
+                    let d = &decoders[slot];
+                    started.push(Instant::now());
+                    d.upload(ctx, &coded[i % distinct])?;
+                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    d.record(&mut enc);
+                    let index = ctx.queue.submit([enc.finish()]);
+                    let done = done.clone();
+                    ctx.queue.on_submitted_work_done(move || {
+                        if let Ok(mut d) = done.lock() {
+                            d[i] = Some(Instant::now());
+                        }
+                    });
+                    last_index[slot] = Some(index);
+                    last_frame[slot] = i;
+                    // Completions are noticed (and timed) here and while waiting above.
+                    let _ = ctx.device.poll(wgpu::PollType::Poll);
+                }
+                ctx.wait()?;
+                let wall = t0.elapsed().as_secs_f64();
+                let clock_mhz = clock.window(t0, Instant::now()).map(|c| c.min_mhz);
+                let done = done.lock().map(|d| d.clone()).unwrap_or_default();
+                let mut lat: Vec<f64> = done
+                    .iter()
+                    .zip(&started)
+                    .filter_map(|(d, s)| d.map(|d| d.duration_since(*s).as_secs_f64() * 1e6))
+                    .collect();
+                lat.sort_by(f64::total_cmp);
+                let pick = |q: f64| lat[((lat.len() - 1) as f64 * q).round() as usize];
+                // Each decoder's last frame against that frame decoded alone.
+                let single =
+                    Decoder::with_policy(ctx, &header, config.budget, Output::Rgb, policy)?;
+                let mut same = lat.len() == frames;
+                for (d, &i) in decoders.iter().zip(&last_frame) {
+                    let words: Vec<u32> =
+                        ctx.read_back("stream frame", d.output(), (f.width * f.height) as usize)?;
+                    let (rgb, _) = single.decode(ctx, &coded[i % distinct])?;
+                    same &= words
+                        .iter()
+                        .flat_map(|p| p.to_le_bytes().into_iter().take(3))
+                        .eq(rgb.iter().copied());
+                }
+                rows.push(StreamBench {
+                    frame: f.name.clone(),
+                    width: f.width,
+                    height: f.height,
+                    chroma: match chroma {
+                        Chroma::Yuv420 => "420",
+                        Chroma::Yuv444 => "444",
+                    },
+                    bpp,
+                    frames,
+                    distinct,
+                    in_flight,
+                    block_decoder: kernel_name(policy.decode_lanes(&ctx.caps.subgroups)),
+                    frames_per_second: frames as f64 / wall,
+                    latency_median_us: pick(0.5),
+                    latency_p99_us: pick(0.99),
+                    latency_max_us: lat.last().copied().unwrap_or(0.0),
+                    stream_equals_single: same,
+                    clock_mhz,
+                });
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -265,25 +265,8 @@ impl From<BlockKernelArg> for wavekit_codec::gpu::BlockKernel {
     }
 }
 
-/// `wavekit codec bench`.
-pub fn bench(
-    ctx: &wavekit::GpuContext,
-    frames: &[PathBuf],
-    bpp: &[f64],
-    chroma: &[ChromaArg],
-    options: &wavekit_bench::codec::Options,
-    protocol: &wavekit_bench::protocol::Protocol,
-    json: bool,
-) -> Result<(), CliError> {
-    for p in &options.policies {
-        p.check()
-            .map_err(|e| CliError::Usage(format!("--encode-workgroup/--decode-workgroup: {e}")))?;
-    }
-    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
-        return Err(CliError::Usage(format!(
-            "--bpp {b}: give positive numbers of bits a pixel"
-        )));
-    }
+/// `codec bench`'s frames: the PNGs given, or synthetic frames at 1080p, 1440p and 4K.
+fn bench_frames(frames: &[PathBuf]) -> Result<Vec<wavekit_bench::codec::Frame>, CliError> {
     let mut list = Vec::new();
     if frames.is_empty() {
         for (w, h) in [(1920u32, 1080u32), (2560, 1440), (3840, 2160)] {
@@ -309,6 +292,119 @@ pub fn bench(
             rgb: rgb.into_raw(),
         });
     }
+    Ok(list)
+}
+
+/// `wavekit codec bench --stream N`.
+pub fn bench_stream(
+    ctx: &wavekit::GpuContext,
+    frames: &[PathBuf],
+    bpp: &[f64],
+    chroma: &[ChromaArg],
+    options: &wavekit_bench::codec::Options,
+    (count, in_flight): (usize, usize),
+    json: bool,
+) -> Result<(), CliError> {
+    if count == 0 || in_flight == 0 {
+        return Err(CliError::Usage(format!(
+            "--stream {count} --in-flight {in_flight}: give at least one frame and one in flight"
+        )));
+    }
+    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+        return Err(CliError::Usage(format!(
+            "--bpp {b}: give positive numbers of bits a pixel"
+        )));
+    }
+    let list = bench_frames(frames)?;
+    let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
+    let clock = crate::bench::clock_reader(ctx);
+    let policies = if options.policies.is_empty() {
+        vec![wavekit_codec::gpu::CoderPolicy::default()]
+    } else {
+        options.policies.clone()
+    };
+    let mut all = Vec::new();
+    for policy in &policies {
+        policy
+            .check()
+            .map_err(|e| CliError::Usage(format!("--encode-workgroup/--decode-workgroup: {e}")))?;
+        let rows = wavekit_bench::codec::stream(
+            ctx,
+            &list,
+            &chromas,
+            bpp,
+            policy,
+            count,
+            in_flight,
+            &*clock,
+            &mut |m| eprintln!("{m}"),
+        )?;
+        if !json {
+            println!(
+                "{:<24} {:>6} {:>5} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>6} {:>5}",
+                "frame",
+                "chroma",
+                "bpp",
+                "frames",
+                "in flight",
+                "frames/s",
+                "lat p50",
+                "lat p99",
+                "lat max",
+                "same",
+                "clock"
+            );
+        }
+        for r in &rows {
+            if json {
+                println!("{}", serde_json::to_string(r).expect("rows serialize"));
+            } else {
+                println!(
+                    "{:<24} {:>6} {:>5} {:>7} {:>9} {:>10.0} {:>9.1} {:>9.1} {:>9.1} {:>6} {:>5}",
+                    r.frame,
+                    r.chroma,
+                    r.bpp,
+                    r.frames,
+                    r.in_flight,
+                    r.frames_per_second,
+                    r.latency_median_us,
+                    r.latency_p99_us,
+                    r.latency_max_us,
+                    r.stream_equals_single,
+                    r.clock_mhz.map_or("-".into(), |c| c.to_string())
+                );
+            }
+        }
+        all.extend(rows);
+    }
+    if all.iter().any(|r| !r.stream_equals_single) {
+        return Err(CliError::CheckFailed(
+            "a frame decoded in the stream differs from the same frame decoded alone".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `wavekit codec bench`.
+pub fn bench(
+    ctx: &wavekit::GpuContext,
+    frames: &[PathBuf],
+    bpp: &[f64],
+    chroma: &[ChromaArg],
+    options: &wavekit_bench::codec::Options,
+    protocol: &wavekit_bench::protocol::Protocol,
+    json: bool,
+) -> Result<(), CliError> {
+    for p in &options.policies {
+        p.check()
+            .map_err(|e| CliError::Usage(format!("--encode-workgroup/--decode-workgroup: {e}")))?;
+    }
+    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+        return Err(CliError::Usage(format!(
+            "--bpp {b}: give positive numbers of bits a pixel"
+        )));
+    }
+    let list = bench_frames(frames)?;
     let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
     let clock = crate::bench::clock_reader(ctx);
     let rows = wavekit_bench::codec::run(

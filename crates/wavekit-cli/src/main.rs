@@ -232,6 +232,15 @@ enum CodecCommand {
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
         #[arg(long)]
         stages: bool,
+        /// Instead of the protocol's timings: decode N frames back to back (made from each
+        /// frame, up to 32 distinct ones in turn, uploaded from the host one by one) with
+        /// --in-flight decoders in turn, and report frames a second and each frame's latency
+        /// (median, p99, largest) from its upload to its decode done.
+        #[arg(long, value_name = "N")]
+        stream: Option<usize>,
+        /// Frames in flight in a --stream run.
+        #[arg(long, default_value_t = 3)]
+        in_flight: usize,
         #[command(flatten)]
         protocol: bench::ProtocolArgs,
         /// One JSON line a case instead of the table.
@@ -601,6 +610,8 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             decode_workgroup,
             block_kernel,
             stages,
+            stream,
+            in_flight,
             protocol,
             json,
         }) => {
@@ -609,6 +620,17 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
                 policies: codec::policies(&encode_workgroup, &decode_workgroup, &block_kernel),
                 stages,
             };
+            if let Some(frames_n) = stream {
+                return codec::bench_stream(
+                    &ctx,
+                    &frames,
+                    &bpp,
+                    &chroma,
+                    &options,
+                    (frames_n, in_flight),
+                    json,
+                );
+            }
             codec::bench(
                 &ctx,
                 &frames,

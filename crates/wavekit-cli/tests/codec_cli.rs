@@ -269,3 +269,57 @@ fn gpu_y4m_streams_equal_the_cpus() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `codec bench --stream N`: N frames decoded back to back with frames in flight, each
+/// decoder's last frame equal to the same frame decoded alone; a stream of none refused.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn codec_bench_stream_decodes_frames_in_flight() {
+    let d = std::env::temp_dir().join(format!("wavekit-codec-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let png = d.join("in.png");
+    image::RgbImage::from_fn(130, 66, |x, y| {
+        image::Rgb([(x * 5) as u8, (y * 3) as u8, ((x ^ y) * 4) as u8])
+    })
+    .save(&png)
+    .unwrap();
+    let png = png.to_str().unwrap();
+    let out = wavekit(&[
+        "codec",
+        "bench",
+        "--frames",
+        png,
+        "--bpp",
+        "1",
+        "--chroma",
+        "420,444",
+        "--stream",
+        "7",
+        "--in-flight",
+        "3",
+        "--json",
+    ]);
+    let text = ok(&out);
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for r in &rows {
+        assert_eq!(r["frames"], 7, "{r}");
+        assert_eq!(r["distinct"], 7, "{r}");
+        assert_eq!(r["in_flight"], 3, "{r}");
+        assert_eq!(r["stream_equals_single"], true, "{r}");
+        let (fps, p50, p99) = (
+            r["frames_per_second"].as_f64().unwrap(),
+            r["latency_median_us"].as_f64().unwrap(),
+            r["latency_p99_us"].as_f64().unwrap(),
+        );
+        assert!(fps > 0.0 && p50 > 0.0 && p99 >= p50, "{r}");
+    }
+    let out = wavekit(&["codec", "bench", "--frames", png, "--stream", "0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--stream 0"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

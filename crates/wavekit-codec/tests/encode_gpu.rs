@@ -22,6 +22,8 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
         (64, 48, Chroma::Yuv420, 5),
         (130, 66, Chroma::Yuv420, 5),
         (45, 37, Chroma::Yuv444, 4),
+        // Several tiles of the rate control's kernels (64 blocks each): 165 blocks.
+        (250, 190, Chroma::Yuv444, 4),
     ]) {
         let mut rgb = picture(w, h, seed);
         if seed == 4 {

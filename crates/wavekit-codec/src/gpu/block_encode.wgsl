@@ -9,7 +9,8 @@
 // Bindings: 0 the block table (as the decoder's), 1 the luma coefficients, 2 the chroma
 // coefficients, 3 the blocks' bit strings (STRIDE words each, stream order: the first bit in a
 // word's top bit), 4 the blocks' records (64 words each: [0] P, [1 + n] the bits of n planes
-// for n = 0 ..= P, [26 + n − 1] the key of plane n for n = 1 ..= P), 5 params: blocks.
+// for n = 0 ..= P, [26 + n − 1] the key of plane n for n = 1 ..= P), 5 params: blocks, 6 the rate control's histogram of the planes' bytes by
+// key (each plane's added as it is coded).
 #import subgroup/api
 #import codec/scan
 #import codec/layout
@@ -21,6 +22,8 @@
 @group(0) @binding(3) var<storage, read_write> bits: array<u32>;
 @group(0) @binding(4) var<storage, read_write> records: array<u32>;
 @group(0) @binding(5) var<uniform> params: vec4<u32>;
+// The rate control's histogram of the planes' bytes by key (KEY_BINS words, cleared before).
+@group(0) @binding(6) var<storage, read_write> hist: array<atomic<u32>>;
 
 const SAMPLES: u32 = 1024u;
 const PER: u32 = SAMPLES / WG_SIZE;
@@ -270,6 +273,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             low = min(low, plane_key(dd, bytes_of(end) - bytes_of(pos), sh));
             records[rec + 1u + plane + 1u] = end;
             records[rec + 26u + plane] = low;
+            atomicAdd(&hist[low], bytes_of(end) - bytes_of(pos));
         }
         pos = end;
     }

@@ -30,6 +30,8 @@
 @group(0) @binding(3) var<storage, read_write> bits: array<u32>;
 @group(0) @binding(4) var<storage, read_write> records: array<u32>;
 @group(0) @binding(5) var<uniform> params: vec4<u32>;
+// The rate control's histogram of the planes' bytes by key (KEY_BINS words, cleared before).
+@group(0) @binding(6) var<storage, read_write> hist: array<atomic<u32>>;
 
 const CAP: u32 = 0xffffffu;
 
@@ -293,6 +295,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             if (lane == 0u) {
                 records[rec + 1u + plane + 1u] = end;
                 records[rec + 26u + plane] = low;
+                atomicAdd(&hist[low], bytes_of(end) - bytes_of(pos));
             }
             pos = end;
         }

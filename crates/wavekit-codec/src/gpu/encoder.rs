@@ -1,14 +1,15 @@
 //! The GPU encoder: the same bytes as [`crate::cpu::encode`], stage by stage on its twins:
 //! `color_forward.wgsl` (`cpu/color.rs`), the fixed-point 9/7 (`wavekit_dwt::sim`),
-//! `block_encode.wgsl` (`cpu/block.rs`: quantization, the bit-plane codes, every truncation's
-//! size, the planes' keys), `rate.wgsl` and `rate_threshold.wgsl` (`cpu/rate.rs`: a histogram of
-//! the planes' bytes by key, its suffix for the threshold, the ties by an exclusive scan over
-//! the blocks), and `pack.wgsl` (the offsets by an exclusive scan of the payloads' sizes, then
-//! the bytes). The core's scan does both scans.
+//! `block_encode.wgsl` or `block_encode_sg.wgsl` (`cpu/block.rs`: quantization, the bit-plane
+//! codes, every truncation's size, the planes' keys, and the histogram of the planes' bytes by
+//! key), then the rate control and the frame's bytes in two dispatches (`cpu/rate.rs`, split
+//! over tiles of blocks as `sim::place_in_tiles` does): `rate.wgsl` (the threshold θ from the
+//! histogram, each block's planes above it and ties, the tiles' totals) and `pack.wgsl` (each
+//! tile from the totals before it: the planes sent, the offsets, the header, the offset table
+//! and the payloads, block by block).
 
 use wavekit::GpuContext;
 use wavekit::prelude::{Kernel, KernelBuilder};
-use wavekit::scan::BoundScan;
 use wavekit_dwt::BoundDwt;
 
 use super::{CoderPolicy, SOURCES, block_table};
@@ -24,6 +25,10 @@ const RECORD: u64 = 64;
 const KEY_BINS: u64 = crate::cpu::block::KEY_BINS as u64;
 /// Bytes of the largest payload a block can have (26200 bits and the 2 bytes of P and n).
 const MAX_PAYLOAD: u64 = 2 + 26200 / 8;
+
+/// Blocks a workgroup of the rate control's two kernels (`rate.wgsl`, `pack.wgsl`): fewer than
+/// their 256 invocations, so that the payloads' copy has several invocations a block.
+const RATE_TILE: u32 = 64;
 
 fn builder(entry: &str) -> KernelBuilder {
     KernelBuilder::new(entry, SOURCES)
@@ -62,13 +67,7 @@ pub fn kernels(
     header: &Header,
     policy: &CoderPolicy,
     lanes: Option<u32>,
-) -> [(String, KernelBuilder); 7] {
-    let rate = |phase: u32| {
-        (
-            format!("rate {phase}"),
-            builder("codec/rate").constant("PHASE", phase),
-        )
-    };
+) -> [(String, KernelBuilder); 4] {
     [
         (
             format!(
@@ -81,11 +80,14 @@ pub fn kernels(
                 .constant("SOURCE", u32::from(header.source.byte())),
         ),
         block_kernel(policy, lanes),
-        ("rate_threshold".into(), builder("codec/rate_threshold")),
-        ("pack".into(), builder("codec/pack")),
-        rate(0),
-        rate(1),
-        rate(2),
+        (
+            "rate".into(),
+            builder("codec/rate").constant("TILE", RATE_TILE),
+        ),
+        (
+            "pack".into(),
+            builder("codec/pack").constant("TILE", RATE_TILE),
+        ),
     ]
 }
 
@@ -95,14 +97,13 @@ pub struct Encoder {
     blocks: u32,
     overhead: usize,
     budget: usize,
-    p_threshold: wgpu::Buffer,
+    p_rate: wgpu::Buffer,
     input: wgpu::Buffer,
     hist: wgpu::Buffer,
     control: wgpu::Buffer,
     frame: wgpu::Buffer,
     steps: Vec<(Kernel, wgpu::BindGroup, u32)>,
     dwt: [BoundDwt; 2],
-    scans: [BoundScan; 2],
     luma: wgpu::Buffer,
     chroma: wgpu::Buffer,
     records: wgpu::Buffer,
@@ -157,10 +158,9 @@ impl Encoder {
         let hist = u("codec key histogram", KEY_BINS)?;
         let control = u("codec control", 4)?;
         let ties = u("codec ties", nb as u64)?;
-        let ties_before = u("codec ties before", nb as u64)?;
-        let sent = u("codec planes sent", nb as u64)?;
-        let sizes = u("codec payload sizes", nb as u64)?;
-        let offsets = u("codec payload offsets", nb as u64)?;
+        let high = u("codec planes above the threshold", nb as u64)?;
+        let tiles = (nb as u32).div_ceil(RATE_TILE);
+        let totals = u("codec tile totals", 2 * tiles as u64)?;
         // Room for the largest frame the coder can write, so that the budget can change from
         // frame to frame without an allocation.
         let capacity =
@@ -173,18 +173,18 @@ impl Encoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let p_blocks = ctx.uniform_from("codec blocks", &[nbu, 0, 0, 0])?;
-        let p_threshold = ctx.uniform_from(
-            "codec threshold params",
-            &[2 * nbu, (config.budget - overhead) as u32, 0, 0],
+        let p_rate = ctx.uniform_from(
+            "codec rate params",
+            &[nbu, 2 * nbu, (config.budget - overhead) as u32, 0],
         )?;
-        let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, 0, 0])?;
+        let p_pack = ctx.uniform_from("codec pack params", &[nbu, overhead as u32, tiles, 0])?;
 
-        let mut built = Vec::with_capacity(7);
+        let mut built = Vec::with_capacity(4);
         let lanes = policy.encode_lanes(&ctx.caps.subgroups);
         for (name, b) in kernels(&header, policy, lanes) {
             built.push(super::shared::kernel(ctx, &name, || b)?);
         }
-        let [color, block, threshold, pack, hist_k, ties_k, choose_k]: [Kernel; 7] = built
+        let [color, block, rate, pack]: [Kernel; 4] = built
             .try_into()
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
         let groups = |n: u32| n.div_ceil(256);
@@ -205,6 +205,7 @@ impl Encoder {
                 (3, &bits),
                 (4, &records),
                 (5, &p_blocks),
+                (6, &hist),
             ],
         )?;
         steps.push((
@@ -216,81 +217,54 @@ impl Encoder {
                 nbu
             },
         ));
-        let rate_bind = |k: &Kernel| {
-            k.bind(
-                ctx,
-                &[
-                    (0, &records),
-                    (1, &hist),
-                    (2, &control),
-                    (3, &ties),
-                    (4, &ties_before),
-                    (5, &sent),
-                    (6, &sizes),
-                    (7, &p_blocks),
-                ],
-            )
-        };
-        let b = rate_bind(&hist_k)?;
-        steps.push((hist_k, b, groups(nbu)));
-        let b = threshold.bind(ctx, &[(0, &hist), (1, &control), (2, &p_threshold)])?;
-        steps.push((threshold, b, 1));
-        let b = rate_bind(&ties_k)?;
-        steps.push((ties_k, b, groups(nbu)));
-        let b = rate_bind(&choose_k)?;
-        steps.push((choose_k, b, groups(nbu)));
+        let b = rate.bind(
+            ctx,
+            &[
+                (0, &records),
+                (1, &hist),
+                (2, &control),
+                (3, &ties),
+                (4, &high),
+                (5, &totals),
+                (6, &p_rate),
+            ],
+        )?;
+        steps.push((rate, b, tiles));
         let b = pack.bind(
             ctx,
             &[
                 (0, &head),
                 (1, &records),
                 (2, &bits),
-                (3, &sent),
-                (4, &sizes),
-                (5, &offsets),
-                (6, &frame),
-                (7, &control),
+                (3, &control),
+                (4, &ties),
+                (5, &high),
+                (6, &totals),
+                (7, &frame),
                 (8, &p_pack),
             ],
         )?;
-        steps.push((pack, b, groups((config.budget as u32).div_ceil(4))));
+        steps.push((pack, b, tiles));
         let overhead_u = overhead;
-        let scan = super::shared::scan(ctx)?;
-        let scans = [
-            scan.bind(ctx, &ties, Some(&ties_before), nb as u64)?,
-            scan.bind(ctx, &sizes, Some(&offsets), nb as u64)?,
-        ];
         Ok(Self {
             header,
             blocks: nbu,
             overhead: overhead_u,
             budget: config.budget,
-            p_threshold: p_threshold.clone(),
+            p_rate: p_rate.clone(),
             input,
             hist,
             control,
             frame,
             steps,
             dwt,
-            scans,
             luma,
             chroma,
             records,
             table,
             head,
             layout,
-            _keep: vec![
-                bits,
-                ties,
-                ties_before,
-                sent,
-                sizes,
-                offsets,
-                p_color,
-                p_blocks,
-                p_threshold,
-                p_pack,
-            ],
+            _keep: vec![bits, ties, high, totals, p_color, p_blocks, p_rate, p_pack],
         })
     }
 
@@ -306,9 +280,14 @@ impl Encoder {
                 super::MAX_FRAME_BYTES
             )));
         }
-        let p = [2 * self.blocks, (budget - self.overhead) as u32, 0, 0];
+        let p = [
+            self.blocks,
+            2 * self.blocks,
+            (budget - self.overhead) as u32,
+            0,
+        ];
         ctx.queue
-            .write_buffer(&self.p_threshold, 0, bytemuck::cast_slice(&p));
+            .write_buffer(&self.p_rate, 0, bytemuck::cast_slice(&p));
         // The base step follows the budget (cpu::base_step): the header and the bands' steps
         // in the block table change with it.
         if !self.header.lossless {
@@ -326,8 +305,6 @@ impl Encoder {
             }
         }
         self.budget = budget;
-        let last = self.steps.len() - 1;
-        self.steps[last].2 = (budget as u32).div_ceil(4).div_ceil(256);
         Ok(())
     }
 
@@ -382,18 +359,19 @@ impl Encoder {
         if stages < 3 {
             return;
         }
+        // The block encoder adds each plane's bytes to the histogram.
+        enc.clear_buffer(&self.hist, 0, None);
         pass(enc, &self.steps[1]);
         if stages < 4 {
             return;
         }
-        enc.clear_buffer(&self.hist, 0, None);
+        // The payloads' words shared by two tiles are or-ed in.
+        let clear = (self.budget as u64)
+            .next_multiple_of(4)
+            .min(self.frame.size());
+        enc.clear_buffer(&self.frame, 0, Some(clear));
         pass(enc, &self.steps[2]);
         pass(enc, &self.steps[3]);
-        pass(enc, &self.steps[4]);
-        self.scans[0].record(enc);
-        pass(enc, &self.steps[5]);
-        self.scans[1].record(enc);
-        pass(enc, &self.steps[6]);
     }
 
     /// Encode 8-bit RGB (3 bytes a pixel) on the GPU and read the frame back (an encoder

@@ -26,7 +26,6 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/block_encode", "block_encode.wgsl"),
     wavekit::wgsl_source!("codec/block_encode_sg", "block_encode_sg.wgsl"),
     wavekit::wgsl_source!("codec/rate", "rate.wgsl"),
-    wavekit::wgsl_source!("codec/rate_threshold", "rate_threshold.wgsl"),
     wavekit::wgsl_source!("codec/pack", "pack.wgsl"),
     wavekit::wgsl_source!("codec/scan", "scan.wgsl"),
     wavekit::wgsl_source!("codec/layout", "layout.wgsl"),

@@ -1,75 +1,118 @@
-// The rate control's per-block steps, the GPU twin of `cpu/rate.rs` (PHASE picks the step; one
-// invocation a block, reading the block records `block_encode.wgsl` writes):
-// 0: every plane's bytes into the histogram by its key;
-// 1: the bytes of the block's planes of key θ − 1 (they follow its planes of key ≥ θ), which an
-//    exclusive scan over the blocks turns into the bytes of the ties before each block;
-// 2: the planes sent: every plane of key ≥ θ, then the ties while they fit after the earlier
-//    blocks' (the room left from rate_threshold.wgsl); the payload's bytes.
+// The rate control, step 1 of 2 (its CPU twin: `cpu/rate.rs`; the split over tiles:
+// `sim::place_in_tiles`). One workgroup a tile of TILE blocks, one invocation a block:
+//   - θ, from the histogram of the planes' bytes by key that the block encoder filled: the
+//     lowest key bin ≥ 1 whose suffix fits the room (the bytes beyond the blocks' two header
+//     bytes), found by every workgroup alike; workgroup 0 writes it and the room left under it
+//     to control[0] and control[1];
+//   - each block's planes of key ≥ θ (`high`), the bytes of its ties (its planes of key θ − 1,
+//     which follow them), and its payload's bytes without its ties;
+//   - the tile's totals of both, for pack.wgsl.
 //
-// Bindings: 0 the records, 1 the histogram (4096 atomic words), 2 control (θ, room left),
-// 3 the ties, 4 the ties before each block (scanned), 5 the planes sent, 6 the payloads' bytes,
-// 7 params: blocks.
+// Bindings: 0 the records, 1 the histogram (KEY_BINS words), 2 control (out: θ, room left),
+// 3 each block's ties' bytes (out), 4 each block's planes of key ≥ θ (out), 5 each tile's
+// ties' bytes and bytes without ties (out, two words a tile), 6 params: blocks, the blocks'
+// header bytes (2 a block), the room for payloads.
+#import subgroup/api
+#import codec/scan
+#import codec/layout
 
 @group(0) @binding(0) var<storage, read> records: array<u32>;
-@group(0) @binding(1) var<storage, read_write> hist: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read> control: array<u32>;
+@group(0) @binding(1) var<storage, read> hist: array<u32>;
+@group(0) @binding(2) var<storage, read_write> control: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ties: array<u32>;
-@group(0) @binding(4) var<storage, read> ties_before: array<u32>;
-@group(0) @binding(5) var<storage, read_write> sent: array<u32>;
-@group(0) @binding(6) var<storage, read_write> sizes: array<u32>;
-@group(0) @binding(7) var<uniform> params: vec4<u32>;
+@group(0) @binding(4) var<storage, read_write> high: array<u32>;
+@group(0) @binding(5) var<storage, read_write> tiles: array<u32>;
+@group(0) @binding(6) var<uniform> params: vec4<u32>;
 
-#import codec/layout
+const PER: u32 = KEY_BINS / WG_SIZE;
+
+var<workgroup> sh_over: atomic<u32>;
+var<workgroup> sh_left: u32;
 
 // Bytes of plane n (1 ..= P) of the block at record `r`.
 fn plane_bytes(r: u32, n: u32) -> u32 {
     return bytes_of(records[r + 1u + n]) - bytes_of(records[r + n]);
 }
 
-@compute @workgroup_size(WG_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let b = gid.x + gid.y * nwg.x * WG_SIZE;
-    if (b >= params.x) {
-        return;
+// θ and the room left under it, on every invocation (barriers inside).
+fn threshold(l: Lane) -> vec2<u32> {
+    let base = params.y;
+    let room = params.z;
+    if (l.local == 0u) {
+        atomicStore(&sh_over, 0u);
     }
-    let r = b * RECORD;
-    let planes = records[r];
-    if (PHASE == 0u) {
-        for (var n = 1u; n <= planes; n++) {
-            atomicAdd(&hist[records[r + 25u + n]], plane_bytes(r, n));
+    // Invocation t holds the t-th chunk of bins from the top, so an exclusive scan gives the
+    // bytes of every bin above its chunk.
+    let lo = KEY_BINS - (l.local + 1u) * PER;
+    var mine = 0u;
+    for (var j = 0u; j < PER; j++) {
+        mine += hist[lo + j];
+    }
+    let above = wg_exclusive(mine, l);
+    // Bins that do not fit: base + (their suffix) > room; they are the low ones.
+    var suffix = above;
+    var over = 0u;
+    for (var j = PER; j > 0u; j--) {
+        let k = lo + j - 1u;
+        suffix += hist[k];
+        if (k >= 1u && base + suffix > room) {
+            over += 1u;
         }
-        return;
     }
-    let theta = control[0];
-    let tie = theta - 1u;
-    var n = 0u;
-    while (n < planes && records[r + 26u + n] >= theta) {
-        n += 1u;
+    atomicAdd(&sh_over, over);
+    workgroupBarrier();
+    let theta = 1u + atomicLoad(&sh_over);
+    // The suffix at θ (none when θ is past the last bin).
+    suffix = above;
+    for (var j = PER; j > 0u; j--) {
+        let k = lo + j - 1u;
+        suffix += hist[k];
+        if (k == theta) {
+            sh_left = room - base - suffix;
+        }
     }
-    if (PHASE == 1u) {
-        var t = 0u;
+    if (l.local == 0u && theta >= KEY_BINS) {
+        sh_left = room - base;
+    }
+    return vec2<u32>(theta, workgroupUniformLoad(&sh_left));
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
+    let l = lane_info(inv);
+    let tile = wg.x;
+    let chosen = threshold(l);
+    let theta = chosen.x;
+    if (tile == 0u && l.local == 0u) {
+        control[0] = theta;
+        control[1] = chosen.y;
+    }
+    let b = tile * TILE + l.local;
+    var t = 0u;
+    var bytes = 0u;
+    if (l.local < TILE && b < params.x) {
+        let r = b * RECORD;
+        let planes = records[r];
+        var n = 0u;
+        while (n < planes && records[r + 26u + n] >= theta) {
+            n += 1u;
+        }
+        let tie = theta - 1u;
         for (var j = n; j < planes; j++) {
             if (tie == 0u || records[r + 26u + j] != tie) {
                 break;
             }
             t += plane_bytes(r, j + 1u);
         }
+        bytes = bytes_of(records[r + 1u + n]);
         ties[b] = t;
-        return;
+        high[b] = n;
     }
-    let remaining = control[1];
-    var used = ties_before[b];
-    for (var j = n; j < planes; j++) {
-        if (tie == 0u || records[r + 26u + j] != tie) {
-            break;
-        }
-        let dr = plane_bytes(r, j + 1u);
-        if (used + dr > remaining) {
-            break;
-        }
-        used += dr;
-        n = j + 1u;
+    _ = wg_exclusive(t, l);
+    let tile_ties = sh_wg_total;
+    _ = wg_exclusive(bytes, l);
+    if (l.local == 0u) {
+        tiles[2u * tile] = tile_ties;
+        tiles[2u * tile + 1u] = sh_wg_total;
     }
-    sent[b] = n;
-    sizes[b] = bytes_of(records[r + 1u + n]);
 }

@@ -4,14 +4,11 @@
 //! seconds to build).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 #[cfg(not(target_arch = "wasm32"))]
 use std::sync::{LazyLock, Mutex};
 
 use wavekit::GpuContext;
-use wavekit::monoid::{Monoid, Op, Scalar};
 use wavekit::prelude::{Kernel, KernelBuilder};
-use wavekit::scan::{Scan, ScanConfig};
 use wavekit_dwt::{Dwt, Wavelet};
 
 use crate::error::Result;
@@ -20,7 +17,6 @@ use crate::error::Result;
 struct Shared {
     kernels: HashMap<String, Kernel>,
     plans: HashMap<&'static str, Dwt>,
-    scan: Option<Arc<Scan>>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -73,20 +69,5 @@ pub(crate) fn plan(
         let out = base.resized(ctx, width, height, levels, planes)?;
         s.plans.insert(name, base);
         Ok(out)
-    })
-}
-
-/// The core's exclusive u32 scan.
-pub(crate) fn scan(ctx: &GpuContext) -> Result<Arc<Scan>> {
-    with(ctx, |s| {
-        if let Some(scan) = &s.scan {
-            return Ok(scan.clone());
-        }
-        let scan = Arc::new(Scan::new(
-            ctx,
-            &ScanConfig::exclusive(Monoid::builtin(Scalar::U32, Op::Add)),
-        )?);
-        s.scan = Some(scan.clone());
-        Ok(scan)
     })
 }

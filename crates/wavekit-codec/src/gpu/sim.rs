@@ -6,6 +6,10 @@
 //! word a lane, the codes a lane, a new sample's row by a binary search of the rows' first
 //! ranks and its column by the rank's set bit). Lavapipe runs the kernels at 4, 8 and 16
 //! lanes and the H200 at 32; these check every width against `cpu/block.rs`.
+//!
+//! And the rate control's arithmetic across workgroups (`rate.wgsl`, `pack.wgsl`): every
+//! block's planes and payload offset found tile by tile, from the tiles' totals only
+//! ([`place_in_tiles`]), at every tile size against `cpu/rate.rs` and a running sum.
 
 // The loops over lanes index several per-lane vectors, as the kernels' lanes do.
 #![allow(clippy::needless_range_loop)]
@@ -439,6 +443,99 @@ fn select_bit(w: u32, n0: u32) -> u32 {
     at
 }
 
+/// The GPU's rate control and placement, as `rate.wgsl` and `pack.wgsl` split it over tiles of
+/// `tile` blocks (one workgroup each): θ and the room left from the histogram; per block the
+/// planes of key ≥ θ, the bytes of its ties (planes of key θ − 1) and its bytes without them,
+/// summed per tile (rate.wgsl). Then each tile on its own (pack.wgsl): the tiles' totals before
+/// it; the first tile whose ties do not all fit, and in it the block whose ties cross the room
+/// (`cut`), whose fitting ties give `x`, the tie bytes in the whole frame; each block's ties
+/// taken while they fit after every earlier block's ties (whether sent or not), and its offset
+/// the bytes of the earlier blocks without ties plus min(ties before it, x). Returns the
+/// planes sent, each payload's offset from the first, and θ: `cpu::rate::choose`'s planes and
+/// the running sum of their bytes, which the tests check.
+pub fn place_in_tiles(
+    blocks: &[crate::cpu::rate::Choices],
+    available: usize,
+    tile: usize,
+) -> Option<(Vec<usize>, Vec<usize>, u32)> {
+    let (theta, left) = crate::cpu::rate::threshold(blocks, available)?;
+    let tie = theta - 1;
+    // rate.wgsl: a block's planes of key ≥ θ, its ties' bytes, its bytes without them.
+    let high: Vec<usize> = blocks
+        .iter()
+        .map(|c| c.keys.iter().take_while(|&&k| k >= theta).count())
+        .collect();
+    let tie_planes = |b: usize| {
+        let c = &blocks[b];
+        (high[b]..c.keys.len()).take_while(move |&j| tie != 0 && c.keys[j] == tie)
+    };
+    let ties: Vec<usize> = (0..blocks.len())
+        .map(|b| {
+            tie_planes(b)
+                .map(|j| blocks[b].rates[j + 1] - blocks[b].rates[j])
+                .sum()
+        })
+        .collect();
+    let base: Vec<usize> = (0..blocks.len())
+        .map(|b| blocks[b].rates[high[b]])
+        .collect();
+    let tiles = blocks.len().div_ceil(tile);
+    let total = |v: &[usize], t: usize| -> usize {
+        v[t * tile..((t + 1) * tile).min(v.len())].iter().sum()
+    };
+    let tile_ties: Vec<usize> = (0..tiles).map(|t| total(&ties, t)).collect();
+    let tile_base: Vec<usize> = (0..tiles).map(|t| total(&base, t)).collect();
+    // A block's ties taken while they fit after `before` bytes of ties: its planes sent and
+    // the bytes the ties took.
+    let take = |b: usize, before: usize| -> (usize, usize) {
+        let mut used = before;
+        let mut n = high[b];
+        for j in tie_planes(b) {
+            let dr = blocks[b].rates[j + 1] - blocks[b].rates[j];
+            if used + dr > left {
+                break;
+            }
+            used += dr;
+            n = j + 1;
+        }
+        (n, used)
+    };
+    let mut sent = vec![0; blocks.len()];
+    let mut offsets = vec![0; blocks.len()];
+    // pack.wgsl, each tile on its own, from the tiles' totals.
+    for t in 0..tiles {
+        let ties_before: usize = tile_ties[..t].iter().sum();
+        let base_before: usize = tile_base[..t].iter().sum();
+        let mut x: usize = tile_ties.iter().sum();
+        let mut run = 0;
+        if let Some(cut) = (0..tiles).find(|&u| {
+            let crosses = run + tile_ties[u] > left;
+            if !crosses {
+                run += tile_ties[u];
+            }
+            crosses
+        }) {
+            // `run` is now the ties before the cut tile; its block whose ties cross the room
+            // starts at or below it.
+            let mut p = run;
+            for b in cut * tile..((cut + 1) * tile).min(blocks.len()) {
+                if p <= left && p + ties[b] > left {
+                    x = take(b, p).1;
+                }
+                p += ties[b];
+            }
+        }
+        let (mut p, mut q) = (ties_before, base_before);
+        for b in t * tile..((t + 1) * tile).min(blocks.len()) {
+            sent[b] = take(b, p).0;
+            offsets[b] = q + p.min(x);
+            p += ties[b];
+            q += base[b];
+        }
+    }
+    Some((sent, offsets, theta))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,6 +614,63 @@ mod tests {
             let set: Vec<u32> = (0..32).filter(|c| w >> c & 1 == 1).collect();
             for (n, &c) in set.iter().enumerate() {
                 assert_eq!(select_bit(w, n as u32), c, "{w:#x} bit {n}");
+            }
+        }
+    }
+
+    /// The tiled placement equals the CPU's choice and the running sum of its payloads, at
+    /// tile sizes 1 to 130 (a mutation of the cut's rule or of the min is caught: see below).
+    #[test]
+    fn the_tiled_placement_is_the_cpus() {
+        use crate::cpu::rate::{Choices, choose};
+        let mut rng = fastrand::Rng::with_seed(46);
+        for trial in 0..60 {
+            let count = [0usize, 1, 2, 7, 63, 64, 65, 127, 128, 129, 300][trial % 11] + trial / 11;
+            let blocks: Vec<(Vec<usize>, Vec<u32>)> = (0..count)
+                .map(|_| {
+                    let p = rng.usize(0..10);
+                    let mut r = vec![2usize];
+                    let mut k = Vec::new();
+                    // Few distinct keys, so that ties are common.
+                    let mut low = 12;
+                    for _ in 0..p {
+                        r.push(r.last().unwrap() + rng.usize(0..60));
+                        low = low.min(rng.u32(1..13));
+                        k.push(low);
+                    }
+                    (r, k)
+                })
+                .collect();
+            let choices: Vec<Choices> = blocks
+                .iter()
+                .map(|(r, k)| Choices { rates: r, keys: k })
+                .collect();
+            let floor: usize = blocks.iter().map(|x| x.0[0]).sum();
+            let full: usize = blocks.iter().map(|x| *x.0.last().unwrap()).sum();
+            for avail in [
+                floor,
+                floor + (full - floor) / 3,
+                floor + (full - floor) / 2 + 1,
+                full,
+            ] {
+                let (want, theta) = choose(&choices, avail).unwrap();
+                let offsets: Vec<usize> = want
+                    .iter()
+                    .zip(&blocks)
+                    .scan(0, |acc, (&n, b)| {
+                        let at = *acc;
+                        *acc += b.0[n];
+                        Some(at)
+                    })
+                    .collect();
+                for tile in [1, 2, 3, 5, 8, 31, 64, 100, 130] {
+                    let (n, o, t) = place_in_tiles(&choices, avail, tile).unwrap();
+                    assert_eq!(
+                        (&n, &o, t),
+                        (&want, &offsets, theta),
+                        "{count} blocks, tile {tile}"
+                    );
+                }
             }
         }
     }
