@@ -281,7 +281,12 @@ fn diagnose(
     let mut planes = cpu::color_planes(&f.rgb, &header);
     let dims = header.planes();
     let compare = |what: &str, planes: &[Vec<i32>; 3]| -> Result<String> {
-        let [luma, chroma, _, _] = encoder.intermediates(ctx)?;
+        let [luma, chroma] = if what == "colour" {
+            encoder.color_planes(ctx)?
+        } else {
+            let [luma, chroma, _, _] = encoder.intermediates(ctx)?;
+            [luma, chroma]
+        };
         let gpu = [
             luma,
             chroma[..dims[1].0 * dims[1].1].to_vec(),

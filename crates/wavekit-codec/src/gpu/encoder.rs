@@ -106,6 +106,7 @@ pub struct Encoder {
     dwt: [BoundDwt; 2],
     luma: wgpu::Buffer,
     chroma: wgpu::Buffer,
+    planes: [wgpu::Buffer; 2],
     records: wgpu::Buffer,
     table: wgpu::Buffer,
     head: wgpu::Buffer,
@@ -150,6 +151,10 @@ impl Encoder {
         let [(w, h), (cw, ch), _] = header.planes();
         let u = |label: &str, words: u64| ctx.storage_uninit(label, words * 4);
         let input = u("codec input", (w * h) as u64)?;
+        // The colour kernel's planes, and the wavelet's coefficients apart from them (no
+        // whole-plane copy, as in place would take).
+        let luma_img = u("codec luma plane", (w * h) as u64)?;
+        let chroma_img = u("codec chroma planes", (2 * cw * ch) as u64)?;
         let luma = u("codec luma", (w * h) as u64)?;
         let chroma = u("codec chroma", (2 * cw * ch) as u64)?;
         let table = ctx.storage_from("codec block table", &block_table(&header, &layout))?;
@@ -189,13 +194,19 @@ impl Encoder {
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
         let groups = |n: u32| n.div_ceil(256);
         let mut steps = Vec::new();
-        let b = color.bind(ctx, &[(0, &input), (1, &luma), (2, &chroma), (3, &p_color)])?;
+        let b = color.bind(
+            ctx,
+            &[(0, &input), (1, &luma_img), (2, &chroma_img), (3, &p_color)],
+        )?;
         steps.push((color, b, groups((cw * ch) as u32)));
         let wavelet = crate::cpu::wavelet_of(&header);
         let levels = u32::from(header.levels);
         let dwt_luma = super::shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
         let dwt_chroma = super::shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
-        let dwt = [dwt_luma.bind(ctx, &luma)?, dwt_chroma.bind(ctx, &chroma)?];
+        let dwt = [
+            dwt_luma.bind_separate(ctx, &luma_img, &luma)?,
+            dwt_chroma.bind_separate(ctx, &chroma_img, &chroma)?,
+        ];
         let b = block.bind(
             ctx,
             &[
@@ -260,6 +271,7 @@ impl Encoder {
             dwt,
             luma,
             chroma,
+            planes: [luma_img, chroma_img],
             records,
             table,
             head,
@@ -533,6 +545,17 @@ impl Encoder {
         let mut words = Vec::new();
         self.ycbcr_words(img, &mut words)?;
         self.run_with_stats(ctx, &words)
+    }
+
+    /// After [`Encoder::record_until`] its first stage, for diagnosing a difference from the
+    /// CPU: the colour kernel's luma and chroma planes.
+    #[doc(hidden)]
+    pub fn color_planes(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 2]> {
+        let [(w, h), (cw, ch), _] = self.header.planes();
+        Ok([
+            ctx.read_back("codec luma plane", &self.planes[0], w * h)?,
+            ctx.read_back("codec chroma planes", &self.planes[1], 2 * cw * ch)?,
+        ])
     }
 
     /// Blocks in a frame.

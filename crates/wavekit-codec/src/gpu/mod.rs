@@ -258,7 +258,7 @@ pub struct Decoder {
     layout: Layout,
     table_step: std::sync::atomic::AtomicU32,
     // The buffers the bind groups and bound transforms hold.
-    _keep: [wgpu::Buffer; 3],
+    _keep: [wgpu::Buffer; 5],
 }
 
 impl Decoder {
@@ -300,6 +300,10 @@ impl Decoder {
         let table = ctx.storage_from("codec block table", &table)?;
         let luma = ctx.storage_uninit("codec luma coefficients", (w * h * 4) as u64)?;
         let chroma = ctx.storage_uninit("codec chroma coefficients", (2 * cw * ch * 4) as u64)?;
+        // The inverse wavelet writes the planes apart from the coefficients (no whole-plane
+        // copy, as in place would take).
+        let luma_img = ctx.storage_uninit("codec luma plane", (w * h * 4) as u64)?;
+        let chroma_img = ctx.storage_uninit("codec chroma planes", (2 * cw * ch * 4) as u64)?;
         let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
         let damaged = ctx.storage_uninit("codec damaged blocks", layout.blocks.len() as u64 * 4)?;
         let rgba = ctx.storage_uninit("codec rgba", (w * h * 4) as u64)?;
@@ -312,7 +316,10 @@ impl Decoder {
         let wavelet = wavelet_of(header);
         let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
         let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
-        let dwt = [luma_plan.bind(ctx, &luma)?, chroma_plan.bind(ctx, &chroma)?];
+        let dwt = [
+            luma_plan.bind_separate(ctx, &luma_img, &luma)?,
+            chroma_plan.bind_separate(ctx, &chroma_img, &chroma)?,
+        ];
         let (block_name, block_builder) =
             block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
         let block_k = shared::kernel(ctx, &block_name, || block_builder)?;
@@ -331,7 +338,12 @@ impl Decoder {
         let color_k = shared::kernel(ctx, &name, || builder)?;
         let color_b = color_k.bind(
             ctx,
-            &[(0, &luma), (1, &chroma), (2, &rgba), (3, &color_params)],
+            &[
+                (0, &luma_img),
+                (1, &chroma_img),
+                (2, &rgba),
+                (3, &color_params),
+            ],
         )?;
         Ok(Self {
             header: *header,
@@ -349,7 +361,7 @@ impl Decoder {
             table,
             layout,
             table_step: std::sync::atomic::AtomicU32::new(header.step.to_bits()),
-            _keep: [luma, chroma, color_params],
+            _keep: [luma, chroma, luma_img, chroma_img, color_params],
         })
     }
 
