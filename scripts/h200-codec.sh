@@ -8,6 +8,11 @@
 # BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG list the block encoder's and
 # decoder's workgroup sizes, paired (default 256 and 512); $ENCODERS the block kernels timed
 # (default subgroup,workgroup). Writes every log under $OUT (or ./codec-out).
+# Optional: the CLIs packed in .dev/bin.txz (unpacked into .dev/bin/); $TESTS=1 runs the GPU
+# test binaries packed in .dev/tests.txz at width 32 and without subgroups first; $OLD names a
+# second CLI (an earlier build) timed after this one on the 4K frame, --stages, for a
+# before/after in the same call; $STREAM=N adds `codec bench --stream N` at every size, both
+# samplings, 1 bpp (frames a second and each frame's latency).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
@@ -16,6 +21,26 @@ DEC_WG=${DEC_WG:-512}
 ENCODERS=${ENCODERS:-subgroup,workgroup}
 RUNS=${RUNS:-60}
 mkdir -p "$OUT"
+[ -f .dev/bin.txz ] && tar -xJf .dev/bin.txz -C .dev
+if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+if [ -n "${TESTS:-}" ] && [ -f .dev/tests.txz ]; then
+    rm -rf .dev/tests && tar -xJf .dev/tests.txz -C .dev
+    for t in .dev/tests/*; do
+        for mode in sg nosg; do
+            env_mode=$([ $mode = nosg ] && echo WAVEKIT_NO_SUBGROUPS=1 || echo WAVEKIT_EXPECT_SUBGROUP=32)
+            echo "-- $(basename "$t") $mode" >> "$OUT/tests.txt"
+            if env $env_mode "$t" --include-ignored --skip large_ >> "$OUT/tests.txt" 2>&1; then
+                echo "$(basename "$t") $mode: ok"
+            else
+                echo "$(basename "$t") $mode: FAILED"
+            fi
+        done
+    done
+fi
 if [ ! -f "$FRAMES/frame_3840x2160.png" ]; then
     python3 peer/python/codec_speed.py frames --photos .dev/photos --out "$FRAMES" >"$OUT/frames.log" 2>&1
 fi
@@ -45,6 +70,20 @@ peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowav
     --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
 echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"
+if [ -n "${OLD:-}" ] && [ -x "$OLD" ]; then
+    for bin in "$OLD" .dev/bin/wavekit; do
+        echo "== $bin" >>"$OUT/before-after.txt"
+        "$bin" codec bench --frames "$FRAMES/frame_3840x2160.png" --bpp 1,2 --chroma 420,444 \
+            --runs "$RUNS" --rounds 2 --block-kernel subgroup --stages \
+            >>"$OUT/before-after.txt" 2>>"$OUT/before-after.log"
+    done
+    echo "before/after:"; cat "$OUT/before-after.txt"
+fi
+if [ -n "${STREAM:-}" ]; then
+    .dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1 --chroma 420,444 \
+        --stream "$STREAM" --in-flight 3 >"$OUT/stream.txt" 2>"$OUT/stream.log"
+    echo "stream: exit $?"; cat "$OUT/stream.txt"
+fi
 # The decoder from the command line: GPU and CPU write the same PNG.
 .dev/bin/wavekit encode "$FRAMES/frame_3840x2160.png" -o /tmp/f.wkv --bpp 1 | tee "$OUT/cli.txt"
 .dev/bin/wavekit --timings decode /tmp/f.wkv -o /tmp/g.png 2>&1 | tee -a "$OUT/cli.txt"
