@@ -179,14 +179,20 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             var rank = cand0;
             for (var q = 0u; q < ROWS; q++) {
                 let cw = valid[q] & ~sig[q];
-                let nw = cw & v[q];
-                for (var c = 0u; c < 32u; c++) {
-                    if (((nw >> c) & 1u) != 0u) {
-                        add_run(&sums, rank - prev);
-                        prev = rank + 1u;
+                var nw = cw & v[q];
+                // The new samples only, each one's rank from the candidates before it, in a
+                // loop of the subgroup's most (a subgroup-uniform trip count).
+                let most = sg_max_u32(countOneBits(nw));
+                for (var i = 0u; i < most; i++) {
+                    if (nw != 0u) {
+                        let c = firstTrailingBit(nw);
+                        let at = rank + countOneBits(cw & ((1u << c) - 1u));
+                        add_run(&sums, at - prev);
+                        prev = at + 1u;
+                        nw &= nw - 1u;
                     }
-                    rank += (cw >> c) & 1u;
                 }
+                rank += countOneBits(cw);
             }
             // The parameter that costs least (the lowest of equals).
             var k = 0u;
@@ -257,14 +263,24 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 let nw = cw & v[q];
                 var refine = 0u;
                 var signs = 0u;
-                for (var c = 0u; c < 32u; c++) {
+                // The samples significant after this plane, in column order (a loop of the
+                // subgroup's most): a refinement bit from each one significant before, a code
+                // and a sign from each new one, and each one's change of distortion.
+                var left = sw | nw;
+                let most = sg_max_u32(countOneBits(left));
+                for (var i = 0u; i < most; i++) {
+                    if (left == 0u) {
+                        continue;
+                    }
+                    let c = firstTrailingBit(left);
+                    left &= left - 1u;
                     let m = mg[q * 32u + c];
                     if (((sw >> c) & 1u) != 0u) {
                         refine = (refine << 1u) | ((m >> bit) & 1u);
-                    }
-                    if (((nw >> c) & 1u) != 0u) {
-                        let r = rank - prev;
-                        prev = rank + 1u;
+                    } else {
+                        let at = rank + countOneBits(cw & ((1u << c) - 1u));
+                        let r = at - prev;
+                        prev = at + 1u;
                         at_q += r >> k;
                         let z = o + at_q / 32u;
                         atomicAnd(&out[z], ~(0x80000000u >> (at_q % 32u)));
@@ -276,13 +292,11 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                         signs = (signs << 1u) | ((neg[q] >> c) & 1u);
                         nk += 1u;
                     }
-                    rank += (cw >> c) & 1u;
-                    if ((m >> bit) != 0u) {
-                        let b = err2(m, bit + 1u) >> sh;
-                        let a = err2(m, bit) >> sh;
-                        dd += b * b - a * a;
-                    }
+                    let b = err2(m, bit + 1u) >> sh;
+                    let a = err2(m, bit) >> sh;
+                    dd += b * b - a * a;
                 }
+                rank += countOneBits(cw);
                 let nr = countOneBits(sw);
                 put_bits(o, at_f, refine, nr);
                 at_f += nr;

@@ -166,14 +166,16 @@ pub fn encode_block(
             let (mut prev, mut rank) = (prev0[l], before[l] & 0xffff);
             for r in l * rows..(l + 1) * rows {
                 let cw = valid[r] & !sig[r];
-                let nw = cw & v[r];
-                for c in 0..32 {
-                    if nw >> c & 1 == 1 {
-                        add_run(&mut sums[l], rank - prev);
-                        prev = rank + 1;
-                    }
-                    rank += cw >> c & 1;
+                // The new samples, a set bit at a time; a rank from the candidates below.
+                let mut nw = cw & v[r];
+                while nw != 0 {
+                    let c = nw.trailing_zeros();
+                    let at = rank + (cw & ((1u32 << c) - 1)).count_ones();
+                    add_run(&mut sums[l], at - prev);
+                    prev = at + 1;
+                    nw &= nw - 1;
                 }
+                rank += cw.count_ones();
             }
         }
         let (mut k, mut quotients) = (0, 0);
@@ -225,14 +227,18 @@ pub fn encode_block(
                 let cw = valid[r] & !sw;
                 let nw = cw & v[r];
                 let (mut refine, mut signs) = (0u32, 0u32);
-                for c in 0..32 {
-                    let mg = mag(r, c);
+                // The samples significant after the plane, a set bit at a time.
+                let mut left = sw | nw;
+                while left != 0 {
+                    let c = left.trailing_zeros();
+                    left &= left - 1;
+                    let mg = mag(r, c as usize);
                     if sw >> c & 1 == 1 {
                         refine = refine << 1 | (mg >> bit & 1);
-                    }
-                    if nw >> c & 1 == 1 {
-                        let run = rank - prev;
-                        prev = rank + 1;
+                    } else {
+                        let at = rank + (cw & ((1u32 << c) - 1)).count_ones();
+                        let run = at - prev;
+                        prev = at + 1;
                         at_q += run >> k;
                         out.clear(at_q);
                         at_q += 1;
@@ -240,12 +246,10 @@ pub fn encode_block(
                         signs = signs << 1 | (neg[r] >> c & 1);
                         nk += 1;
                     }
-                    rank += cw >> c & 1;
-                    if mg >> bit != 0 {
-                        let (b, a) = (err2(mg, bit + 1) >> sh, err2(mg, bit) >> sh);
-                        dd = dd.wrapping_add((b * b).wrapping_sub(a * a));
-                    }
+                    let (b, a) = (err2(mg, bit + 1) >> sh, err2(mg, bit) >> sh);
+                    dd = dd.wrapping_add((b * b).wrapping_sub(a * a));
                 }
+                rank += cw.count_ones();
                 out.put(at_f, refine, sw.count_ones());
                 at_f += sw.count_ones();
                 let nn = nw.count_ones();
