@@ -642,7 +642,7 @@ impl Dwt {
             (coeffs.len() as u64).next_multiple_of(4),
         )?;
         let bound = self.bind_u8_output(ctx, &buf, &out)?;
-        ctx.submit(|enc| bound.record_inverse(enc));
+        ctx.submit_checked("the inverse wavelet", |enc| bound.record_inverse(enc))?;
         let words: Vec<u32> = ctx.read_back("dwt 8-bit output", &out, coeffs.len().div_ceil(4))?;
         Ok(bytemuck::cast_slice(&words)[..coeffs.len()].to_vec())
     }
@@ -659,7 +659,7 @@ impl Dwt {
         let image = ctx.storage_from("dwt 8-bit input", &words)?;
         let coeffs = ctx.storage_uninit("dwt coefficients", bytes.len() as u64 * 4)?;
         let bound = self.bind_u8(ctx, &image, &coeffs)?;
-        ctx.submit(|enc| bound.record_forward(enc));
+        ctx.submit_checked("the forward wavelet", |enc| bound.record_forward(enc))?;
         Ok(ctx.read_back("dwt coefficients", &coeffs, bytes.len())?)
     }
 
@@ -715,13 +715,13 @@ impl Dwt {
         self.check_input(planes.len(), want)?;
         let buf = ctx.storage_from("dwt data", planes)?;
         let bound = self.bind(ctx, &buf)?;
-        ctx.submit(|enc| {
+        ctx.submit_checked("a wavelet transform", |enc| {
             if inverse {
                 bound.record_inverse(enc);
             } else {
                 bound.record_forward(enc);
             }
-        });
+        })?;
         Ok(ctx.read_back("dwt data", &buf, planes.len())?)
     }
 

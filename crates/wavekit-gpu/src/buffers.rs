@@ -45,11 +45,24 @@ impl GpuContext {
         })
     }
 
-    /// Record commands with `record` into a fresh encoder and submit them (not waiting).
+    /// Record commands with `record` into a fresh encoder and submit them (not waiting). An
+    /// error wgpu raises goes to the device's uncaptured-error handler (see
+    /// [`GpuContext::check_health`]); [`GpuContext::submit_checked`] catches it here instead.
     pub fn submit(&self, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
         let mut enc = self.device.create_command_encoder(&Default::default());
         record(&mut enc);
         self.queue.submit([enc.finish()]);
+    }
+
+    /// [`GpuContext::submit`] inside validation and out-of-memory error scopes: an error in
+    /// these commands is this call's, [`Error::Gpu`] naming `operation`, not a later call's.
+    /// wavekit's own host conveniences (`scan`, `sort`, a codec's `encode` …) submit this way.
+    pub fn submit_checked(
+        &self,
+        operation: &str,
+        record: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> Result<()> {
+        self.scoped(operation, || self.submit(record))
     }
 
     /// A uniform buffer holding `data`.
@@ -165,9 +178,16 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
+        // The copy's own errors are this read-back's.
+        let copied = self.scoped(&format!("reading {what} back"), || {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+            self.queue.submit([enc.finish()]);
+        });
+        if let Err(e) = copied {
+            out.state = State::Failed(e);
+            return out;
+        }
         let slot = out.slot.clone();
         let mapped = out.mapped.clone();
         staging.map_async(wgpu::MapMode::Read, .., move |r| {

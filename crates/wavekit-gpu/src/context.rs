@@ -37,6 +37,12 @@ pub struct ContextOptions {
     /// named by wgpu's `pipeline_cache_key`). A process then starts without compiling what an
     /// earlier one compiled, even where the driver keeps no cache of its own. Off by default.
     pub pipeline_cache: Option<std::path::PathBuf>,
+    /// On a device wavekit makes ([`GpuContext::new`]): keep every error no error scope
+    /// caught (the caller's own work on `ctx.device`, say) for [`GpuContext::check_health`]
+    /// to return, instead of wgpu's default handler, which panics (default on; wavekit's own
+    /// calls catch theirs in error scopes either way). [`GpuContext::from_wgpu`] never installs
+    /// a handler: the caller's stays.
+    pub store_uncaptured_errors: bool,
 }
 
 impl Default for ContextOptions {
@@ -50,6 +56,7 @@ impl Default for ContextOptions {
             zero_workgroup_memory: true,
             dump_wgsl: None,
             pipeline_cache: None,
+            store_uncaptured_errors: true,
         }
     }
 }
@@ -472,12 +479,14 @@ impl GpuContext {
         // wgpu's default handler panics; a context that made its own device turns these into
         // errors that check_health returns (ADR-0091's neighbour: errors where they happen).
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
-        let uncaptured_cb = uncaptured.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if let Ok(mut u) = uncaptured_cb.lock() {
-                u.push(e.to_string());
-            }
-        }));
+        if options.store_uncaptured_errors {
+            let uncaptured_cb = uncaptured.clone();
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                if let Ok(mut u) = uncaptured_cb.lock() {
+                    u.push(e.to_string());
+                }
+            }));
+        }
         Ok(Self::assemble(
             (adapter, device, queue),
             summary,
@@ -705,8 +714,9 @@ impl GpuContext {
     /// Fails if the device was lost, or with every error wgpu reported that no error scope
     /// caught (oldest first; they are cleared, so each is reported once). A context that made
     /// its own device ([`GpuContext::new`]) installs an uncaptured-error handler on it that
-    /// stores them (wgpu's own handler panics); one made with [`GpuContext::from_wgpu`]
-    /// installs none, and the caller's handler sees them.
+    /// stores them (wgpu's own handler panics; [`ContextOptions::store_uncaptured_errors`]
+    /// off keeps wgpu's); one made with [`GpuContext::from_wgpu`] installs none, and the
+    /// caller's handler sees them.
     pub fn check_health(&self) -> Result<()> {
         if let Some(reason) = self.lost.lock().ok().and_then(|l| l.clone()) {
             return Err(Error::DeviceLost { reason });

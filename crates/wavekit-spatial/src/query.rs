@@ -326,7 +326,7 @@ impl Spatial {
     ) -> Result<(Vec<u32>, Vec<f32>)> {
         let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
-        ctx.submit(|e| bound.record(e));
+        ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
         bound.check(ctx)?;
         let n = queries.len() * k as usize;
         Ok((
@@ -388,14 +388,18 @@ impl Spatial {
     ) -> Result<(Vec<u32>, Vec<u32>)> {
         let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
-        ctx.submit(|e| bound.record_count(e));
+        ctx.submit_checked("counting a radius query's neighbours", |e| {
+            bound.record_count(e)
+        })?;
         bound.check(ctx)?;
         let offsets: Vec<u32> =
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
         let total = offsets[queries.len()];
         let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
         let write = bound.bind_write(ctx, self, &indices, &offsets)?;
-        ctx.submit(|e| bound.record_write(e, &write));
+        ctx.submit_checked("writing a radius query's neighbours", |e| {
+            bound.record_write(e, &write)
+        })?;
         bound.check_write(ctx)?;
         let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
         Ok((offsets, got))
@@ -411,11 +415,11 @@ impl Spatial {
     ) -> Result<Vec<u32>> {
         let q = crate::upload_points(ctx, queries, "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
-        ctx.submit(|e| {
+        ctx.submit_checked("counting a radius query's neighbours", |e| {
             bound.record_order(e);
             enc_clear_status(e, &bound.status);
             record_steps(e, &bound.count);
-        });
+        })?;
         bound.check(ctx)?;
         Ok(ctx.read_back("spatial counts", &bound.counts, queries.len())?)
     }

@@ -206,7 +206,7 @@ impl Spatial {
     pub fn build(&self, ctx: &GpuContext, points: &[[f32; 3]]) -> Result<PointTree> {
         let buf = crate::upload_points(ctx, points, "point")?;
         let bound = self.bind_build(ctx, &buf, points.len() as u32)?;
-        ctx.submit(|e| bound.record(e));
+        ctx.submit_checked("building a tree", |e| bound.record(e))?;
         Ok(bound.into_tree())
     }
 }

@@ -159,7 +159,7 @@ impl Lbvh {
     pub fn build(&self, ctx: &GpuContext, mesh: &Mesh) -> Result<GpuBvh> {
         let soup = ctx.storage_from("lbvh input", &soup_words(mesh))?;
         let bound = self.bind(ctx, &soup, mesh.len() as u32)?;
-        ctx.submit(|e| bound.record(e));
+        ctx.submit_checked("building a BVH", |e| bound.record(e))?;
         bound.check(ctx)?;
         Ok(bound.into_bvh())
     }

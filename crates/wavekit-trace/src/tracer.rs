@@ -523,7 +523,7 @@ impl Tracer {
         let rb = ctx.storage_from("trace rays", rays)?;
         let out = ctx.storage_poisoned("trace output", (n * words_per_ray).max(1))?;
         let bound = self.bind(ctx, bvh, &rb, &out, n as u32)?;
-        ctx.submit(|e| bound.record(e));
+        ctx.submit_checked("tracing rays", |e| bound.record(e))?;
         bound.check(ctx)?;
         Ok((
             ctx.read_back("trace output", &out, n * words_per_ray)?,

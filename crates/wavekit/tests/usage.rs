@@ -120,3 +120,28 @@ fn a_buffer_of_another_device_or_too_small_is_refused_at_bind() {
     );
     ctx.check_health().unwrap();
 }
+
+/// A submission's own error is that call's: `submit_checked` names its operation, and nothing
+/// is left for a later call (`check_health` is clean after it).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_checked_submission_reports_its_own_error_and_leaves_none() {
+    let ctx = gpu();
+    ctx.check_health().unwrap();
+    // A clear needs COPY_DST: this buffer has none.
+    let b = buffer(ctx, &[7u32; 64], wgpu::BufferUsages::STORAGE);
+    let err = ctx
+        .submit_checked("clearing the caller's buffer", |enc| {
+            enc.clear_buffer(&b, 0, None)
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("clearing the caller's buffer"), "{err}");
+    ctx.check_health().unwrap();
+    // The same commands through a wavekit call afterwards run clean.
+    let ok = ctx.storage_uninit("fine", 256).unwrap();
+    ctx.submit_checked("clearing a fine buffer", |enc| {
+        enc.clear_buffer(&ok, 0, None)
+    })
+    .unwrap();
+}

@@ -495,7 +495,7 @@ impl Encoder {
     fn run_with_stats(&self, ctx: &GpuContext, words: &[u32]) -> Result<(Vec<u8>, EncodeStats)> {
         ctx.queue
             .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
-        ctx.submit(|enc| self.record(enc));
+        ctx.submit_checked("encoding a frame", |enc| self.record(enc))?;
         let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
         let len = self.frame_len(&control)?;
         let words: Vec<u32> = ctx.read_back("codec frame", &self.frame, len.div_ceil(4))?;

@@ -542,7 +542,7 @@ impl Decoder {
             ));
         }
         self.upload(ctx, bytes)?;
-        ctx.submit(|enc| self.record(enc));
+        ctx.submit_checked("decoding a frame", |enc| self.record(enc))?;
         let pixels = (self.header.width * self.header.height) as usize;
         let words = ctx.read_back_async::<u32>("codec output", &self.rgba, pixels);
         let flags =
@@ -562,7 +562,7 @@ impl Decoder {
     /// Upload, decode and read back the output words and the damage report.
     fn run(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u32>, DecodeReport)> {
         self.upload(ctx, bytes)?;
-        ctx.submit(|enc| self.record(enc));
+        ctx.submit_checked("decoding a frame", |enc| self.record(enc))?;
         let pixels = (self.header.width * self.header.height) as usize;
         let words: Vec<u32> = ctx.read_back("codec output", &self.rgba, pixels)?;
         let flags: Vec<u32> =

@@ -799,7 +799,9 @@ impl UiRenderer {
         let out = ctx.storage_poisoned("ui pixels", n)?;
         self.target_buffer(ctx, &mut frame, &out)?;
         let mut result = Ok(());
-        ctx.submit(|enc| result = self.record(&frame, enc));
+        ctx.submit_checked("compositing a frame", |enc| {
+            result = self.record(&frame, enc)
+        })?;
         result?;
         let px = ctx.read_back_async::<u32>("ui pixels", &out, n);
         let status = ctx.read_back_async::<u32>("ui status", &frame.status, 1);
@@ -828,7 +830,9 @@ impl UiRenderer {
         let out = ctx.storage_poisoned("ui pixels", n)?;
         self.target_buffer(ctx, frame, &out)?;
         let mut result = Ok(());
-        ctx.submit(|enc| result = self.record(frame, enc));
+        ctx.submit_checked("compositing a frame", |enc| {
+            result = self.record(frame, enc)
+        })?;
         result?;
         let px: Vec<u32> = ctx.read_back("ui pixels", &out, n)?;
         self.check_frame(ctx, frame)?;

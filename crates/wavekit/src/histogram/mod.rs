@@ -360,7 +360,7 @@ pub fn histogram_slice<T: Sample>(
     let h = Histogram::new(ctx, &HistogramConfig::new(bins, lower, upper))?;
     let buf = ctx.storage_from("histogram samples", samples)?;
     let bound = h.bind(ctx, &buf, samples.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a histogram", |enc| bound.record(enc))?;
     bound.read(ctx)
 }
 

@@ -365,7 +365,7 @@ pub fn reduce_slice<T: Element>(ctx: &GpuContext, data: &[T], op: Op) -> Result<
     let r = Reduce::new(ctx, &ReduceConfig::new(Monoid::builtin(T::SCALAR, op)))?;
     let src = ctx.storage_from("reduce input", data)?;
     let bound = r.bind(ctx, &src, data.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a reduce", |enc| bound.record(enc))?;
     Ok(ctx.read_back::<T>("reduce result", bound.result(), 1)?[0])
 }
 

@@ -685,7 +685,7 @@ pub fn scan_slice<T: Element>(
     let src = ctx.storage_from("scan input", data)?;
     let dst = ctx.storage_uninit("scan output", std::mem::size_of_val(data) as u64)?;
     let bound = scan.bind(ctx, &src, Some(&dst), data.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a scan", |enc| bound.record(enc))?;
     ctx.read_back("scan output", &dst, data.len())
 }
 

@@ -703,7 +703,7 @@ fn run_slice<T: Element>(
     let f = ctx.storage_from("select flags", flags)?;
     let dst = ctx.storage_uninit("select output", std::mem::size_of_val(data) as u64)?;
     let bound = s.bind(ctx, &src, Some(&f), &dst, data.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a select", |enc| bound.record(enc))?;
     let kept = ctx.read_back::<u32>("select count", bound.count(), 1)?[0] as usize;
     let out = ctx.read_back("select output", &dst, data.len())?;
     Ok((out, kept))

@@ -711,7 +711,7 @@ pub fn sort_slice<K: SortKey>(
     let sort = RadixSort::new(ctx, &config)?;
     let buf = ctx.storage_from("sort keys", keys)?;
     let bound = sort.bind(ctx, &buf, None, keys.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a sort", |enc| bound.record(enc))?;
     ctx.read_back("sort keys", &buf, keys.len())
 }
 
@@ -750,7 +750,7 @@ pub fn sort_pairs_slice<K: SortKey>(
         None => ctx.storage_uninit("sort values", (keys.len() as u64).max(1) * 4)?,
     };
     let bound = sort.bind(ctx, &kb, Some(&vb), keys.len() as u64)?;
-    ctx.submit(|enc| bound.record(enc));
+    ctx.submit_checked("a sort", |enc| bound.record(enc))?;
     Ok((
         ctx.read_back("sort keys", &kb, keys.len())?,
         ctx.read_back("sort values", &vb, keys.len())?,
