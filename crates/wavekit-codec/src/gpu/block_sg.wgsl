@@ -26,7 +26,6 @@
 @group(0) @binding(5) var<uniform> params: vec4<u32>;
 
 const MAX_PLANES: u32 = 24u;
-const T_MASK: u32 = 0xffffffu;
 
 // The bit offset (from the quotients' start) of each quotient's closing zero.
 var<workgroup> zpos: array<u32, 1024>;
@@ -36,6 +35,77 @@ var<workgroup> row_cands: array<u32, 32>;
 // The new samples of each row in this plane, and the negative ones among them.
 var<workgroup> row_new: array<atomic<u32>, 32>;
 var<workgroup> row_neg: array<atomic<u32>, 32>;
+
+// x's low bits deposited, lowest first, at the set bits of m, lowest first (Hacker's
+// Delight's expand: five constant steps, no loop over the bits).
+fn deposit(x0: u32, m0: u32) -> u32 {
+    var x = x0;
+    var m = m0;
+    var mk = ~m << 1u;
+    var mv: array<u32, 5>;
+#unroll i 5
+    {
+        var mp = mk ^ (mk << 1u);
+        mp ^= mp << 2u;
+        mp ^= mp << 4u;
+        mp ^= mp << 8u;
+        mp ^= mp << 16u;
+        let v = mp & m;
+        mv[{i}] = v;
+        m = (m ^ v) | (v >> (1u << {i}));
+        mk &= ~mp;
+    }
+#end
+#unroll j 5
+    {
+        let v = mv[4u - {j}];
+        x = (x & ~v) | ((x << (1u << (4u - {j}))) & v);
+    }
+#end
+    return x & m0;
+}
+
+// The 32 × 32 bit matrix x (bit c of x[r] its element (r, c)) transposed: bit r of the result's
+// word c is bit c of x[r]. Five stages of block swaps, every index a constant (registers).
+fn transpose(x0: array<u32, 32>) -> array<u32, 32> {
+    var x = x0;
+#unroll i 16
+    {
+        let t = ((x[{i}] >> 16u) ^ x[{i} + 16u]) & 0x0000ffffu;
+        x[{i} + 16u] ^= t;
+        x[{i}] ^= t << 16u;
+    }
+#end
+#unroll i 16
+    {
+        let t = ((x[({i} / 8u) * 16u + {i} % 8u] >> 8u) ^ x[({i} / 8u) * 16u + {i} % 8u + 8u]) & 0x00ff00ffu;
+        x[({i} / 8u) * 16u + {i} % 8u + 8u] ^= t;
+        x[({i} / 8u) * 16u + {i} % 8u] ^= t << 8u;
+    }
+#end
+#unroll i 16
+    {
+        let t = ((x[({i} / 4u) * 8u + {i} % 4u] >> 4u) ^ x[({i} / 4u) * 8u + {i} % 4u + 4u]) & 0x0f0f0f0fu;
+        x[({i} / 4u) * 8u + {i} % 4u + 4u] ^= t;
+        x[({i} / 4u) * 8u + {i} % 4u] ^= t << 4u;
+    }
+#end
+#unroll i 16
+    {
+        let t = ((x[({i} / 2u) * 4u + {i} % 2u] >> 2u) ^ x[({i} / 2u) * 4u + {i} % 2u + 2u]) & 0x33333333u;
+        x[({i} / 2u) * 4u + {i} % 2u + 2u] ^= t;
+        x[({i} / 2u) * 4u + {i} % 2u] ^= t << 2u;
+    }
+#end
+#unroll i 16
+    {
+        let t = ((x[{i} * 2u] >> 1u) ^ x[{i} * 2u + 1u]) & 0x55555555u;
+        x[{i} * 2u + 1u] ^= t;
+        x[{i} * 2u] ^= t << 1u;
+    }
+#end
+    return x;
+}
 
 // Word `i` of the frame in stream order (0 past its buffer).
 fn word(i: u32) -> u32 {
@@ -107,7 +177,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let bh = entry.z >> 16u;
     let step = entry.w;
     let columns = select((1u << bw) - 1u, 0xffffffffu, bw >= 32u);
-    var tv: array<u32, ROWS * 32>;
+    // Each row's bit-planes as words (bit c the sample of column c), turned into the samples'
+    // values at the end by one transpose.
+    var pw: array<u32, ROWS * MAX_PLANES>;
     var valid: array<u32, ROWS>;
     var sig: array<u32, ROWS>;
     var neg: array<u32, ROWS>;
@@ -118,9 +190,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         neg[q] = 0u;
         atomicStore(&row_new[row], 0u);
         atomicStore(&row_neg[row], 0u);
-        for (var c = 0u; c < 32u; c++) {
-            tv[q * 32u + c] = 0u;
-        }
     }
     // The payload's place, P and n, read alike by every lane.
     let at = 24u + 4u * block;
@@ -293,16 +362,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             atomicStore(&row_neg[row], 0u);
             if (!bad) {
                 let sw = sig[q];
-                var refine = peek(sr);
+                // The refinement bits, the first for the lowest column, deposited at the
+                // significant samples; the new samples' first bit.
+                pw[q * MAX_PLANES + plane] = nw | deposit(reverseBits(peek(sr)), sw);
                 sr += countOneBits(sw);
-                for (var col = 0u; col < 32u; col++) {
-                    var v = (nw >> col) & 1u;
-                    if (((sw >> col) & 1u) != 0u) {
-                        v = refine >> 31u;
-                        refine <<= 1u;
-                    }
-                    tv[q * 32u + col] = ((tv[q * 32u + col] << 1u) | v) & T_MASK;
-                }
                 sig[q] = sw | nw;
                 neg[q] |= ng;
             }
@@ -316,22 +379,32 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let pitch = entry.y;
     for (var q = 0u; q < ROWS; q++) {
         let row = lane * ROWS + q;
+        // The row's planes transposed: word c holds column c's bits, plane p at bit p; its
+        // value t is those bits read from plane 0 down (the first plane the top bit).
+        var planes_of_row: array<u32, 32>;
+#unroll p 24
+        planes_of_row[{p}] = select(0u, pw[q * MAX_PLANES + {p}], {p} < sent);
+#end
+        let columns_of_row = transpose(planes_of_row);
         if (row < bh) {
-            for (var col = 0u; col < bw; col++) {
+#unroll col 32
+            if ({col} < bw) {
                 var v = 0i;
-                if (ok) {
-                    v = reconstruct(tv[q * 32u + col], dropped, step);
-                    if (((neg[q] >> col) & 1u) != 0u) {
+                if (ok && sent != 0u) {
+                    let t = reverseBits(columns_of_row[{col}]) >> (32u - sent);
+                    v = reconstruct(t, dropped, step);
+                    if (((neg[q] >> {col}) & 1u) != 0u) {
                         v = -v;
                     }
                 }
-                let at = base + row * pitch + col;
+                let at = base + row * pitch + {col};
                 if ((entry.x >> 31u) == 0u) {
                     luma[at] = v;
                 } else {
                     chroma[at] = v;
                 }
             }
+#end
         }
     }
     if (lane == 0u) {

@@ -350,11 +350,11 @@ impl Encoder {
 
     /// Record the encode of [`Encoder::input`] into `enc`.
     pub fn record(&self, enc: &mut wgpu::CommandEncoder) {
-        self.record_until(enc, 4);
+        self.record_until(enc, 5);
     }
 
     /// Record the first stages only, for diagnosis and measurement: 1 the colour, 2 and the
-    /// wavelet, 3 and the blocks, 4 all.
+    /// wavelet, 3 and the blocks, 4 and the rate control, 5 all (the packing).
     #[doc(hidden)]
     pub fn record_until(&self, enc: &mut wgpu::CommandEncoder, stages: u32) {
         let pass = |enc: &mut wgpu::CommandEncoder, s: &(Kernel, wgpu::BindGroup, u32)| {
@@ -377,12 +377,15 @@ impl Encoder {
         if stages < 4 {
             return;
         }
+        pass(enc, &self.steps[2]);
+        if stages < 5 {
+            return;
+        }
         // The payloads' words shared by two tiles are or-ed in.
         let clear = (self.budget as u64)
             .next_multiple_of(4)
             .min(self.frame.size());
         enc.clear_buffer(&self.frame, 0, Some(clear));
-        pass(enc, &self.steps[2]);
         pass(enc, &self.steps[3]);
     }
 

@@ -36,6 +36,10 @@ var<workgroup> sh_x: u32;
 // The tile's blocks: payload offsets (from the first payload), planes sent.
 var<workgroup> sh_off: array<u32, TILE>;
 var<workgroup> sh_sent: array<u32, TILE>;
+// Their payloads' bytes, P, and the bits of their planes sent.
+var<workgroup> sh_size: array<u32, TILE>;
+var<workgroup> sh_planes: array<u32, TILE>;
+var<workgroup> sh_bits: array<u32, TILE>;
 var<workgroup> sh_end: u32;
 
 // Bytes of plane n (1 ..= P) of the block at record `r`.
@@ -68,19 +72,30 @@ fn take(b: u32, before: u32, theta: u32, left: u32) -> vec2<u32> {
 // Payload byte q of the tile's block k (P, n, then its bit string).
 fn payload_byte(k: u32, b: u32, q: u32) -> u32 {
     if (q == 0u) {
-        return records[b * RECORD];
+        return sh_planes[k];
     }
-    let n = sh_sent[k];
     if (q == 1u) {
-        return n;
+        return sh_sent[k];
     }
     let j = q - 2u;
     var v = (bits[b * STRIDE + j / 4u] >> (24u - 8u * (j % 4u))) & 0xffu;
-    let end = records[b * RECORD + 1u + n];
+    let end = sh_bits[k];
     if (j == (end - 1u) / 8u && end % 8u != 0u) {
         v &= ~(0xffu >> (end % 8u)) & 0xffu;
     }
     return v;
+}
+
+// Bytes j .. j + 3 of block b's bit string as a little-endian word (all of them whole bytes of
+// it, none its last): one or two words of the string, shifted, their bytes swapped.
+fn string_word(b: u32, j: u32) -> u32 {
+    let w = b * STRIDE + j / 4u;
+    let sh = 8u * (j % 4u);
+    var s = bits[w];
+    if (sh != 0u) {
+        s = (s << sh) | (bits[w + 1u] >> (32u - sh));
+    }
+    return (s << 24u) | ((s & 0xff00u) << 8u) | ((s >> 8u) & 0xff00u) | (s >> 24u);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -168,11 +183,15 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     if (valid) {
         let n = take(b, tb, theta, left).x;
         let off = ob + min(tb, x);
+        let string_bits = records[b * RECORD + 1u + n];
         sh_off[l.local] = off;
         sh_sent[l.local] = n;
+        sh_size[l.local] = bytes_of(string_bits);
+        sh_planes[l.local] = records[b * RECORD];
+        sh_bits[l.local] = string_bits;
         atomicStore(&frame[6u + b], overhead + off);
         if (b == min(blocks, (tile + 1u) * TILE) - 1u) {
-            let end = off + bytes_of(records[b * RECORD + 1u + n]);
+            let end = off + bytes_of(string_bits);
             sh_end = end;
             if (b == blocks - 1u) {
                 control[2] = overhead + end;
@@ -203,6 +222,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
         }
         var v = 0u;
         var k = lo;
+        let q = w * 4u - overhead;
+        let inside = w * 4u >= start && w * 4u + 4u <= end;
+        if (inside && q >= sh_off[k] + 2u && q + 4u < sh_off[k] + sh_size[k]) {
+            // The common word: four whole bytes of one block's bit string.
+            atomicStore(&frame[w], string_word(tile * TILE + k, q - sh_off[k] - 2u));
+            continue;
+        }
         for (var i = 0u; i < 4u; i++) {
             let at = w * 4u + i;
             if (at >= start && at < end) {

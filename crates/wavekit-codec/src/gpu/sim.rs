@@ -291,9 +291,10 @@ pub fn decode_block(
     };
     let mut sig = [0u32; 32];
     let mut neg = [0u32; 32];
-    let mut tv = vec![0u32; 32 * 32];
+    // Each row's plane words, as the kernel keeps them.
+    let mut pw = vec![[0u32; 32]; 32];
     let mut bit = 0u32;
-    for _ in 0..n {
+    for plane in 0..n as usize {
         let cands_l: Vec<u32> = (0..lanes)
             .map(|l| {
                 (l * rows..(l + 1) * rows)
@@ -408,26 +409,70 @@ pub fn decode_block(
             let mut sr = f0 + sig0[l];
             for r in l * rows..(l + 1) * rows {
                 let sw = sig[r];
-                let mut refine = peek(sr);
+                pw[r][plane] = row_new[r] | deposit(peek(sr).reverse_bits(), sw);
                 sr += sw.count_ones();
-                for col in 0..32 {
-                    let mut v = row_new[r] >> col & 1;
-                    if sw >> col & 1 == 1 {
-                        v = refine >> 31;
-                        refine <<= 1;
-                    }
-                    tv[r * 32 + col] = (tv[r * 32 + col] << 1 | v) & 0xff_ffff;
-                }
                 sig[r] = sw | row_new[r];
                 neg[r] |= row_neg[r];
             }
         }
         bit = f0 + sigs;
     }
+    // The planes of a row transposed: column c's bits, plane 0 the top one.
+    let columns: Vec<[u32; 32]> = pw.iter().map(|p| transpose(*p)).collect();
+    let value = |r: usize, c: usize| {
+        if n == 0 {
+            0
+        } else {
+            columns[r][c].reverse_bits() >> (32 - n)
+        }
+    };
     (0..bh)
         .flat_map(|r| (0..bw).map(move |c| (r, c)))
-        .map(|(r, c)| (tv[r * 32 + c], neg[r] >> c & 1 == 1))
+        .map(|(r, c)| (value(r, c), neg[r] >> c & 1 == 1))
         .collect()
+}
+
+/// `block_sg.wgsl`'s `deposit`: x's low bits placed, lowest first, at the set bits of m
+/// (Hacker's Delight's expand, five constant steps).
+pub fn deposit(x0: u32, m0: u32) -> u32 {
+    let (mut x, mut m) = (x0, m0);
+    let mut mk = !m << 1;
+    let mut mv = [0u32; 5];
+    for (i, v) in mv.iter_mut().enumerate() {
+        let mut mp = mk ^ (mk << 1);
+        mp ^= mp << 2;
+        mp ^= mp << 4;
+        mp ^= mp << 8;
+        mp ^= mp << 16;
+        *v = mp & m;
+        m = (m ^ *v) | (*v >> (1 << i));
+        mk &= !mp;
+    }
+    for i in (0..5).rev() {
+        x = (x & !mv[i]) | ((x << (1 << i)) & mv[i]);
+    }
+    x & m0
+}
+
+/// `block_sg.wgsl`'s `transpose`: bit r of word c of the result is bit c of x[r] (five stages
+/// of block swaps).
+pub fn transpose(x0: [u32; 32]) -> [u32; 32] {
+    let mut x = x0;
+    for (j, m) in [
+        (16, 0x0000_ffffu32),
+        (8, 0x00ff_00ff),
+        (4, 0x0f0f_0f0f),
+        (2, 0x3333_3333),
+        (1, 0x5555_5555),
+    ] {
+        for i in 0..16 {
+            let k = (i / j) * 2 * j + i % j;
+            let t = ((x[k] >> j) ^ x[k + j]) & m;
+            x[k + j] ^= t;
+            x[k] ^= t << j;
+        }
+    }
+    x
 }
 
 /// `block_sg.wgsl`'s `select_bit`: the column of the n-th set bit of w, by halves.
@@ -674,6 +719,33 @@ mod tests {
                         (&want, &offsets, theta),
                         "{count} blocks, tile {tile}"
                     );
+                }
+            }
+        }
+    }
+
+    /// `deposit` and `transpose` against their definitions, bit by bit.
+    #[test]
+    fn deposit_and_transpose_are_their_definitions() {
+        let mut rng = fastrand::Rng::with_seed(29);
+        for _ in 0..2000 {
+            let (x, m) = (rng.u32(..), rng.u32(..) & rng.u32(..));
+            let mut want = 0;
+            let mut k = 0;
+            for c in 0..32 {
+                if m >> c & 1 == 1 {
+                    want |= (x >> k & 1) << c;
+                    k += 1;
+                }
+            }
+            assert_eq!(deposit(x, m), want, "{x:#x} {m:#x}");
+        }
+        for _ in 0..100 {
+            let a: [u32; 32] = std::array::from_fn(|_| rng.u32(..));
+            let t = transpose(a);
+            for (c, w) in t.iter().enumerate() {
+                for (r, row) in a.iter().enumerate() {
+                    assert_eq!(w >> r & 1, row >> c & 1);
                 }
             }
         }
