@@ -17,6 +17,7 @@
 // ROWS (32 / LANES). Bindings as block.wgsl's.
 #import subgroup/api
 #import codec/read
+#import codec/words
 
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -35,77 +36,6 @@ var<workgroup> row_cands: array<u32, 32>;
 // The new samples of each row in this plane, and the negative ones among them.
 var<workgroup> row_new: array<atomic<u32>, 32>;
 var<workgroup> row_neg: array<atomic<u32>, 32>;
-
-// x's low bits deposited, lowest first, at the set bits of m, lowest first (Hacker's
-// Delight's expand: five constant steps, no loop over the bits).
-fn deposit(x0: u32, m0: u32) -> u32 {
-    var x = x0;
-    var m = m0;
-    var mk = ~m << 1u;
-    var mv: array<u32, 5>;
-#unroll i 5
-    {
-        var mp = mk ^ (mk << 1u);
-        mp ^= mp << 2u;
-        mp ^= mp << 4u;
-        mp ^= mp << 8u;
-        mp ^= mp << 16u;
-        let v = mp & m;
-        mv[{i}] = v;
-        m = (m ^ v) | (v >> (1u << {i}));
-        mk &= ~mp;
-    }
-#end
-#unroll j 5
-    {
-        let v = mv[4u - {j}];
-        x = (x & ~v) | ((x << (1u << (4u - {j}))) & v);
-    }
-#end
-    return x & m0;
-}
-
-// The 32 × 32 bit matrix x (bit c of x[r] its element (r, c)) transposed: bit r of the result's
-// word c is bit c of x[r]. Five stages of block swaps, every index a constant (registers).
-fn transpose(x0: array<u32, 32>) -> array<u32, 32> {
-    var x = x0;
-#unroll i 16
-    {
-        let t = ((x[{i}] >> 16u) ^ x[{i} + 16u]) & 0x0000ffffu;
-        x[{i} + 16u] ^= t;
-        x[{i}] ^= t << 16u;
-    }
-#end
-#unroll i 16
-    {
-        let t = ((x[({i} / 8u) * 16u + {i} % 8u] >> 8u) ^ x[({i} / 8u) * 16u + {i} % 8u + 8u]) & 0x00ff00ffu;
-        x[({i} / 8u) * 16u + {i} % 8u + 8u] ^= t;
-        x[({i} / 8u) * 16u + {i} % 8u] ^= t << 8u;
-    }
-#end
-#unroll i 16
-    {
-        let t = ((x[({i} / 4u) * 8u + {i} % 4u] >> 4u) ^ x[({i} / 4u) * 8u + {i} % 4u + 4u]) & 0x0f0f0f0fu;
-        x[({i} / 4u) * 8u + {i} % 4u + 4u] ^= t;
-        x[({i} / 4u) * 8u + {i} % 4u] ^= t << 4u;
-    }
-#end
-#unroll i 16
-    {
-        let t = ((x[({i} / 2u) * 4u + {i} % 2u] >> 2u) ^ x[({i} / 2u) * 4u + {i} % 2u + 2u]) & 0x33333333u;
-        x[({i} / 2u) * 4u + {i} % 2u + 2u] ^= t;
-        x[({i} / 2u) * 4u + {i} % 2u] ^= t << 2u;
-    }
-#end
-#unroll i 16
-    {
-        let t = ((x[{i} * 2u] >> 1u) ^ x[{i} * 2u + 1u]) & 0x55555555u;
-        x[{i} * 2u + 1u] ^= t;
-        x[{i} * 2u] ^= t << 1u;
-    }
-#end
-    return x;
-}
 
 // Word `i` of the frame in stream order (0 past its buffer).
 fn word(i: u32) -> u32 {

@@ -31,6 +31,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/layout", "layout.wgsl"),
     wavekit::wgsl_source!("codec/bits", "bits.wgsl"),
     wavekit::wgsl_source!("codec/read", "read.wgsl"),
+    wavekit::wgsl_source!("codec/words", "words.wgsl"),
     wavekit::wgsl_source!("codec/ycbcr", "ycbcr.wgsl"),
 ];
 
