@@ -1,7 +1,7 @@
 //! `cargo run -p wavekit-examples --example codec`: see `wavekit_examples::codec`.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    let ctx = wavekit_examples::example_context()?;
     println!(
         "{}: {}",
         ctx.summary.label(),

@@ -5,7 +5,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "panel.png".into());
-    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    let ctx = wavekit_examples::example_context()?;
     let (image, line) = wavekit_examples::compositor::run(&ctx, 0.6)?;
     image.save(&out)?;
     println!("{}: {line}; wrote {out}", ctx.summary.label());

@@ -1,7 +1,8 @@
-//! `cargo run -p wavekit-examples --example primitives`: see `wavekit_examples::primitives`.
+//! `cargo run -p wavekit-examples --example primitives [-- --own-device]`: see
+//! `wavekit_examples::primitives` (and `example_context` for the device).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = wavekit::GpuContext::new(&wavekit::ContextOptions::default())?;
+    let ctx = wavekit_examples::example_context()?;
     println!(
         "{}: {}",
         ctx.summary.label(),

@@ -24,6 +24,33 @@ pub struct ReadmeDoctests;
 
 pub use error::{Error, Result};
 
+/// The context the command-line examples run on: wavekit's own (`GpuContext::new`), or, with
+/// `--own-device` among the arguments, one made from an adapter, device and queue the program
+/// created with wgpu alone (`GpuContext::from_wgpu`), as a wgpu application brings its own.
+/// Either way the example's function takes it as the caller's.
+pub fn example_context() -> std::result::Result<wavekit::GpuContext, Box<dyn std::error::Error>> {
+    use wavekit::{ContextOptions, GpuContext, wgpu};
+    if !std::env::args().any(|a| a == "--own-device") {
+        return Ok(GpuContext::new(&ContextOptions::default())?);
+    }
+    // The application's own: the first adapter, asked for the limits wavekit needs (the
+    // adapter's own here) and for subgroups where it has them.
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("the application's device"),
+        required_features: adapter.features() & wgpu::Features::SUBGROUP,
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))?;
+    Ok(GpuContext::from_wgpu(
+        adapter,
+        device,
+        queue,
+        &ContextOptions::default(),
+    )?)
+}
+
 /// A `Mismatch` of `example` unless `ok`.
 fn check(ok: bool, example: &'static str, what: impl FnOnce() -> String) -> Result<()> {
     if ok {
