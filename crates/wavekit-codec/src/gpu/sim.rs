@@ -454,7 +454,7 @@ pub fn deposit(x0: u32, m0: u32) -> u32 {
     x & m0
 }
 
-/// `block_sg.wgsl`'s `transpose`: bit r of word c of the result is bit c of x[r] (five stages
+/// `block_sg.wgsl`'s `transpose`: bit r of word c of the result is bit c of `x[r]` (five stages
 /// of block swaps).
 pub fn transpose(x0: [u32; 32]) -> [u32; 32] {
     let mut x = x0;
