@@ -10,8 +10,9 @@
 # test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
 # first subgroup width, only the GPU test binaries (`*_gpu`) at the other widths this CPU
 # allows (8, and 16 where the CPU has AVX-512) and once more without subgroups, `wavekit
-# selftest` at every width, and the suite again on a real GPU where one is present. Each
-# phase prints its time.
+# selftest` at every width, the Python package's wheel and its tests against numpy
+# (scripts/python-test.sh) at the first width, and the suite again on a real GPU where one is
+# present. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -115,6 +116,8 @@ for w in "${widths[@]}"; do
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
     if [ "$w" = "${widths[0]}" ]; then
+        phase "the Python package: a wheel by maturin, its tests against numpy (scripts/python-test.sh)"
+        LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe bash scripts/python-test.sh
         phase "the web page's verdict"
         web_verdict
     fi

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The Python package (crates/wavekit-py, issue 48), as a user gets it: built by maturin into a
+# wheel (abi3, Python 3.9 and newer; the workspace's build of the extension), installed into
+# a fresh virtual environment with numpy and pytest from PyPI, and its tests run there against
+# numpy on the adapter the environment names (the test command: lavapipe's first width).
+# Usage: scripts/python-test.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+venv=$root/target/py-venv
+if [ ! -x "$venv/bin/python" ]; then
+    if ! python3 -m venv "$venv" 2>/dev/null; then
+        # Debian keeps venv's ensurepip in a package of its own.
+        rm -rf "$venv"
+        apt-get install -y -qq python3-venv >/dev/null 2>&1 || true
+        python3 -m venv "$venv"
+    fi
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest
+rm -rf "$root/target/wheels-test"
+(cd crates/wavekit-py &&
+    VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+    "$root"/target/wheels-test/*.whl
+# From outside the source tree, so that the installed package is the one imported.
+cd "$root/target"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" "$root/crates/wavekit-py/tests"
