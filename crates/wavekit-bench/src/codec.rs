@@ -155,10 +155,7 @@ pub fn run(
                         frame: f.name.clone(),
                         width: f.width,
                         height: f.height,
-                        chroma: match chroma {
-                            Chroma::Yuv420 => "420",
-                            Chroma::Yuv444 => "444",
-                        },
+                        chroma: chroma_name(chroma),
                         bpp,
                         budget,
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
@@ -339,6 +336,14 @@ fn diagnose(
     let cpu = rate::threshold(&choices, config.budget - layout.overhead());
     out += &format!("; threshold GPU {:?} CPU {cpu:?}", &control[..2]);
     Ok(out)
+}
+
+/// A row's name of a chroma sampling.
+fn chroma_name(chroma: Chroma) -> &'static str {
+    match chroma {
+        Chroma::Yuv420 => "420",
+        Chroma::Yuv444 => "444",
+    }
 }
 
 fn kernel_name(lanes: Option<u32>) -> &'static str {
@@ -524,10 +529,7 @@ pub fn stream(
                     frame: f.name.clone(),
                     width: f.width,
                     height: f.height,
-                    chroma: match chroma {
-                        Chroma::Yuv420 => "420",
-                        Chroma::Yuv444 => "444",
-                    },
+                    chroma: chroma_name(chroma),
                     bpp,
                     frames,
                     distinct,

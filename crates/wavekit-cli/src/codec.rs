@@ -265,6 +265,16 @@ impl From<BlockKernelArg> for wavekit_codec::gpu::BlockKernel {
     }
 }
 
+/// `--bpp`'s budgets are positive numbers.
+fn check_bpp(bpp: &[f64]) -> Result<(), CliError> {
+    match bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+        Some(b) => Err(CliError::Usage(format!(
+            "--bpp {b}: give positive numbers of bits a pixel"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `codec bench`'s frames: the PNGs given, or synthetic frames at 1080p, 1440p and 4K.
 fn bench_frames(frames: &[PathBuf]) -> Result<Vec<wavekit_bench::codec::Frame>, CliError> {
     let mut list = Vec::new();
@@ -310,11 +320,7 @@ pub fn bench_stream(
             "--stream {count} --in-flight {in_flight}: give at least one frame and one in flight"
         )));
     }
-    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
-        return Err(CliError::Usage(format!(
-            "--bpp {b}: give positive numbers of bits a pixel"
-        )));
-    }
+    check_bpp(bpp)?;
     let list = bench_frames(frames)?;
     let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
     let clock = crate::bench::clock_reader(ctx);
@@ -399,11 +405,7 @@ pub fn bench(
         p.check()
             .map_err(|e| CliError::Usage(format!("--encode-workgroup/--decode-workgroup: {e}")))?;
     }
-    if let Some(b) = bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
-        return Err(CliError::Usage(format!(
-            "--bpp {b}: give positive numbers of bits a pixel"
-        )));
-    }
+    check_bpp(bpp)?;
     let list = bench_frames(frames)?;
     let chromas: Vec<Chroma> = chroma.iter().map(|&c| c.into()).collect();
     let clock = crate::bench::clock_reader(ctx);
