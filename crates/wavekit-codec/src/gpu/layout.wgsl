@@ -6,3 +6,9 @@
 fn bytes_of(end: u32) -> u32 {
     return 2u + (end + 7u) / 8u;
 }
+
+// Bytes of plane n (1 ..= P) of the block at record `r` of the importer's `records` (every
+// importer binds them: the block encoders, rate.wgsl, pack.wgsl).
+fn plane_bytes(r: u32, n: u32) -> u32 {
+    return bytes_of(records[r + 1u + n]) - bytes_of(records[r + n]);
+}

@@ -42,11 +42,6 @@ var<workgroup> sh_planes: array<u32, TILE>;
 var<workgroup> sh_bits: array<u32, TILE>;
 var<workgroup> sh_end: u32;
 
-// Bytes of plane n (1 ..= P) of the block at record `r`.
-fn plane_bytes(r: u32, n: u32) -> u32 {
-    return bytes_of(records[r + 1u + n]) - bytes_of(records[r + n]);
-}
-
 // Block b's ties taken while they fit the room `left` after `before` bytes of ties: its
 // planes sent, and the tie bytes up to its end.
 fn take(b: u32, before: u32, theta: u32, left: u32) -> vec2<u32> {

@@ -29,11 +29,6 @@ const PER: u32 = KEY_BINS / WG_SIZE;
 var<workgroup> sh_over: atomic<u32>;
 var<workgroup> sh_left: u32;
 
-// Bytes of plane n (1 ..= P) of the block at record `r`.
-fn plane_bytes(r: u32, n: u32) -> u32 {
-    return bytes_of(records[r + 1u + n]) - bytes_of(records[r + n]);
-}
-
 // θ and the room left under it, on every invocation (barriers inside).
 fn threshold(l: Lane) -> vec2<u32> {
     let base = params.y;
