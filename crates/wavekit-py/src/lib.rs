@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use wavekit::histogram::{Histogram, HistogramConfig, Sample};
 use wavekit::monoid::{Element, Monoid, Op};
 use wavekit::reduce::{Reduce, ReduceConfig};
 use wavekit::scan::{Scan, ScanConfig};
@@ -314,19 +315,26 @@ fn reduce<'py>(
                 .to_le_bytes()
                 .to_vec(),
             ("u4" | "i4", Op::Add) => {
-                // The last of the inclusive 64-bit scan is the sum.
+                // A reduce of the 64-bit carry monoid on the widened words.
                 let pairs = widen(data, dtype, "sum")?;
                 let s = if pairs.is_empty() {
                     0
                 } else {
-                    *scan64(ctx, &pairs, true)?.last().unwrap_or(&0)
+                    let r = cached("reduce u64 sum", || {
+                        Ok(Reduce::new(ctx, &ReduceConfig::new(sum64()?))?)
+                    })?;
+                    let src = ctx.storage_from("sum input", &pairs)?;
+                    let bound = r.bind(ctx, &src, pairs.len() as u64)?;
+                    ctx.submit_checked("a sum", |enc| bound.record(enc))?;
+                    let [lo, hi] = ctx.read_back::<[u32; 2]>("sum result", bound.result(), 1)?[0];
+                    u64::from(lo) | (u64::from(hi) << 32)
                 };
                 s.to_le_bytes().to_vec()
             }
-            ("u4", _) => wavekit::reduce::reduce_slice(ctx, &cast::<u32>(data)?, op)?
+            ("u4", _) => reduce_on(ctx, &cast::<u32>(data)?, op)?
                 .to_le_bytes()
                 .to_vec(),
-            ("i4", _) => wavekit::reduce::reduce_slice(ctx, &cast::<i32>(data)?, op)?
+            ("i4", _) => reduce_on(ctx, &cast::<i32>(data)?, op)?
                 .to_le_bytes()
                 .to_vec(),
             (other, _) => return Err(Error::dtype("reduce", other)),
@@ -396,30 +404,47 @@ fn histogram<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let ctx = ctx()?;
     let counts = py.detach(|| -> Result<wavekit::histogram::Counts> {
-        Ok(match dtype {
-            "u4" => wavekit::histogram::histogram_slice(
+        /// One histogram's pipelines a type, re-ranged for each call.
+        fn run<T: Sample>(
+            ctx: &GpuContext,
+            samples: &[T],
+            bins: u32,
+            (lower, upper): (T, T),
+            (zero, one): (T, T),
+        ) -> Result<wavekit::histogram::Counts> {
+            let base = cached(&format!("histogram {:?}", T::SCALAR), || {
+                Ok(Histogram::new(ctx, &HistogramConfig::new(1, zero, one))?)
+            })?;
+            let h = base.with_range(bins, lower, upper)?;
+            let buf = ctx.storage_from("histogram samples", samples)?;
+            let bound = h.bind(ctx, &buf, samples.len() as u64)?;
+            ctx.submit_checked("a histogram", |enc| bound.record(enc))?;
+            Ok(bound.read(ctx)?)
+        }
+        match dtype {
+            "u4" => run(
                 ctx,
                 &cast::<u32>(data)?,
                 bins,
-                lower as u32,
-                upper as u32,
-            )?,
-            "i4" => wavekit::histogram::histogram_slice(
+                (lower as u32, upper as u32),
+                (0, 1),
+            ),
+            "i4" => run(
                 ctx,
                 &cast::<i32>(data)?,
                 bins,
-                lower as i32,
-                upper as i32,
-            )?,
-            "f4" => wavekit::histogram::histogram_slice(
+                (lower as i32, upper as i32),
+                (0, 1),
+            ),
+            "f4" => run(
                 ctx,
                 &cast::<f32>(data)?,
                 bins,
-                lower as f32,
-                upper as f32,
-            )?,
-            other => return Err(Error::dtype("histogram", other)),
-        })
+                (lower as f32, upper as f32),
+                (0.0, 1.0),
+            ),
+            other => Err(Error::dtype("histogram", other)),
+        }
     })?;
     let mut all = counts.bins;
     all.extend([counts.below, counts.above, counts.nan]);

@@ -162,5 +162,10 @@ def test_a_large_array():
     a = data(rng, 1_000_003, np.int32)
     np.testing.assert_array_equal(wavekit.sort(a), np.sort(a))
     np.testing.assert_array_equal(wavekit.cumsum(a), np.cumsum(a))
+    # Sums past 32 bits (the reduce of the 64-bit carry monoid), each sign and unsigned.
+    assert wavekit.sum(a) == np.sum(a)
+    u = rng.integers(2**31, 2**32, 1_000_003, dtype=np.uint32)
+    assert wavekit.sum(u) == np.sum(u) and np.sum(u) > 2**50
+    assert wavekit.sum(-np.abs(a)) == np.sum(-np.abs(a))
     f = data(rng, 1_000_003, np.float32)
     assert wavekit.argsort(f).tobytes() == np.argsort(f, kind="stable").tobytes()

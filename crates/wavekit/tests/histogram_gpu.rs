@@ -12,9 +12,17 @@ fn sizes() -> Vec<usize> {
 
 fn check<T: Sample>(draw: impl Fn(&mut fastrand::Rng) -> T, ranges: &[(T, T)]) {
     let ctx = gpu();
+    // Built for each range at one bin; every other bin count re-ranges the first one (the
+    // same pipelines, new levels), so both ways of making one are checked.
+    let (l0, u0) = ranges[0];
+    let base = Histogram::new(ctx, &HistogramConfig::new(1, l0, u0)).unwrap();
     for &bins in &[1u32, 2, 7, 256, 1000, 4096] {
         for &(lower, upper) in ranges {
-            let h = Histogram::new(ctx, &HistogramConfig::new(bins, lower, upper)).unwrap();
+            let h = if bins == 1 {
+                Histogram::new(ctx, &HistogramConfig::new(bins, lower, upper)).unwrap()
+            } else {
+                base.with_range(bins, lower, upper).unwrap()
+            };
             for n in sizes() {
                 let mut r = fastrand::Rng::with_seed(u64::from(bins) * 1000 + n as u64);
                 let xs: Vec<T> = (0..n).map(|_| draw(&mut r)).collect();
@@ -101,6 +109,11 @@ fn bad_levels_and_bins_are_errors() {
     assert!(Histogram::new(ctx, &HistogramConfig::new(4, 3i32, -3)).is_err());
     assert!(Histogram::new(ctx, &HistogramConfig::new(4, 0.0f32, f32::NAN)).is_err());
     assert!(Histogram::new(ctx, &HistogramConfig::new(4, f32::NEG_INFINITY, 0.0)).is_err());
+    let h = Histogram::new(ctx, &HistogramConfig::new(4, 0u32, 10)).unwrap();
+    let e = h.with_range(4, 0.0f32, 1.0).unwrap_err();
+    assert!(e.to_string().contains("built for U32"), "{e}");
+    assert!(h.with_range(0, 0u32, 10).is_err());
+    assert!(h.with_range(4, 10u32, 10).is_err());
     let c = histogram_slice(ctx, &[1u32, 2, 3], 3, 1, 4).unwrap();
     assert_eq!(c.bins, [1, 1, 1]);
 }

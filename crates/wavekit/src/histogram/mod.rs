@@ -140,6 +140,7 @@ pub fn composed(scalar: Scalar, policy: &HistogramPolicy, subgroups: bool) -> Re
 #[derive(Debug)]
 pub struct Histogram {
     kernel: Kernel,
+    scalar: Scalar,
     bins: u32,
     levels: [u32; 4],
     policy: HistogramPolicy,
@@ -168,10 +169,37 @@ impl Histogram {
         let kernel = Kernel::new(ctx, &composed(T::SCALAR, &policy, sg)?)?;
         Ok(Self {
             kernel,
+            scalar: T::SCALAR,
             bins,
             levels,
             policy,
             clear: ClearKernel::new(ctx)?,
+        })
+    }
+
+    /// The same pipelines for another bin count and range (of the same element type): no
+    /// compile, so a caller with many ranges builds one histogram and re-ranges it.
+    pub fn with_range<T: Sample>(&self, bins: u32, lower: T, upper: T) -> Result<Self> {
+        if T::SCALAR != self.scalar {
+            return Err(Error::InvalidArgument(format!(
+                "histogram re-ranged with {:?} levels, built for {:?} samples: build one for {:?}",
+                T::SCALAR,
+                self.scalar,
+                T::SCALAR
+            )));
+        }
+        if !(1..=MAX_BINS).contains(&bins) {
+            return Err(Error::InvalidArgument(format!(
+                "histogram of {bins} bins: 1 to {MAX_BINS} are supported"
+            )));
+        }
+        Ok(Self {
+            kernel: self.kernel.clone(),
+            scalar: self.scalar,
+            bins,
+            levels: levels(bins, lower, upper)?,
+            policy: self.policy,
+            clear: self.clear.clone(),
         })
     }
 

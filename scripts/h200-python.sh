@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The Python package on the H200 machine: its arrays against numpy and CuPy
+# (crates/wavekit-py/bench/arrays.py), and, where the wheel has it, wavekit.spatial.KDTree
+# against SciPy's cKDTree on 16 cores and CuPy's KDTree (crates/wavekit-py/bench/kdtree.py).
+# Expects the release wheel (maturin build --release) in .whl/wavekit-*.whl; it is unpacked into
+# /tmp/site (the machine has no network, and a wheel is a zip). Logs under $OUT.
+set -uo pipefail
+OUT=${OUT:-python-out}
+mkdir -p "$OUT"
+if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+rm -rf /tmp/site && mkdir -p /tmp/site
+for w in .whl/*.whl; do python3 -m zipfile -e "$w" /tmp/site; done
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem --format=csv -lms 200 >"$OUT/python-clock.csv" &
+clock=$!
+trap 'kill $clock 2>/dev/null || true' EXIT
+python3 -c "import numpy, scipy, cupy; print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'cupy', cupy.__version__)" | tee "$OUT/python-versions.txt"
+python3 crates/wavekit-py/bench/arrays.py --sizes ${SIZES:-20,24,26} --out "$OUT/arrays.jsonl" \
+    >/dev/null 2>"$OUT/arrays.txt" && echo "arrays: ok" || echo "arrays: FAILED"
+grep '^#\|device' "$OUT/arrays.txt"
+if [ -f crates/wavekit-py/bench/kdtree.py ]; then
+    python3 crates/wavekit-py/bench/kdtree.py --out "$OUT/kdtree.jsonl" \
+        >/dev/null 2>"$OUT/kdtree.txt" && echo "kdtree: ok" || echo "kdtree: FAILED"
+    grep '^#\|device' "$OUT/kdtree.txt"
+fi
