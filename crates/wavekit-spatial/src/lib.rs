@@ -34,6 +34,7 @@
 
 #![warn(missing_docs)]
 mod error;
+mod many;
 pub mod query;
 pub mod reference;
 pub mod tree;

@@ -171,7 +171,11 @@ impl Spatial {
             budget: ctx.uniform_from("spatial loop budget", &[budget, 0, 0, 0])?,
             status: ctx.storage_from("spatial query status", &vec![0u32; status_words as usize])?,
             params: ctx.uniform_from("spatial query params", &[nq, tree.leaves, tree.points, k])?,
-            radius: ctx.uniform_from("spatial radius", &[r2, 0.0, 0.0, 0.0])?,
+            // The squared radius, then the periodic box (query/common.wgsl's box_size).
+            radius: ctx.uniform_from(
+                "spatial radius",
+                &[r2, tree.boxsize[0], tree.boxsize[1], tree.boxsize[2]],
+            )?,
             // The identity: the order when the queries are not sorted (or only one).
             order: ctx
                 .storage_from("spatial query order", &(0..nq.max(1)).collect::<Vec<u32>>())?,
@@ -324,7 +328,7 @@ impl Spatial {
         k: u32,
         max_dist: Option<f32>,
     ) -> Result<(Vec<u32>, Vec<f32>)> {
-        let q = crate::upload_points(ctx, queries, "query")?;
+        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
         ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
         bound.check(ctx)?;
@@ -378,7 +382,9 @@ impl Spatial {
     }
 
     /// Every point within `r` of each query, as CSR: `queries + 1` offsets and the indices
-    /// (ascending a query), read back.
+    /// (ascending a query), read back. A result of 2^32 neighbours or more (the offsets are
+    /// 32-bit), or larger than one buffer of this device, is refused before it is written,
+    /// with its size: [`Spatial::radius_pieces`] returns any size.
     pub fn radius(
         &self,
         ctx: &GpuContext,
@@ -386,12 +392,22 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
-        let q = crate::upload_points(ctx, queries, "query")?;
+        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit_checked("counting a radius query's neighbours", |e| {
             bound.record_count(e)
         })?;
         bound.check(ctx)?;
+        // The counts summed in 64 bits: the 32-bit offsets wrap past 2^32 neighbours.
+        let counts: Vec<u32> = ctx.read_back("spatial counts", &bound.counts, queries.len())?;
+        let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        let most = radius_most(ctx);
+        if whole > most {
+            return Err(SpatialError::InvalidArgument(format!(
+                "a radius search of {whole} neighbours ({} bytes of indices): one call returns                  at most {most}; take it in pieces with Spatial::radius_pieces",
+                whole * 4
+            )));
+        }
         let offsets: Vec<u32> =
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
         let total = offsets[queries.len()];
@@ -405,6 +421,67 @@ impl Spatial {
         Ok((offsets, got))
     }
 
+    /// Every point within `r` of each query, of any total size, in pieces of consecutive
+    /// queries of at most `most` neighbours each (and at most what one call returns,
+    /// [`Spatial::radius`]; a query with more neighbours than that is refused with its count):
+    /// `piece(first, offsets, indices)` gets each piece as CSR of its queries, from query
+    /// `first` on, in order. The counts are taken once for all queries, then each piece is
+    /// searched again and written.
+    pub fn radius_pieces(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+        most: u64,
+        mut piece: impl FnMut(usize, &[u32], &[u32]) -> Result<()>,
+    ) -> Result<()> {
+        let counts = self.count(ctx, tree, queries, r)?;
+        let most = most.clamp(1, radius_most(ctx));
+        let mut q0 = 0;
+        while q0 < queries.len() {
+            let mut sum = 0u64;
+            let mut q1 = q0;
+            while q1 < queries.len() && sum + u64::from(counts[q1]) <= most {
+                sum += u64::from(counts[q1]);
+                q1 += 1;
+            }
+            if q1 == q0 {
+                if u64::from(counts[q0]) > radius_most(ctx) {
+                    return Err(SpatialError::InvalidArgument(format!(
+                        "query {q0} has {} neighbours within {r}: more than one call returns                          ({}); use a smaller radius",
+                        counts[q0],
+                        radius_most(ctx)
+                    )));
+                }
+                q1 = q0 + 1;
+            }
+            let (offsets, indices) = self.radius(ctx, tree, &queries[q0..q1], r)?;
+            piece(q0, &offsets, &indices)?;
+            q0 = q1;
+        }
+        Ok(())
+    }
+
+    /// The `k` nearest points of each query for any `k` ≥ 1 (SciPy's `query` has no limit):
+    /// [`Spatial::knn`] up to [`MAX_K`], and past it a slower path that the docs describe
+    /// there. Same results as [`Spatial::knn`]: k indices and squared distances a query,
+    /// sorted by (distance, index), [`crate::reference::NO_POINT`] and infinity where fewer
+    /// than k points are within `max_dist` (or in the tree).
+    pub fn knn_any(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        k: u32,
+        max_dist: Option<f32>,
+    ) -> Result<(Vec<u32>, Vec<f32>)> {
+        if k <= MAX_K {
+            return self.knn(ctx, tree, queries, k, max_dist);
+        }
+        crate::many::knn_many(self, ctx, tree, queries, k, max_dist)
+    }
+
     /// The number of points within `r` of each query.
     pub fn count(
         &self,
@@ -413,7 +490,7 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<Vec<u32>> {
-        let q = crate::upload_points(ctx, queries, "query")?;
+        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit_checked("counting a radius query's neighbours", |e| {
             bound.record_order(e);
@@ -425,7 +502,12 @@ impl Spatial {
     }
 }
 
-fn radius_squared(r: f32) -> Result<f32> {
+/// Most neighbours one radius call returns: 32-bit offsets, one buffer of indices.
+fn radius_most(ctx: &GpuContext) -> u64 {
+    (u64::from(u32::MAX)).min(ctx.caps.limits.max_buffer_size / 4)
+}
+
+pub(crate) fn radius_squared(r: f32) -> Result<f32> {
     if !(r.is_finite() && r >= 0.0) {
         return Err(SpatialError::InvalidArgument(format!(
             "radius {r}: give a non-negative finite number"

@@ -17,6 +17,38 @@ pub fn dist(a: [f32; 3], b: [f32; 3]) -> f32 {
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
 }
 
+/// Squared distance in a periodic box (SciPy's `boxsize`): `boxsize` is each axis's length,
+/// 0 for an open axis; across a periodic axis the nearer image counts, min(|d|, L − |d|) (both
+/// points in [0, L)). As the kernels compute it (query/common.wgsl's `dist`); with no periodic
+/// axis, [`dist`].
+pub fn dist_in(a: [f32; 3], b: [f32; 3], boxsize: [f32; 3]) -> f32 {
+    let mut d = [
+        (a[0] - b[0]).abs(),
+        (a[1] - b[1]).abs(),
+        (a[2] - b[2]).abs(),
+    ];
+    for (d, l) in d.iter_mut().zip(boxsize) {
+        if l > 0.0 {
+            *d = d.min(l - *d);
+        }
+    }
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+}
+
+/// `p` wrapped into the periodic box: each periodic axis's coordinate taken modulo its length
+/// into [0, L) (0 where rounding would give L), open axes unchanged. What the slice calls do to
+/// queries in a periodic tree.
+pub fn wrap(p: [f32; 3], boxsize: [f32; 3]) -> [f32; 3] {
+    let mut out = p;
+    for (c, l) in out.iter_mut().zip(boxsize) {
+        if l > 0.0 {
+            let w = *c - l * (*c / l).floor();
+            *c = if (0.0..l).contains(&w) { w } else { 0.0 };
+        }
+    }
+    out
+}
+
 /// The k nearest points of each query (brute force): `k` indices and squared distances a
 /// query, sorted by (distance, index), [`NO_POINT`] and infinity past the last found; with
 /// `max_d2`, only points at squared distance ≤ it.
@@ -26,16 +58,28 @@ pub fn knn_brute(
     k: usize,
     max_d2: f32,
 ) -> (Vec<u32>, Vec<f32>) {
+    knn_brute_in(points, queries, k, max_d2, [0.0; 3])
+}
+
+/// [`knn_brute`] in a periodic box ([`dist_in`]; queries are wrapped first, [`wrap`]).
+pub fn knn_brute_in(
+    points: &[[f32; 3]],
+    queries: &[[f32; 3]],
+    k: usize,
+    max_d2: f32,
+    boxsize: [f32; 3],
+) -> (Vec<u32>, Vec<f32>) {
     let mut idx = Vec::with_capacity(queries.len() * k);
     let mut dst = Vec::with_capacity(queries.len() * k);
     let mut all: Vec<(f32, u32)> = Vec::with_capacity(points.len());
     for q in queries {
+        let q = wrap(*q, boxsize);
         all.clear();
         all.extend(
             points
                 .iter()
                 .enumerate()
-                .map(|(i, p)| (dist(*q, *p), i as u32))
+                .map(|(i, p)| (dist_in(q, *p, boxsize), i as u32))
                 .filter(|(d, _)| *d <= max_d2),
         );
         let take = k.min(all.len());
@@ -59,15 +103,26 @@ pub fn knn_brute(
 /// Every point within `r2` (squared) of each query, as CSR: offsets (`queries + 1`) and
 /// indices in ascending order per query.
 pub fn radius_brute(points: &[[f32; 3]], queries: &[[f32; 3]], r2: f32) -> (Vec<u32>, Vec<u32>) {
+    radius_brute_in(points, queries, r2, [0.0; 3])
+}
+
+/// [`radius_brute`] in a periodic box ([`dist_in`]; queries are wrapped first, [`wrap`]).
+pub fn radius_brute_in(
+    points: &[[f32; 3]],
+    queries: &[[f32; 3]],
+    r2: f32,
+    boxsize: [f32; 3],
+) -> (Vec<u32>, Vec<u32>) {
     let mut offsets = Vec::with_capacity(queries.len() + 1);
     let mut indices = Vec::new();
     offsets.push(0u32);
     for q in queries {
+        let q = wrap(*q, boxsize);
         indices.extend(
             points
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| dist(*q, **p) <= r2)
+                .filter(|(_, p)| dist_in(q, **p, boxsize) <= r2)
                 .map(|(i, _)| i as u32),
         );
         offsets.push(indices.len() as u32);

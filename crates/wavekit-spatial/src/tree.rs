@@ -44,6 +44,9 @@ pub struct PointTree {
     pub codes: wgpu::Buffer,
     /// The octree's node count a generation (`[g]`, g ≥ 1; the root is generation 0).
     pub generations: Option<wgpu::Buffer>,
+    /// A periodic box (SciPy's `boxsize`): each axis's length, 0 for an open axis (the
+    /// default: all open). Set by [`Spatial::build_periodic`] or [`PointTree::set_box`].
+    pub boxsize: [f32; 3],
 }
 
 /// A build bound to its input and its result's buffers.
@@ -196,6 +199,7 @@ impl Spatial {
                 bounds,
                 codes: keys,
                 generations,
+                boxsize: [0.0; 3],
             },
             _keep: keep,
         })
@@ -209,6 +213,48 @@ impl Spatial {
         ctx.submit_checked("building a tree", |e| bound.record(e))?;
         Ok(bound.into_tree())
     }
+
+    /// [`Spatial::build`] in a periodic box (SciPy's `boxsize`): `boxsize` is each axis's
+    /// length (0 for an open axis), and every point must lie in [0, L) on each periodic axis.
+    /// Queries then find the nearer image across each periodic axis, in the walk itself (the
+    /// BVH only; the slice calls wrap the queries into the box).
+    pub fn build_periodic(
+        &self,
+        ctx: &GpuContext,
+        points: &[[f32; 3]],
+        boxsize: [f32; 3],
+    ) -> Result<PointTree> {
+        check_box(self.config.tree, boxsize)?;
+        for (i, p) in points.iter().enumerate() {
+            for axis in 0..3 {
+                let l = boxsize[axis];
+                if l > 0.0 && !(0.0..l).contains(&p[axis]) {
+                    return Err(SpatialError::InvalidArgument(format!(
+                        "point {i} is {p:?}: in a periodic box of {boxsize:?} every coordinate                          of a periodic axis must lie in [0, L); wrap the points into the box                          first (x mod L)"
+                    )));
+                }
+            }
+        }
+        let mut tree = self.build(ctx, points)?;
+        tree.boxsize = boxsize;
+        Ok(tree)
+    }
+}
+
+/// A periodic box the walks take: the BVH's, finite non-negative lengths.
+fn check_box(kind: TreeKind, boxsize: [f32; 3]) -> Result<()> {
+    if boxsize.iter().any(|l| !l.is_finite() || *l < 0.0) {
+        return Err(SpatialError::InvalidArgument(format!(
+            "a periodic box of {boxsize:?}: give each axis a finite length, or 0 for an open axis"
+        )));
+    }
+    if kind != TreeKind::Bvh && boxsize.iter().any(|l| *l > 0.0) {
+        return Err(SpatialError::InvalidArgument(format!(
+            "a periodic box on the {}: only the BVH's walk takes one (SpatialConfig::tree =              TreeKind::Bvh)",
+            kind.name()
+        )));
+    }
+    Ok(())
 }
 
 impl BoundBuild {
@@ -250,6 +296,28 @@ impl BoundBuild {
 }
 
 impl PointTree {
+    /// Make the tree periodic (SciPy's `boxsize`; 0 for an open axis), for a tree built from a
+    /// buffer: its points must lie in [0, L) on each periodic axis, which is not checked here
+    /// ([`Spatial::build_periodic`] checks them), and so must the queries of a bound call.
+    pub fn set_box(&mut self, boxsize: [f32; 3]) -> Result<()> {
+        check_box(self.kind, boxsize)?;
+        self.boxsize = boxsize;
+        Ok(())
+    }
+
+    /// `queries` as the walks take them: wrapped into the periodic box, if any.
+    pub fn wrap_queries<'a>(&self, queries: &'a [[f32; 3]]) -> std::borrow::Cow<'a, [[f32; 3]]> {
+        if self.boxsize.iter().all(|l| *l == 0.0) {
+            return std::borrow::Cow::Borrowed(queries);
+        }
+        std::borrow::Cow::Owned(
+            queries
+                .iter()
+                .map(|q| crate::reference::wrap(*q, self.boxsize))
+                .collect(),
+        )
+    }
+
     /// The points in the tree's order with their indices (tests).
     pub fn read_points(&self, ctx: &GpuContext) -> Result<Vec<crate::reference::Indexed>> {
         let s: Vec<f32> =

@@ -7,7 +7,9 @@ use common::*;
 use wavekit_harness::gpu;
 use wavekit_spatial::reference::kd::KdTree;
 use wavekit_spatial::reference::octree::Octree;
-use wavekit_spatial::reference::{NO_POINT, knn_brute, radius_brute};
+use wavekit_spatial::reference::{
+    NO_POINT, knn_brute, knn_brute_in, radius_brute, radius_brute_in, wrap,
+};
 use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig, TreeKind};
 
 #[test]
@@ -341,4 +343,231 @@ fn sweep(sets: Vec<Set>) -> Vec<Set> {
         return sets;
     }
     sets.into_iter().step_by(2).collect()
+}
+
+/// Points in a periodic box, a tenth of them within 10^-3 of a face, an edge or a corner.
+fn periodic_points(n: usize, boxsize: [f32; 3], seed: u64) -> Vec<[f32; 3]> {
+    let mut r = fastrand::Rng::with_seed(seed);
+    (0..n)
+        .map(|i| {
+            [0, 1, 2].map(|a| {
+                let l = boxsize[a];
+                let l = if l > 0.0 { l } else { 1.0 };
+                let x = if i % 10 == 0 && r.bool() {
+                    // Near the low or the high face.
+                    if r.bool() {
+                        r.f32() * 1e-3
+                    } else {
+                        l - r.f32() * 1e-3
+                    }
+                } else {
+                    r.f32() * l
+                };
+                if x < l { x } else { 0.0 }
+            })
+        })
+        .collect()
+}
+
+/// A periodic box (SciPy's boxsize) in the BVH's walk: k-NN and radius search against brute
+/// force with the nearer image across each periodic axis; 3-D boxes, a 2-D one (z flat and
+/// open), one periodic axis only; queries near every corner, and outside the box (wrapped).
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_periodic_box_queries_equal_brute_force() {
+    let ctx = gpu();
+    let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
+    for (bi, boxsize) in [[1.0f32, 2.0, 0.5], [1.0, 1.0, 0.0], [3.0, 0.0, 0.0]]
+        .into_iter()
+        .enumerate()
+    {
+        // The short sweep (widths after the first, no subgroups): the largest set only.
+        let sizes: &[usize] = if wavekit_harness::short_sweep() {
+            &[3001]
+        } else {
+            &[0, 1, 9, 257, 3001]
+        };
+        for &n in sizes {
+            let mut points = periodic_points(n, boxsize, 60 + n as u64);
+            if boxsize[2] == 0.0 && boxsize[1] > 0.0 {
+                points.iter_mut().for_each(|p| p[2] = 0.0);
+            }
+            let mut queries = periodic_points(97, boxsize, 61);
+            // Every corner (and just inside it), and points outside the box.
+            for c in 0..8u32 {
+                let corner = [0, 1, 2].map(|a| if c >> a & 1 == 1 { boxsize[a] } else { 0.0 });
+                queries.push(corner);
+                queries.push(corner.map(|x| if x > 0.0 { x - 1e-4 } else { 1e-4 }));
+            }
+            queries.push([-0.25, 2.5, 7.0]);
+            queries.push([1.75, -3.1, -0.01]);
+            let tree = spatial.build_periodic(ctx, &points, boxsize).unwrap();
+            let wrapped: Vec<[f32; 3]> = queries.iter().map(|q| wrap(*q, boxsize)).collect();
+            let case = format!("box {bi} {boxsize:?} n {n}");
+            for (k, max_dist) in [(1u32, None), (16, None), (64, None), (8, Some(0.2f32))] {
+                let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
+                let (gi, gd) = spatial.knn(ctx, &tree, &queries, k, max_dist).unwrap();
+                let (wi, wd) = knn_brute_in(&points, &queries, k as usize, max_d2, boxsize);
+                let k = k as usize;
+                for (qi, q) in wrapped.iter().enumerate() {
+                    let s = qi * k..(qi + 1) * k;
+                    check_knn_in(
+                        &points,
+                        *q,
+                        (&gi[s.clone()], &gd[s.clone()]),
+                        (&wi[s.clone()], &wd[s]),
+                        false,
+                        &format!("{case} k {k} query {qi}"),
+                        boxsize,
+                    );
+                }
+            }
+            for r in [0.05f32, 0.3] {
+                let (go, gi) = spatial.radius(ctx, &tree, &queries, r).unwrap();
+                let (wo, wi) = radius_brute_in(&points, &queries, r * r, boxsize);
+                let counts = spatial.count(ctx, &tree, &queries, r).unwrap();
+                for (qi, q) in wrapped.iter().enumerate() {
+                    let got = &gi[go[qi] as usize..go[qi + 1] as usize];
+                    let want = &wi[wo[qi] as usize..wo[qi + 1] as usize];
+                    assert_eq!(counts[qi] as usize, got.len(), "{case}");
+                    check_radius_in(
+                        &points,
+                        *q,
+                        r * r,
+                        got,
+                        want,
+                        &format!("{case} r {r} query {qi}"),
+                        boxsize,
+                    );
+                }
+            }
+        }
+    }
+    // The wrap matters: a corner query's nearest point in the open tree is not its nearest
+    // across the faces.
+    let points = vec![[0.01f32, 0.01, 0.01], [0.6, 0.6, 0.6]];
+    let open = spatial.build(ctx, &points).unwrap();
+    let torus = spatial.build_periodic(ctx, &points, [1.0; 3]).unwrap();
+    let q = [[0.99f32, 0.99, 0.99]];
+    assert_eq!(spatial.knn(ctx, &open, &q, 1, None).unwrap().0, [1]);
+    assert_eq!(spatial.knn(ctx, &torus, &q, 1, None).unwrap().0, [0]);
+    // Refused: a point outside the box, a negative or infinite length, another tree.
+    let e = spatial
+        .build_periodic(ctx, &[[1.0, 0.5, 0.5]], [1.0; 3])
+        .unwrap_err();
+    assert!(e.to_string().contains("[0, L)"), "{e}");
+    assert!(
+        spatial
+            .build_periodic(ctx, &points, [-1.0, 1.0, 1.0])
+            .is_err()
+    );
+    assert!(
+        spatial
+            .build_periodic(ctx, &points, [f32::INFINITY, 1.0, 1.0])
+            .is_err()
+    );
+    let kd = Spatial::new(
+        ctx,
+        &SpatialConfig {
+            tree: TreeKind::Kd,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let e = kd.build_periodic(ctx, &points, [1.0; 3]).unwrap_err();
+    assert!(e.to_string().contains("only the BVH"), "{e}");
+}
+
+/// k past the kernels' MAX_K (Spatial::knn_any's slower path) against brute force: k > n,
+/// a largest distance, a periodic box; and radius search in pieces equal to one call.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn gpu_knn_past_max_k_and_radius_in_pieces_equal_brute_force() {
+    let ctx = gpu();
+    let spatial = Spatial::new(ctx, &SpatialConfig::default()).unwrap();
+    let boxsize = [1.0f32, 1.0, 1.0];
+    // The short sweep (widths after the first, no subgroups): the retry set and one other.
+    let sizes: &[usize] = if wavekit_harness::short_sweep() {
+        &[65, 2000]
+    } else {
+        &[0, 1, 64, 65, 1009, 2000]
+    };
+    for &n in sizes {
+        let mut points = periodic_points(n, boxsize, 70 + n as u64);
+        let mut queries = clustered(61, 71);
+        queries.push([0.999, 0.001, 0.5]);
+        if n == 2000 {
+            // A tight cluster of 80 around a query: its 64th neighbour is close and the rest
+            // far, so the first radius guess holds too few and the slower path tries again.
+            for (j, p) in points.iter_mut().take(80).enumerate() {
+                let t = j as f32 * 1e-5;
+                *p = [0.5 + t, 0.5 - t, 0.5 + t / 2.0];
+            }
+            queries.push([0.5, 0.5, 0.5]);
+        }
+        for periodic in [false, true] {
+            let tree = if periodic {
+                spatial.build_periodic(ctx, &points, boxsize).unwrap()
+            } else {
+                spatial.build(ctx, &points).unwrap()
+            };
+            let b = if periodic { boxsize } else { [0.0; 3] };
+            let wrapped: Vec<[f32; 3]> = queries.iter().map(|q| wrap(*q, b)).collect();
+            for (k, max_dist) in [
+                (65u32, None),
+                (100, None),
+                (300, None),
+                (200, Some(0.15f32)),
+            ] {
+                let case = format!("n {n} periodic {periodic} k {k} max {max_dist:?}");
+                let (gi, gd) = spatial.knn_any(ctx, &tree, &queries, k, max_dist).unwrap();
+                let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
+                let (wi, wd) = knn_brute_in(&points, &queries, k as usize, max_d2, b);
+                let k = k as usize;
+                assert_eq!(gi.len(), queries.len() * k, "{case}");
+                for (qi, q) in wrapped.iter().enumerate() {
+                    let s = qi * k..(qi + 1) * k;
+                    check_knn_in(
+                        &points,
+                        *q,
+                        (&gi[s.clone()], &gd[s.clone()]),
+                        (&wi[s.clone()], &wd[s]),
+                        false,
+                        &format!("{case} query {qi}"),
+                        b,
+                    );
+                }
+            }
+            // Pieces of at most 40 neighbours (a query with more is a piece of its own),
+            // concatenated: the one call's CSR.
+            let r = 0.2;
+            let (wo, wi) = spatial.radius(ctx, &tree, &queries, r).unwrap();
+            let (mut po, mut pi) = (vec![0u32], Vec::new());
+            let mut next = 0;
+            spatial
+                .radius_pieces(ctx, &tree, &queries, r, 40, |first, off, ind| {
+                    assert_eq!(first, next, "pieces in order");
+                    assert!(off.len() == 2 || u64::from(off[off.len() - 1]) <= 40);
+                    next = first + off.len() - 1;
+                    let base = pi.len() as u32;
+                    po.extend(off[1..].iter().map(|o| base + o));
+                    pi.extend_from_slice(ind);
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(next, queries.len());
+            assert_eq!((po, pi), (wo, wi), "n {n} periodic {periodic}: pieces");
+        }
+    }
+    assert!(
+        spatial
+            .knn_any(
+                ctx,
+                &spatial.build(ctx, &[[0.0; 3]]).unwrap(),
+                &[[0.0; 3]],
+                0,
+                None
+            )
+            .is_err()
+    );
 }

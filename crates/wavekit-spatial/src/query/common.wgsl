@@ -102,8 +102,24 @@ fn query_of(t: u32) -> u32 {
     return t;
 }
 
+// Each axis's length in a periodic box (SciPy's boxsize), 0 for an open axis: the tree's
+// (PointTree::boxsize), in the radius uniform beside the squared radius.
+fn box_size() -> vec3<f32> {
+    return radius.yzw;
+}
+
+fn periodic() -> bool {
+    return any(box_size() > vec3<f32>(0.0));
+}
+
+// Squared distance; across a periodic axis the nearer image, min(|d|, L - |d|) (both points in
+// [0, L)). CPU twin: reference::dist_in.
 fn dist(a: vec3<f32>, b: vec3<f32>) -> f32 {
-    let d = a - b;
+    var d = abs(a - b);
+    if (periodic()) {
+        let l = box_size();
+        d = select(d, min(d, l - d), l > vec3<f32>(0.0));
+    }
     return d.x * d.x + d.y * d.y + d.z * d.z;
 }
 

@@ -29,11 +29,19 @@ fn walk_busy() -> bool {
     return sp > 0u;
 }
 
-// Squared distance from p to node k's box (infinite for an empty box).
+// Squared distance from p to node k's box (infinite for an empty box); in a periodic box
+// (common.wgsl's box_size), across each periodic axis the nearest of p and its images one box
+// length either side (an open axis's length is 0: the same p three times).
 fn box_dist(p: vec3<f32>, k: u32) -> f32 {
     let lo = boxes[2u * k].xyz;
     let hi = boxes[2u * k + 1u].xyz;
-    let d = max(max(lo - p, p - hi), vec3<f32>(0.0));
+    var d = max(max(lo - p, p - hi), vec3<f32>(0.0));
+    if (periodic()) {
+        let l = box_size();
+        let up = max(max(lo - (p + l), (p + l) - hi), vec3<f32>(0.0));
+        let down = max(max(lo - (p - l), (p - l) - hi), vec3<f32>(0.0));
+        d = min(d, min(up, down));
+    }
     return dot(d, d);
 }
 

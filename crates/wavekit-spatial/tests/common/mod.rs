@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use wavekit_spatial::reference::{NO_POINT, dist};
+use wavekit_spatial::reference::{NO_POINT, dist_in};
 
 pub fn uniform(n: usize, seed: u64) -> Vec<[f32; 3]> {
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -68,6 +68,20 @@ pub fn check_knn(
     exact: bool,
     case: &str,
 ) {
+    check_knn_in(points, q, got, want, exact, case, [0.0; 3]);
+}
+
+/// [`check_knn`] in a periodic box (`q` already wrapped into it).
+pub fn check_knn_in(
+    points: &[[f32; 3]],
+    q: [f32; 3],
+    got: (&[u32], &[f32]),
+    want: (&[u32], &[f32]),
+    exact: bool,
+    case: &str,
+    boxsize: [f32; 3],
+) {
+    let dist = |a, b| dist_in(a, b, boxsize);
     let k = want.0.len();
     for j in 0..k {
         let (gi, gd) = (got.0[j], got.1[j]);
@@ -112,6 +126,20 @@ pub fn check_radius(
     want: &[u32],
     case: &str,
 ) {
+    check_radius_in(points, q, r2, got, want, case, [0.0; 3]);
+}
+
+/// [`check_radius`] in a periodic box (`q` already wrapped into it).
+pub fn check_radius_in(
+    points: &[[f32; 3]],
+    q: [f32; 3],
+    r2: f32,
+    got: &[u32],
+    want: &[u32],
+    case: &str,
+    boxsize: [f32; 3],
+) {
+    let dist = |a, b| dist_in(a, b, boxsize);
     if got == want {
         return;
     }
