@@ -7,6 +7,9 @@ pub enum Error {
     /// A wavekit call failed.
     #[error(transparent)]
     Wavekit(#[from] wavekit::Error),
+    /// A tree or a query failed.
+    #[error(transparent)]
+    Spatial(wavekit_spatial::SpatialError),
     /// No device could be used.
     #[error("no GPU device for wavekit: {0}")]
     Device(String),

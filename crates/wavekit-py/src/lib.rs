@@ -24,6 +24,7 @@ use wavekit::sort::{RadixSort, SortConfig, SortKey, Values};
 use wavekit::{ContextOptions, GpuContext};
 
 mod error;
+mod spatial;
 use error::{Error, Result};
 
 static CONTEXT: OnceLock<std::result::Result<GpuContext, String>> = OnceLock::new();
@@ -94,6 +95,24 @@ fn init(adapter: Option<String>, disable_subgroups: bool) -> PyResult<String> {
         )),
         Err(e) => Err(Error::Device(e.clone()).into()),
     }
+}
+
+/// The device in use (made now if no call made it yet): its adapter, subgroup widths and the
+/// limits that bound a call's sizes.
+#[pyfunction]
+fn device(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let c = ctx()?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("adapter", c.summary.label())?;
+    d.set_item("subgroups", c.caps.subgroups.supported)?;
+    d.set_item("subgroup_min_size", c.caps.subgroups.min_size)?;
+    d.set_item("subgroup_max_size", c.caps.subgroups.max_size)?;
+    d.set_item("max_buffer_size", c.caps.limits.max_buffer_size)?;
+    d.set_item(
+        "max_storage_buffer_binding_size",
+        c.caps.limits.max_storage_buffer_binding_size,
+    )?;
+    Ok(d)
 }
 
 /// Elements of `dtype` from little-endian bytes.
@@ -454,12 +473,14 @@ fn histogram<'py>(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(init, m)?)?;
+    m.add_function(wrap_pyfunction!(device, m)?)?;
     m.add_function(wrap_pyfunction!(argsort, m)?)?;
     m.add_function(wrap_pyfunction!(sort, m)?)?;
     m.add_function(wrap_pyfunction!(cumsum, m)?)?;
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
+    m.add_class::<spatial::Tree>()?;
     Ok(())
 }
 
@@ -467,7 +488,8 @@ impl From<Error> for PyErr {
     fn from(e: Error) -> PyErr {
         match e {
             Error::InvalidArgument(_) | Error::Dtype { .. } => PyValueError::new_err(e.to_string()),
-            Error::Wavekit(wavekit::Error::InvalidArgument(_)) => {
+            Error::Wavekit(wavekit::Error::InvalidArgument(_))
+            | Error::Spatial(wavekit_spatial::SpatialError::InvalidArgument(_)) => {
                 PyValueError::new_err(e.to_string())
             }
             _ => PyRuntimeError::new_err(e.to_string()),

@@ -169,3 +169,14 @@ def test_a_large_array():
     assert wavekit.sum(-np.abs(a)) == np.sum(-np.abs(a))
     f = data(rng, 1_000_003, np.float32)
     assert wavekit.argsort(f).tobytes() == np.argsort(f, kind="stable").tobytes()
+
+
+def test_device_describes_the_adapter():
+    d = wavekit.device()
+    assert isinstance(d["adapter"], str) and d["adapter"]
+    assert d["max_buffer_size"] >= d["max_storage_buffer_binding_size"] > 0
+    if d["subgroups"]:
+        assert 1 <= d["subgroup_min_size"] <= d["subgroup_max_size"] <= 128
+    # The device is chosen: choosing another now is refused, saying why.
+    with pytest.raises(ValueError, match="once, before anything else"):
+        wavekit.use(adapter="another")

@@ -19,16 +19,21 @@ numpy arrays of the dtypes numpy gives: ``sum`` and ``cumsum`` of 32-bit integer
   float32 rounding of an inner edge may be counted in the neighbouring bin.
 
 The device is chosen at the first call, or by ``init(adapter=None, disable_subgroups=False)``
-before it. Float sums are taken in another order than numpy's pairwise sum: they agree to
-float32 rounding, not bit for bit.
+(or ``use``) before it; ``device()`` describes it. Float sums are taken in another order than
+numpy's pairwise sum: they agree to float32 rounding, not bit for bit.
+
+``wavekit.spatial.KDTree`` is SciPy's ``KDTree`` on the GPU (see ``wavekit.spatial``).
 """
 
 import numpy as _np
 
 from . import _native
+from . import spatial  # noqa: F401 (wavekit.spatial.KDTree)
 
 __all__ = [
     "init",
+    "use",
+    "device",
     "sort",
     "argsort",
     "cumsum",
@@ -47,6 +52,18 @@ def init(adapter=None, disable_subgroups=False):
     """Choose the device (an adapter index or part of its name) before the first call;
     returns its description."""
     return _native.init(adapter, disable_subgroups)
+
+
+def use(adapter=None, disable_subgroups=False):
+    """The same as ``init``: choose the device before the first call."""
+    return init(adapter, disable_subgroups)
+
+
+def device():
+    """The device in use (chosen now if no call chose it yet): a dict of its ``adapter``,
+    ``subgroups`` (supported or not), ``subgroup_min_size``, ``subgroup_max_size``,
+    ``max_buffer_size`` and ``max_storage_buffer_binding_size`` (bytes)."""
+    return _native.device()
 
 
 def _array(a, call):

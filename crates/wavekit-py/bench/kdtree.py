@@ -1,0 +1,122 @@
+"""wavekit.spatial.KDTree against SciPy's cKDTree (every core) and CuPy's KDTree, from Python.
+
+Wall time as a user sees it: host arrays in, host arrays out (CuPy's inputs are host arrays
+too, moved by cupy.asarray inside the timed call, its results moved back). Cases: 10^6
+uniform points in the unit cube and 10^6 queries (sizes by --points/--queries): build; query
+k = 16; the same in a periodic box (boxsize 1); query_ball_point_csr at r = 0.01 (wavekit) and
+the ball counts (SciPy return_length). Each case is warmed up by time, then timed in rounds;
+the median is printed with each round's, and the peak resident memory of this process after
+the case (ru_maxrss; cases run in order, so a later case's peak includes the earlier ones).
+Results are checked against SciPy's before timing (distances within 1e-6 times max(1, d)).
+
+Usage: python3 kdtree.py [--points N] [--queries N] [--k 16] [--out FILE.jsonl]
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from wavekit.spatial import KDTree
+
+
+def timed(call, warmup_s, rounds, runs):
+    end = time.perf_counter() + warmup_s
+    while time.perf_counter() < end:
+        call()
+    all_ns, medians = [], []
+    for _ in range(rounds):
+        ns = []
+        for _ in range(runs):
+            t = time.perf_counter_ns()
+            call()
+            ns.append(time.perf_counter_ns() - t)
+        medians.append(int(np.median(ns)))
+        all_ns += ns
+    return int(np.median(all_ns)), medians
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--points", type=int, default=1_000_000)
+    p.add_argument("--queries", type=int, default=1_000_000)
+    p.add_argument("--k", type=int, default=16)
+    p.add_argument("--radius", type=float, default=0.01)
+    p.add_argument("--warmup-s", type=float, default=1.0)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--out")
+    args = p.parse_args()
+    rng = np.random.default_rng(97)
+    pts = rng.random((args.points, 3))
+    qs = rng.random((args.queries, 3))
+    workers = os.cpu_count()
+    try:
+        import cupy as cp
+        from cupyx.scipy.spatial import KDTree as CuKDTree
+    except ImportError:
+        cp = None
+        print("CuPy not installed: skipped", file=sys.stderr)
+    out = open(args.out, "w") if args.out else None
+    failed = False
+
+    def emit(case, lib, call):
+        med, rounds = timed(call, args.warmup_s, args.rounds, args.runs)
+        line = {"case": case, "library": lib, "points": args.points, "queries": args.queries,
+                "k": args.k, "median_ns": med, "round_medians_ns": rounds,
+                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "workers": workers if lib == "scipy" else None}
+        print(json.dumps(line), flush=True)
+        if out:
+            out.write(json.dumps(line) + "\n")
+        return med
+
+    def ratio(case, times):
+        w = times["wavekit"]
+        text = "  ".join(f"{lib} {t / 1e6:.1f} ms" + ("" if lib == "wavekit" else f" (wavekit {t / w:.1f}x)")
+                         for lib, t in times.items())
+        print(f"# {case}: {text}", file=sys.stderr, flush=True)
+
+    # Checks first.
+    ref = cKDTree(pts).query(qs[:20000], k=args.k, workers=workers)
+    got = KDTree(pts).query(qs[:20000], k=args.k)
+    ok = np.all(np.abs(got[0] - ref[0]) <= 1e-6 * np.maximum(ref[0], 1.0))
+    print(f"k-NN against SciPy: {'ok' if ok else 'DIFFERENT'}", file=sys.stderr)
+    failed |= not ok
+    for box in (None, 1.0):
+        name = "periodic" if box else "open"
+        t = {"wavekit": emit(f"build {name}", "wavekit", lambda: KDTree(pts, boxsize=box)),
+             "scipy": emit(f"build {name}", "scipy", lambda: cKDTree(pts, boxsize=box))}
+        ratio(f"build {name}", t)
+        ours, theirs = KDTree(pts, boxsize=box), cKDTree(pts, boxsize=box)
+        t = {"wavekit": emit(f"query k {args.k} {name}", "wavekit", lambda: ours.query(qs, k=args.k)),
+             "scipy": emit(f"query k {args.k} {name}", "scipy",
+                           lambda: theirs.query(qs, k=args.k, workers=workers))}
+        if cp is not None and box is None:
+            def cupy_query():
+                tree = CuKDTree(cp.asarray(pts))
+                d, i = tree.query(cp.asarray(qs), k=args.k)
+                return cp.asnumpy(d), cp.asnumpy(i)
+            t["cupy (build and query)"] = emit(f"query k {args.k} {name}", "cupy", cupy_query)
+            t["wavekit (build and query)"] = emit(f"build and query k {args.k} {name}", "wavekit",
+                                                  lambda: KDTree(pts).query(qs, k=args.k))
+        ratio(f"query k {args.k} {name}", t)
+        t = {"wavekit": emit(f"ball r {args.radius} {name}", "wavekit",
+                             lambda: ours.query_ball_point_csr(qs, args.radius)),
+             "scipy": emit(f"ball r {args.radius} {name}", "scipy",
+                           lambda: theirs.query_ball_point(qs, args.radius, workers=workers,
+                                                           return_length=True))}
+        ratio(f"ball r {args.radius} {name} (scipy: counts only)", t)
+    small = np.random.default_rng(3).random((1000, 3))
+    tiny = KDTree(small)
+    emit("query 1000 k 1 (fixed cost)", "wavekit", lambda: tiny.query(small))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
