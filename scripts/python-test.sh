@@ -4,10 +4,13 @@
 # a fresh virtual environment with numpy and pytest from PyPI, and its tests run there against
 # numpy on the adapter the environment names (the test command: lavapipe's first width).
 # Usage: scripts/python-test.sh [pytest arguments]
+#        scripts/python-test.sh --prepare   (only the virtual environment and its packages from
+#        PyPI: the test command runs this in the background while it builds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 venv=$root/target/py-venv
+packages=("maturin>=1.5,<2" numpy pytest scipy)
 if [ ! -x "$venv/bin/python" ]; then
     if ! python3 -m venv "$venv" 2>/dev/null; then
         # Debian keeps venv's ensurepip in a package of its own.
@@ -16,7 +19,15 @@ if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv"
     fi
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest
+# The packages, unless this list was installed already (a --prepare run).
+ready=$venv/.packages
+if [ "$(cat "$ready" 2>/dev/null)" != "${packages[*]}" ]; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "${packages[@]}"
+    echo "${packages[*]}" >"$ready"
+fi
+if [ "${1:-}" = "--prepare" ]; then
+    exit 0
+fi
 rm -rf "$root/target/wheels-test"
 (cd crates/wavekit-py &&
     VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")

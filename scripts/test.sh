@@ -10,8 +10,9 @@
 # test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
 # first subgroup width, only the GPU test binaries (`*_gpu`) at the other widths this CPU
 # allows (8, and 16 where the CPU has AVX-512) and once more without subgroups, `wavekit
-# selftest` at every width, the Python package's wheel and its tests against numpy
-# (scripts/python-test.sh) at the first width, and the suite again on a real GPU where one is
+# selftest` at every width, the Python package's wheel and its tests against numpy and SciPy
+# (scripts/python-test.sh; its environment made in the background during the build) at the
+# first width, and the suite again on a real GPU where one is
 # present. Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,11 @@ bash scripts/check-doc-dates.sh
 export RUSTC_WORKSPACE_WRAPPER
 RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+# The Python package's environment (packages from PyPI: mostly waiting on the network) is
+# made in the background while the workspace builds.
+pyprep=$(mktemp)
+bash scripts/python-test.sh --prepare >"$pyprep" 2>&1 &
+pyprep_pid=$!
 phase "build, linted (clippy -D warnings): the workspace, every target"
 cargo build --workspace --all-targets --quiet
 phase "the docs build clean (rustdoc, warnings as errors: broken links, private items)"
@@ -116,7 +122,13 @@ for w in "${widths[@]}"; do
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
     if [ "$w" = "${widths[0]}" ]; then
-        phase "the Python package: a wheel by maturin, its tests against numpy (scripts/python-test.sh)"
+        phase "the Python package: a wheel by maturin, its tests against numpy and SciPy (scripts/python-test.sh)"
+        if ! wait "$pyprep_pid"; then
+            cat "$pyprep"
+            echo "== the Python package's environment could not be made (above)" >&2
+            exit 1
+        fi
+        rm -f "$pyprep"
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe bash scripts/python-test.sh
         phase "the web page's verdict"
         web_verdict
