@@ -15,29 +15,11 @@ Usage: python3 arrays.py [--sizes 20,24,26] [--out FILE.jsonl] [--no-cupy]
 import argparse
 import json
 import sys
-import time
 
 import numpy as np
 
 import wavekit
-
-
-def timed(call, warmup_ms, rounds, runs, sync=lambda: None):
-    end = time.perf_counter() + warmup_ms / 1e3
-    while time.perf_counter() < end:
-        call()
-    sync()
-    all_ns, medians = [], []
-    for _ in range(rounds):
-        ns = []
-        for _ in range(runs):
-            t = time.perf_counter_ns()
-            call()
-            sync()
-            ns.append(time.perf_counter_ns() - t)
-        medians.append(int(np.median(ns)))
-        all_ns += ns
-    return int(np.median(all_ns)), medians
+from protocol import timed
 
 
 def cases(rng, n):
@@ -152,7 +134,7 @@ def main():
                 if cp is not None
                 else []
             ):
-                med, rounds = timed(call, args.warmup_ms, args.rounds, args.runs, sync)
+                med, rounds = timed(call, args.warmup_ms / 1e3, args.rounds, args.runs, sync)
                 results[lib] = med
                 line = dict(row, library=lib, median_ns=med, round_medians_ns=rounds)
                 print(json.dumps(line), flush=True)

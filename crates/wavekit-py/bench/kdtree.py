@@ -17,28 +17,12 @@ import json
 import os
 import resource
 import sys
-import time
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from wavekit.spatial import KDTree
-
-
-def timed(call, warmup_s, rounds, runs):
-    end = time.perf_counter() + warmup_s
-    while time.perf_counter() < end:
-        call()
-    all_ns, medians = [], []
-    for _ in range(rounds):
-        ns = []
-        for _ in range(runs):
-            t = time.perf_counter_ns()
-            call()
-            ns.append(time.perf_counter_ns() - t)
-        medians.append(int(np.median(ns)))
-        all_ns += ns
-    return int(np.median(all_ns)), medians
+from protocol import timed
 
 
 def main():
