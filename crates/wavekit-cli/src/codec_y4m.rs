@@ -193,13 +193,19 @@ pub fn encode(
 }
 
 /// Decodes frames on the GPU (a decoder per format met) or the CPU.
-struct FrameDecoder<'a> {
+pub(crate) struct FrameDecoder<'a> {
     ctx: Option<&'a wavekit::GpuContext>,
     gpu: Option<(Header, usize, wavekit_codec::gpu::Decoder)>,
 }
 
-impl FrameDecoder<'_> {
-    fn decode(
+impl<'a> FrameDecoder<'a> {
+    /// On the GPU of `ctx`, or the CPU without one.
+    pub(crate) fn new(ctx: Option<&'a wavekit::GpuContext>) -> Self {
+        Self { ctx, gpu: None }
+    }
+
+    /// A frame's header, samples and damage report.
+    pub(crate) fn decode(
         &mut self,
         bytes: &[u8],
     ) -> wavekit_codec::Result<(Header, YcbcrImage, wavekit_codec::cpu::DecodeReport)> {
@@ -260,7 +266,7 @@ pub fn decode(
             input.display()
         )));
     }
-    let mut dec = FrameDecoder { ctx, gpu: None };
+    let mut dec = FrameDecoder::new(ctx);
     let f = std::fs::File::open(input).map_err(|e| file_err(input, e))?;
     // A single frame becomes a stream of one.
     let (info, mut frames): (StreamInfo, FrameSource) = if stream {

@@ -6,6 +6,7 @@ mod codec_y4m;
 mod demo;
 mod dwt;
 mod error;
+mod net;
 mod npy;
 mod output;
 mod prims;
@@ -198,6 +199,10 @@ enum Command {
     /// The compute-shader UI compositor: render a JSON scene, the demo panel, the benchmark.
     #[command(subcommand)]
     Ui(ui::UiCommand),
+    /// Frames over UDP: send a .y4m stream's coded frames as datagrams, receive and decode
+    /// them by their deadline.
+    #[command(subcommand)]
+    Stream(net::StreamCommand),
 }
 
 /// `wavekit codec …`.
@@ -656,6 +661,22 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             spatial::bench(&*context(cli.adapter)?, &a)
         }
         Command::Ui(cmd) => ui::run(cmd, || context(cli.adapter)),
+        Command::Stream(net::StreamCommand::Send(args)) => {
+            let ctx = if args.cpu {
+                None
+            } else {
+                Some(context(cli.adapter)?)
+            };
+            net::send(&args, ctx.as_deref())
+        }
+        Command::Stream(net::StreamCommand::Recv(args)) => {
+            let ctx = if args.cpu {
+                None
+            } else {
+                Some(context(cli.adapter)?)
+            };
+            net::recv(&args, ctx.as_deref())
+        }
         Command::Bench(BenchCommand::Primitives {
             log2,
             protocol,

@@ -3,6 +3,9 @@
 
 use std::process::{Command, Output};
 
+mod common;
+use common::{read_y4m, y4m_stream};
+
 fn wavekit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wavekit"))
         .args(args)
@@ -56,45 +59,6 @@ fn gpu_decode_writes_the_cpu_decoders_png() {
         );
     }
     let _ = std::fs::remove_dir_all(&d);
-}
-
-/// A seeded `.y4m` stream: `frames` frames of smooth ramps and noise.
-fn y4m_stream(w: u32, h: u32, c444: bool, frames: u32, seed: u64) -> Vec<u8> {
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let tag = if c444 { "C444" } else { "C420jpeg" };
-    let mut out = format!("YUV4MPEG2 W{w} H{h} F30000:1001 Ip A1:1 {tag}\n").into_bytes();
-    let (cw, ch) = if c444 {
-        (w, h)
-    } else {
-        (w.div_ceil(2), h.div_ceil(2))
-    };
-    for f in 0..frames {
-        out.extend_from_slice(b"FRAME\n");
-        for (pw, ph) in [(w, h), (cw, ch), (cw, ch)] {
-            for y in 0..ph {
-                for x in 0..pw {
-                    let v = 40 + (x * 150 / pw) + (y * 30 / ph) + f * 3 + rng.u32(..8);
-                    out.push(v.min(235) as u8);
-                }
-            }
-        }
-    }
-    out
-}
-
-fn read_y4m(
-    path: &std::path::Path,
-) -> (
-    wavekit_codec::y4m::StreamInfo,
-    Vec<wavekit_codec::YcbcrImage>,
-) {
-    let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    let mut r = wavekit_codec::y4m::Reader::new(f).unwrap();
-    let mut v = Vec::new();
-    while let Some(img) = r.next_frame().unwrap() {
-        v.push(img);
-    }
-    (*r.info(), v)
 }
 
 fn ok(out: &Output) -> String {

@@ -50,6 +50,7 @@ pub mod cpu;
 mod error;
 pub mod format;
 pub mod gpu;
+pub mod net;
 pub mod stream;
 pub mod y4m;
 

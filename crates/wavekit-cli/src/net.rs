@@ -1,0 +1,542 @@
+//! `wavekit stream send` and `wavekit stream recv`: a `.y4m` stream's frames coded on the GPU
+//! (or the CPU) and sent over UDP as datagrams of whole blocks (`wavekit_codec::net`), and on
+//! the other side put back together and decoded when each frame's last datagram arrives or its
+//! deadline passes, the blocks that did not arrive concealed (flat) and reported. Both sides
+//! can impair the datagrams (loss, reordering, duplicates) reproducibly, for tests and demos.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::net::{ToSocketAddrs, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use wavekit_codec::cpu::{EncodeConfig, encode_ycbcr};
+use wavekit_codec::net::{
+    Assembled, FrameInfo, Impair, Impairer, MAX_DATAGRAM, Receiver, packetize,
+};
+use wavekit_codec::y4m::{ChromaTag, Reader, StreamInfo, Writer};
+use wavekit_codec::{Header, YcbcrImage};
+
+use crate::codec::budget_of;
+use crate::codec_y4m::FrameDecoder;
+use crate::error::CliError;
+use crate::output::{file_err, write_atomic};
+
+/// `wavekit stream …`.
+#[derive(clap::Subcommand)]
+pub enum StreamCommand {
+    /// Code a .y4m stream's frames and send each as UDP datagrams of whole blocks.
+    Send(SendArgs),
+    /// Receive a stream, decode each frame by its deadline (missing blocks concealed), write
+    /// a .y4m.
+    Recv(RecvArgs),
+}
+
+/// `wavekit stream send`.
+#[derive(clap::Args)]
+pub struct SendArgs {
+    /// The .y4m stream (8-bit 4:2:0 or 4:4:4, coded as it is).
+    pub input: PathBuf,
+    /// Where to send: HOST:PORT.
+    #[arg(long)]
+    pub to: String,
+    /// Each frame's size at most, in bytes.
+    #[arg(long, conflicts_with = "bpp")]
+    pub bytes: Option<usize>,
+    /// Each frame's size at most, in bits a pixel.
+    #[arg(long)]
+    pub bpp: Option<f64>,
+    /// Frames a second (default: the stream's own rate; 0: as fast as they are coded).
+    #[arg(long)]
+    pub fps: Option<f64>,
+    /// Largest datagram, bytes (256 to 65 507).
+    #[arg(long, default_value_t = 1200)]
+    pub mtu: usize,
+    /// Start again from the first frame at the end (until --frames, if given).
+    #[arg(long = "loop")]
+    pub repeat: bool,
+    /// Send at most this many frames.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Faults on the way out: loss=5%,reorder=2%,dup=1%,seed=S.
+    #[arg(long)]
+    pub impair: Option<String>,
+    /// The stream's id in every datagram (a receiver keeps to the first it hears).
+    #[arg(long, default_value_t = 1)]
+    pub stream_id: u32,
+    /// Wavelet levels (fewer where the frame is too small).
+    #[arg(long, default_value_t = 5)]
+    pub levels: u8,
+    /// Encode with the CPU reference encoder (no GPU needed; the same bytes).
+    #[arg(long)]
+    pub cpu: bool,
+}
+
+/// `wavekit stream recv`.
+#[derive(clap::Args)]
+pub struct RecvArgs {
+    /// Where to listen: HOST:PORT (port 0: any free port; the address is printed).
+    #[arg(long)]
+    pub listen: String,
+    /// The .y4m to write (written when the stream ends).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// A frame is decoded this long after its first datagram at the latest, whatever has
+    /// arrived by then.
+    #[arg(long, default_value_t = 50.0)]
+    pub deadline_ms: f64,
+    /// One JSON line a frame here, and a summary line at the end.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// Stop after this many frames written.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Stop when no datagram of the stream has arrived for this long, once one has.
+    #[arg(long, default_value_t = 2000)]
+    pub idle_ms: u64,
+    /// Faults on the way in: loss=5%,reorder=2%,dup=1%,seed=S.
+    #[arg(long)]
+    pub impair: Option<String>,
+    /// Decode with the CPU reference decoder (no GPU needed; the same pixels).
+    #[arg(long)]
+    pub cpu: bool,
+}
+
+fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+fn impairer(spec: &Option<String>) -> Result<Option<Impairer>, CliError> {
+    Ok(match spec {
+        Some(s) => Some(Impairer::new(s.parse::<Impair>()?)),
+        None => None,
+    })
+}
+
+fn addr(s: &str, what: &str) -> Result<std::net::SocketAddr, CliError> {
+    s.to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| CliError::Usage(format!("{what} {s}: give HOST:PORT (e.g. 127.0.0.1:5000)")))
+}
+
+/// `wavekit stream send`.
+pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), CliError> {
+    let to = addr(&args.to, "--to")?;
+    let open = || -> Result<Reader<BufReader<std::fs::File>>, CliError> {
+        let f = std::fs::File::open(&args.input).map_err(|e| file_err(&args.input, e))?;
+        Reader::new(BufReader::new(f)).map_err(|e| file_err(&args.input, e))
+    };
+    let mut reader = open()?;
+    let info = *reader.info();
+    let budget = budget_of((args.bytes, args.bpp), info.width, info.height, false)?;
+    let config = EncodeConfig {
+        chroma: info.tag.chroma(),
+        levels: args.levels,
+        budget,
+        lossless: false,
+        source: if info.limited {
+            wavekit_codec::Source::YcbcrLimited
+        } else {
+            wavekit_codec::Source::YcbcrFull
+        },
+    };
+    let encoder = match ctx {
+        Some(ctx) => Some(wavekit_codec::gpu::Encoder::new(
+            ctx,
+            info.width,
+            info.height,
+            &config,
+        )?),
+        None => {
+            wavekit_codec::cpu::frame_layout(info.width, info.height, &config)?;
+            None
+        }
+    };
+    let fps = args
+        .fps
+        .unwrap_or(f64::from(info.rate.0) / f64::from(info.rate.1.max(1)));
+    if !fps.is_finite() || fps < 0.0 {
+        return Err(CliError::Usage(format!(
+            "--fps {fps}: give 0 or more frames a second"
+        )));
+    }
+    // Checked before anything is sent.
+    wavekit_codec::net::check_mtu(args.mtu).map_err(|e| CliError::Usage(format!("--mtu: {e}")))?;
+    let mut impair = impairer(&args.impair)?;
+    let socket = UdpSocket::bind(if to.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" })
+        .map_err(|e| CliError::Usage(format!("cannot open a UDP socket: {e}")))?;
+    socket
+        .connect(to)
+        .map_err(|e| CliError::Usage(format!("--to {to}: {e}")))?;
+    let start = Instant::now();
+    let (mut sent_frames, mut sent_datagrams, mut sent_bytes) = (0u64, 0u64, 0u64);
+    let mut last_progress = Instant::now();
+    let mut out = Vec::new();
+    loop {
+        if args.frames.is_some_and(|n| sent_frames >= n) {
+            break;
+        }
+        let img = match reader.next_frame().map_err(|e| file_err(&args.input, e))? {
+            Some(img) => img,
+            None if args.repeat && sent_frames > 0 => {
+                reader = open()?;
+                continue;
+            }
+            None => break,
+        };
+        // Paced: frame n leaves at n / fps.
+        if fps > 0.0 {
+            let due = start + Duration::from_secs_f64(sent_frames as f64 / fps);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+        let capture_us = now_us();
+        let t = Instant::now();
+        let frame = match (ctx, &encoder) {
+            (Some(ctx), Some(enc)) => enc.encode_ycbcr(ctx, &img)?,
+            _ => encode_ycbcr(&img, &config)?.0,
+        };
+        let frame_info = FrameInfo {
+            stream: args.stream_id,
+            frame: sent_frames as u32,
+            capture_us,
+            encode_us: t.elapsed().as_micros() as u32,
+            tag: info.tag.byte(),
+            rate: info.rate,
+        };
+        let datagrams = packetize(&frame, &frame_info, args.mtu)?;
+        out.clear();
+        match impair.as_mut() {
+            Some(imp) => datagrams.into_iter().for_each(|d| imp.pass(d, &mut out)),
+            None => out = datagrams,
+        }
+        for d in &out {
+            send_one(&socket, d)?;
+            sent_datagrams += 1;
+            sent_bytes += d.len() as u64;
+        }
+        sent_frames += 1;
+        if last_progress.elapsed() >= Duration::from_secs(1) {
+            last_progress = Instant::now();
+            eprintln!(
+                "sent {sent_frames} frames, {sent_datagrams} datagrams, {:.1} Mbit/s",
+                sent_bytes as f64 * 8.0 / start.elapsed().as_secs_f64() / 1e6
+            );
+        }
+    }
+    if let Some(imp) = impair.as_mut() {
+        out.clear();
+        imp.flush(&mut out);
+        for d in &out {
+            send_one(&socket, d)?;
+        }
+    }
+    println!(
+        "sent {sent_frames} frames of {} x {} {:?} to {to}: {sent_datagrams} datagrams, {sent_bytes} bytes in {:.2} s",
+        info.width,
+        info.height,
+        info.tag.chroma(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn send_one(socket: &UdpSocket, d: &[u8]) -> Result<(), CliError> {
+    loop {
+        match socket.send(d) {
+            Ok(_) => return Ok(()),
+            // The local buffer is full: wait for it (no datagram is dropped here on purpose).
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            // Nobody listens yet (an ICMP refusal of an earlier datagram): keep sending.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => return Ok(()),
+            Err(e) => return Err(CliError::Usage(format!("sending a datagram: {e}"))),
+        }
+    }
+}
+
+/// One frame's line in `--stats`.
+#[derive(serde::Serialize)]
+struct FrameStats {
+    frame: u32,
+    bytes: usize,
+    datagrams_sent: u16,
+    datagrams_received: u16,
+    datagrams_lost: u16,
+    blocks: u32,
+    blocks_concealed: u32,
+    complete: bool,
+    encode_us: u32,
+    transit_us: i64,
+    decode_us: u64,
+    latency_us: i64,
+}
+
+/// `wavekit stream recv`.
+pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), CliError> {
+    let listen = addr(&args.listen, "--listen")?;
+    if !(args.deadline_ms.is_finite() && args.deadline_ms >= 0.0) {
+        return Err(CliError::Usage(format!(
+            "--deadline-ms {}: give 0 or more milliseconds",
+            args.deadline_ms
+        )));
+    }
+    let deadline_us = (args.deadline_ms * 1000.0) as u64;
+    let mut impair = impairer(&args.impair)?;
+    let socket =
+        UdpSocket::bind(listen).map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
+    let bound = socket
+        .local_addr()
+        .map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
+    eprintln!("listening on {bound}");
+    socket
+        .set_read_timeout(Some(Duration::from_millis(1)))
+        .map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
+    let mut stats_out = match &args.stats {
+        Some(p) => Some(BufWriter::new(
+            std::fs::File::create(p).map_err(|e| file_err(p, e))?,
+        )),
+        None => None,
+    };
+    let stats_path = args.stats.clone().unwrap_or_default();
+    let mut rx = Receiver::new();
+    let mut sink = Sink {
+        dec: FrameDecoder::new(ctx),
+        writer: None,
+        written: 0,
+        concealed_frames: 0,
+        latencies: Vec::new(),
+    };
+    let mut buf = vec![0u8; MAX_DATAGRAM];
+    let mut arrived = Vec::new();
+    let mut last_heard: Option<Instant> = None;
+    let mut last_progress = Instant::now();
+    write_atomic(&args.output, |tmp| {
+        loop {
+            if args.frames.is_some_and(|n| sink.written >= n) {
+                break;
+            }
+            let mut quiet = false;
+            match socket.recv_from(&mut buf) {
+                Ok((n, _)) => {
+                    arrived.clear();
+                    match impair.as_mut() {
+                        Some(imp) => imp.pass(buf[..n].to_vec(), &mut arrived),
+                        None => arrived.push(buf[..n].to_vec()),
+                    }
+                    let now = now_us();
+                    for d in &arrived {
+                        // The idle time counts from the last datagram of the stream (garbage
+                        // and strangers' datagrams do not keep the receiver waiting).
+                        if rx.accept(d, now).is_ok() {
+                            last_heard = Some(Instant::now());
+                        }
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    quiet = true;
+                }
+                Err(e) => return Err(CliError::Usage(format!("receiving: {e}"))),
+            }
+            for a in rx.ready(now_us(), deadline_us) {
+                sink.take(a, tmp, &args.output, stats_out.as_mut(), &stats_path)?;
+            }
+            // Idle: nothing waiting in the socket, and nothing heard for --idle-ms.
+            if quiet
+                && last_heard.is_some_and(|t| t.elapsed() >= Duration::from_millis(args.idle_ms))
+            {
+                break;
+            }
+            if last_progress.elapsed() >= Duration::from_secs(1) {
+                last_progress = Instant::now();
+                eprintln!(
+                    "received {} frames ({} with concealed blocks), {} datagrams dropped",
+                    sink.written,
+                    sink.concealed_frames,
+                    rx.dropped.values().sum::<u64>()
+                );
+            }
+        }
+        for a in rx.flush() {
+            if args.frames.is_some_and(|n| sink.written >= n) {
+                break;
+            }
+            sink.take(a, tmp, &args.output, stats_out.as_mut(), &stats_path)?;
+        }
+        match sink.writer.as_mut() {
+            // Frames are written unbuffered (a few writes of whole planes each): nothing to flush.
+            Some(_) => Ok(()),
+            None => Err(CliError::Usage(format!(
+                "no frame arrived on {bound}: nothing written to {}",
+                args.output.display()
+            ))),
+        }
+    })?;
+    let info = sink
+        .writer
+        .as_ref()
+        .map(|(i, _)| *i)
+        .expect("a frame was written");
+    let lat = &mut sink.latencies;
+    lat.sort_unstable();
+    let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
+    let dropped: Vec<String> = rx
+        .dropped
+        .iter()
+        .map(|(k, v)| format!("{k:?} {v}"))
+        .collect();
+    println!(
+        "{}: {} frames of {} x {} {:?}, {} with concealed blocks, {} frames lost; datagrams \
+         dropped: {}; latency p50 {:.2} ms, p99 {:.2} ms",
+        args.output.display(),
+        sink.written,
+        info.width,
+        info.height,
+        info.tag.chroma(),
+        sink.concealed_frames,
+        rx.frames_lost,
+        if dropped.is_empty() {
+            "none".to_string()
+        } else {
+            dropped.join(", ")
+        },
+        pct(0.5) as f64 / 1000.0,
+        pct(0.99) as f64 / 1000.0
+    );
+    if let Some(s) = stats_out.as_mut() {
+        let summary = serde_json::json!({
+            "summary": true,
+            "frames": sink.written,
+            "frames_with_concealed_blocks": sink.concealed_frames,
+            "frames_lost": rx.frames_lost,
+            "datagrams_dropped": rx
+                .dropped
+                .iter()
+                .map(|(k, v)| (format!("{k:?}"), *v))
+                .collect::<std::collections::BTreeMap<_, _>>(),
+            "latency_p50_us": pct(0.5),
+            "latency_p99_us": pct(0.99),
+        });
+        serde_json::to_writer(&mut *s, &summary)?;
+        writeln!(s).map_err(|e| file_err(&stats_path, e))?;
+        s.flush().map_err(|e| file_err(&stats_path, e))?;
+    }
+    Ok(())
+}
+
+/// Where the receiver's frames go: decoded, written to the `.y4m` (opened at the first
+/// frame, whose header it takes), counted, and a line each in the stats.
+struct Sink<'a> {
+    dec: FrameDecoder<'a>,
+    writer: Option<(StreamInfo, Writer<std::fs::File>)>,
+    written: u64,
+    concealed_frames: u64,
+    latencies: Vec<i64>,
+}
+
+impl Sink<'_> {
+    fn take(
+        &mut self,
+        a: Assembled,
+        tmp: &Path,
+        output: &Path,
+        stats: Option<&mut BufWriter<std::fs::File>>,
+        stats_path: &Path,
+    ) -> Result<(), CliError> {
+        let t = Instant::now();
+        let decoded = self.dec.decode(&a.bytes);
+        let decode_us = t.elapsed().as_micros() as u64;
+        let (header, img, report) = match decoded {
+            Ok(d) => d,
+            Err(wavekit_codec::CodecError::Gpu(e)) => return Err(CliError::Wavekit(e)),
+            Err(e) => {
+                eprintln!(
+                    "warning: frame {} cannot be decoded ({e}); skipped",
+                    a.info.frame
+                );
+                return Ok(());
+            }
+        };
+        if self.writer.is_none() {
+            let info = stream_info(&header, &a.info);
+            let f = std::fs::File::create(tmp).map_err(|e| file_err(output, e))?;
+            let w = Writer::new(f, &info).map_err(|e| file_err(output, e))?;
+            self.writer = Some((info, w));
+        }
+        let (info, w) = self.writer.as_mut().expect("opened above");
+        if (header.width, header.height, header.chroma)
+            != (info.width, info.height, info.tag.chroma())
+        {
+            eprintln!(
+                "warning: frame {} changes the stream's size or sampling; skipped",
+                a.info.frame
+            );
+            return Ok(());
+        }
+        let img = YcbcrImage {
+            limited: info.limited,
+            ..img
+        };
+        w.write_frame(&img).map_err(|e| file_err(output, e))?;
+        let latency = now_us() as i64 - a.info.capture_us as i64;
+        self.latencies.push(latency);
+        self.written += 1;
+        if !report.damaged.is_empty() {
+            self.concealed_frames += 1;
+        }
+        if let Some(s) = stats {
+            let line = FrameStats {
+                frame: a.info.frame,
+                bytes: a.bytes.len(),
+                datagrams_sent: a.sent,
+                datagrams_received: a.received,
+                datagrams_lost: a.sent - a.received,
+                blocks: a.blocks,
+                blocks_concealed: report.damaged.len() as u32,
+                complete: a.complete,
+                encode_us: a.info.encode_us,
+                transit_us: a.last_us as i64
+                    - a.info.capture_us as i64
+                    - i64::from(a.info.encode_us),
+                decode_us,
+                latency_us: latency,
+            };
+            serde_json::to_writer(&mut *s, &line)?;
+            writeln!(s).map_err(|e| file_err(stats_path, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// The `.y4m` header of the stream a first frame begins.
+fn stream_info(header: &Header, info: &FrameInfo) -> StreamInfo {
+    let tag = ChromaTag::of_byte(info.tag)
+        .filter(|t| t.chroma() == header.chroma)
+        .unwrap_or(if header.chroma == wavekit_codec::Chroma::Yuv444 {
+            ChromaTag::C444
+        } else {
+            ChromaTag::C420jpeg
+        });
+    StreamInfo {
+        width: header.width,
+        height: header.height,
+        tag,
+        limited: header.source == wavekit_codec::Source::YcbcrLimited,
+        rate: if info.rate.0 > 0 && info.rate.1 > 0 {
+            info.rate
+        } else {
+            (60, 1)
+        },
+        aspect: (1, 1),
+        interlaced: false,
+    }
+}

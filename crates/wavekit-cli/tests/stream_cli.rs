@@ -1,0 +1,332 @@
+//! `wavekit stream send` and `recv` over UDP on the loopback (issue 47), as two processes: the
+//! frames received equal the file codec's (`wavekit encode` then `decode`) where nothing was
+//! lost; with loss impaired, the lost datagrams and concealed blocks are reported frame by
+//! frame, and the complete frames are still exact; garbage datagrams are counted and
+//! dropped; bad arguments are refused before anything is sent.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+mod common;
+use common::y4m_stream;
+
+/// The frames of a `.y4m` file.
+fn read_y4m(path: &std::path::Path) -> Vec<wavekit_codec::YcbcrImage> {
+    common::read_y4m(path).1
+}
+
+fn wavekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wavekit"))
+        .args(args)
+        .output()
+        .expect("the wavekit binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A receiver started on a free port, and its address (from the line it prints first); its
+/// other stderr lines are collected by a thread, whose result [`finish`] takes.
+fn receiver(args: &[&str]) -> (Child, String, std::thread::JoinHandle<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavekit"))
+        .args(["stream", "recv", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the wavekit binary runs");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let at = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("no address: {line}"))
+        .to_string();
+    // Keep reading its progress, so that its pipe never fills.
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    (child, at, rest)
+}
+
+/// The receiver's summary line (stdout), once it has ended well; its stderr if not.
+fn finish(rx: Child, err: std::thread::JoinHandle<String>) -> String {
+    let out = rx.wait_with_output().unwrap();
+    let err = err.join().unwrap();
+    assert!(
+        out.status.success(),
+        "the receiver failed: {}{err}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stats(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The file codec's frames: what a lossless network delivers.
+fn reference(
+    d: &std::path::Path,
+    src: &std::path::Path,
+    bytes: &str,
+    cpu: &[&str],
+) -> Vec<wavekit_codec::YcbcrImage> {
+    let (coded, back) = (d.join("ref.wkvs"), d.join("ref.y4m"));
+    let (src, coded_s, back_s) = (
+        src.to_str().unwrap(),
+        coded.to_str().unwrap(),
+        back.to_str().unwrap(),
+    );
+    let mut a = vec!["encode", src, "-o", coded_s, "--bytes", bytes];
+    a.extend(cpu);
+    ok(&wavekit(&a));
+    let mut a = vec!["decode", coded_s, "-o", back_s];
+    a.extend(cpu);
+    ok(&wavekit(&a));
+    read_y4m(&back)
+}
+
+fn over_loopback(cpu: &[&str], tag: &str) {
+    let d = std::env::temp_dir().join(format!("wavekit-stream-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join("in.y4m");
+    std::fs::write(&src, y4m_stream(64, 48, false, 5, 47)).unwrap();
+    let want = reference(&d, &src, "1200", cpu);
+    let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
+    // 1. No faults: every frame, exactly the file codec's.
+    let (out, st) = (d.join("out.y4m"), d.join("stats.jsonl"));
+    let (out_s, st_s) = (p(&out), p(&st));
+    let mut args = vec!["-o", &out_s, "--frames", "5", "--stats", &st_s];
+    args.extend(cpu);
+    let (rx, at, err) = receiver(&args);
+    let mut send = vec![
+        "stream",
+        "send",
+        src.to_str().unwrap(),
+        "--to",
+        &at,
+        "--bytes",
+        "1200",
+        "--fps",
+        "0",
+        "--mtu",
+        "300",
+    ];
+    send.extend(cpu);
+    let sent = ok(&wavekit(&send));
+    assert!(sent.contains("sent 5 frames"), "{sent}");
+    let summary = finish(rx, err);
+    assert!(summary.contains("5 frames"), "{summary}");
+    assert!(
+        read_y4m(&out) == want,
+        "the frames received are not the file codec's"
+    );
+    let lines = stats(&st);
+    assert_eq!(lines.len(), 6, "a line a frame and the summary");
+    for (f, l) in lines[..5].iter().enumerate() {
+        assert_eq!(l["frame"], f as u64);
+        assert_eq!(l["complete"], true);
+        assert_eq!(l["datagrams_lost"], 0);
+        assert!(
+            l["datagrams_sent"].as_u64().unwrap() > 1,
+            "a frame in several datagrams"
+        );
+        assert!(l["latency_us"].as_i64().unwrap() > 0);
+    }
+    assert_eq!(lines[5]["summary"], true);
+    // 2. A fifth of the datagrams lost on the way out, and garbage from a stranger: losses
+    // and concealed blocks reported, complete frames still exact.
+    let (out, st) = (d.join("lossy.y4m"), d.join("lossy.jsonl"));
+    let (out_s, st_s) = (p(&out), p(&st));
+    let mut args = vec![
+        "-o",
+        &out_s,
+        "--idle-ms",
+        "1500",
+        "--stats",
+        &st_s,
+        // Long: an incomplete frame is then dropped when a later one completes, or, the last
+        // one, decoded with its blocks concealed when the stream ends (the timing of the
+        // test machine cannot change which).
+        "--deadline-ms",
+        "10000",
+    ];
+    args.extend(cpu);
+    let (rx, at, err) = receiver(&args);
+    let stranger = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut rng = fastrand::Rng::with_seed(3);
+    for n in 0..50 {
+        let mut junk: Vec<u8> = (0..rng.usize(..400)).map(|_| rng.u8(..)).collect();
+        if n % 2 == 0 && junk.len() > 4 {
+            junk[..3].copy_from_slice(b"WP\x01");
+        }
+        stranger.send_to(&junk, &at).unwrap();
+    }
+    let mut send = vec![
+        "stream",
+        "send",
+        src.to_str().unwrap(),
+        "--to",
+        &at,
+        "--bytes",
+        "1200",
+        "--fps",
+        "0",
+        "--mtu",
+        "300",
+        "--impair",
+        "loss=20%,seed=5",
+    ];
+    send.extend(cpu);
+    ok(&wavekit(&send));
+    let summary = finish(rx, err);
+    assert!(
+        summary.contains("Malformed 50"),
+        "garbage counted: {summary}"
+    );
+    let lines = stats(&st);
+    let frames: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.get("summary").is_none())
+        .collect();
+    let got = read_y4m(&out);
+    assert_eq!(got.len(), frames.len());
+    let lost: u64 = frames
+        .iter()
+        .map(|l| l["datagrams_lost"].as_u64().unwrap())
+        .sum();
+    let summary_line = lines.last().unwrap();
+    let frames_lost = summary_line["frames_lost"].as_u64().unwrap();
+    assert!(lost + frames_lost > 0, "20 % loss lost nothing: {lines:?}");
+    for (l, img) in frames.iter().zip(&got) {
+        let f = l["frame"].as_u64().unwrap() as usize;
+        if l["complete"] == true {
+            assert_eq!(l["blocks_concealed"], 0);
+            assert!(
+                *img == want[f],
+                "frame {f}: complete but not the file codec's"
+            );
+        } else {
+            assert!(l["datagrams_lost"].as_u64().unwrap() > 0);
+            assert!(
+                l["blocks_concealed"].as_u64().unwrap() > 0,
+                "frame {f}: a loss conceals blocks"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn a_stream_over_loopback_is_the_file_codecs_on_the_cpu() {
+    over_loopback(&["--cpu"], "cpu");
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn a_stream_over_loopback_is_the_file_codecs_on_the_gpu() {
+    over_loopback(&[], "gpu");
+}
+
+#[test]
+fn bad_stream_arguments_are_refused_before_sending() {
+    let d = std::env::temp_dir().join(format!("wavekit-stream-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join("in.y4m");
+    std::fs::write(&src, y4m_stream(16, 16, false, 1, 1)).unwrap();
+    let s = src.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec![
+                "stream",
+                "send",
+                s,
+                "--to",
+                "127.0.0.1:9",
+                "--bytes",
+                "500",
+                "--mtu",
+                "10",
+                "--cpu",
+            ],
+            "--mtu",
+        ),
+        (
+            vec![
+                "stream", "send", s, "--to", "nowhere", "--bytes", "500", "--cpu",
+            ],
+            "HOST:PORT",
+        ),
+        (
+            vec!["stream", "send", s, "--to", "127.0.0.1:9", "--cpu"],
+            "--bytes",
+        ),
+        (
+            vec![
+                "stream",
+                "send",
+                s,
+                "--to",
+                "127.0.0.1:9",
+                "--bytes",
+                "500",
+                "--impair",
+                "loss=200%",
+                "--cpu",
+            ],
+            "probability",
+        ),
+        (
+            vec![
+                "stream",
+                "send",
+                "/nonexistent.y4m",
+                "--to",
+                "127.0.0.1:9",
+                "--bytes",
+                "500",
+                "--cpu",
+            ],
+            "nonexistent",
+        ),
+        (
+            vec!["stream", "recv", "--listen", "bad", "-o", "x.y4m", "--cpu"],
+            "HOST:PORT",
+        ),
+        (
+            vec![
+                "stream",
+                "recv",
+                "--listen",
+                "127.0.0.1:0",
+                "-o",
+                "x.y4m",
+                "--deadline-ms=-1",
+                "--cpu",
+            ],
+            "--deadline-ms",
+        ),
+    ] {
+        let out = wavekit(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
