@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 libraries=()
-for c in wavekit-gpu wavekit wavekit-dwt wavekit-codec wavekit-ui wavekit-trace wavekit-spatial wavekit-selftest wavekit-bench wavekit-py; do
+for c in wavekit-gpu wavekit wavekit-dwt wavekit-codec wavekit-ui wavekit-trace wavekit-spatial wavekit-selftest wavekit-bench wavekit-py wavekit-capi; do
     [ -d "crates/$c/src" ] && libraries+=("crates/$c/src")
 done
 pattern='env::var|env::vars|var_os\(|from_env|with_env\(|getenv'
