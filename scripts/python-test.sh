@@ -2,7 +2,7 @@
 # The Python package (crates/wavekit-py, issue 48), as a user gets it: built by maturin into a
 # wheel (abi3, Python 3.9 and newer; the workspace's build of the extension), installed into
 # a fresh virtual environment with numpy and pytest from PyPI, and its tests run there against
-# numpy on the adapter the environment names (the test command: lavapipe's first width).
+# numpy, SciPy and PyWavelets on the adapter the environment names (the test command: lavapipe's first width).
 # Usage: scripts/python-test.sh [pytest arguments]
 #        scripts/python-test.sh --prepare   (only the virtual environment and its packages from
 #        PyPI: the test command runs this in the background while it builds)
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 venv=$root/target/py-venv
-packages=("maturin>=1.5,<2" numpy pytest scipy)
+packages=("maturin>=1.5,<2" numpy pytest scipy PyWavelets)
 if [ ! -x "$venv/bin/python" ]; then
     if ! python3 -m venv "$venv" 2>/dev/null; then
         # Debian keeps venv's ensurepip in a package of its own.
@@ -33,6 +33,11 @@ rm -rf "$root/target/wheels-test"
     VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
     "$root"/target/wheels-test/*.whl
+# The CLI, where built (the test command builds it first): the codec's bytes are checked
+# against `wavekit encode --cpu`'s.
+if [ -z "${WAVEKIT_CLI:-}" ] && [ -x "$root/target/debug/wavekit" ]; then
+    export WAVEKIT_CLI=$root/target/debug/wavekit
+fi
 # From outside the source tree, so that the installed package is the one imported.
 cd "$root/target"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" "$root/crates/wavekit-py/tests"

@@ -24,6 +24,7 @@ use wavekit::sort::{RadixSort, SortConfig, SortKey, Values};
 use wavekit::{ContextOptions, GpuContext};
 
 mod error;
+mod media;
 mod spatial;
 use error::{Error, Result};
 
@@ -481,6 +482,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
     m.add_class::<spatial::Tree>()?;
+    m.add_function(wrap_pyfunction!(media::dwt, m)?)?;
+    m.add_function(wrap_pyfunction!(media::codec_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(media::codec_decode, m)?)?;
     Ok(())
 }
 

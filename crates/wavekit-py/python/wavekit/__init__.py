@@ -22,13 +22,14 @@ The device is chosen at the first call, or by ``init(adapter=None, disable_subgr
 (or ``use``) before it; ``device()`` describes it. Float sums are taken in another order than
 numpy's pairwise sum: they agree to float32 rounding, not bit for bit.
 
-``wavekit.spatial.KDTree`` is SciPy's ``KDTree`` on the GPU (see ``wavekit.spatial``).
+``wavekit.spatial.KDTree`` is SciPy's ``KDTree`` on the GPU (see ``wavekit.spatial``);
+``wavekit.dwt`` JPEG 2000's wavelets with PyWavelets' lists; ``wavekit.codec`` the frame codec.
 """
 
 import numpy as _np
 
 from . import _native
-from . import spatial  # noqa: F401 (wavekit.spatial.KDTree)
+from . import codec, dwt, spatial  # noqa: F401 (wavekit.codec, wavekit.dwt, wavekit.spatial)
 
 __all__ = [
     "init",

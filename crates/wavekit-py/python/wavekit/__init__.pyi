@@ -3,6 +3,8 @@ from typing import Any, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
+from . import codec as codec
+from . import dwt as dwt
 from . import spatial as spatial
 
 _Array = npt.ArrayLike
