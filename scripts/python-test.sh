@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 venv=$root/target/py-venv
-packages=("maturin>=1.5,<2" numpy pytest scipy PyWavelets)
+packages=("maturin>=1.5,<2" numpy pytest scipy PyWavelets hypothesis)
 if [ ! -x "$venv/bin/python" ]; then
     if ! python3 -m venv "$venv" 2>/dev/null; then
         # Debian keeps venv's ensurepip in a package of its own.
