@@ -6,6 +6,7 @@
 # Usage: scripts/python-test.sh [pytest arguments]
 #        scripts/python-test.sh --prepare   (only the virtual environment and its packages from
 #        PyPI: the test command runs this in the background while it builds)
+#        scripts/python-test.sh --no-build [pytest arguments]   (the wheel installed before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -28,11 +29,16 @@ fi
 if [ "${1:-}" = "--prepare" ]; then
     exit 0
 fi
-rm -rf "$root/target/wheels-test"
-(cd crates/wavekit-py &&
-    VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")
-"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
-    "$root"/target/wheels-test/*.whl
+if [ "${1:-}" = "--no-build" ]; then
+    # The wheel installed by an earlier run, tested again (another device setting).
+    shift
+else
+    rm -rf "$root/target/wheels-test"
+    (cd crates/wavekit-py &&
+        VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+        "$root"/target/wheels-test/*.whl
+fi
 # The CLI, where built (the test command builds it first): the codec's bytes are checked
 # against `wavekit encode --cpu`'s.
 if [ -z "${WAVEKIT_CLI:-}" ] && [ -x "$root/target/debug/wavekit" ]; then

@@ -1,8 +1,6 @@
 """wavekit's Python package against numpy, the client it imitates: every function on fresh
 seeded inputs of sizes 0, 1, a tile's edges, primes and large, each dtype it takes; refused
-dtypes and shapes. Run by the test command on lavapipe (WAVEKIT_ADAPTER names the adapter)."""
-
-import os
+dtypes and shapes. Run by the test command on lavapipe (conftest.py chooses the device)."""
 
 import numpy as np
 import pytest
@@ -11,11 +9,6 @@ import wavekit
 
 SIZES = [0, 1, 2, 255, 256, 257, 4093, 65537]
 DTYPES = [np.uint32, np.int32, np.float32]
-
-
-def setup_module():
-    print(wavekit.init(adapter=os.environ.get("WAVEKIT_ADAPTER") or None,
-                       disable_subgroups=os.environ.get("WAVEKIT_NO_SUBGROUPS") == "1"))
 
 
 def data(rng, n, dtype, special=True):
