@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use wavekit_codec::cpu::{EncodeConfig, encode_ycbcr};
 use wavekit_codec::net::{
-    Assembled, FrameInfo, Impair, Impairer, MAX_DATAGRAM, Receiver, packetize,
+    Assembled, Conceal, FrameInfo, Impair, Impairer, MAX_DATAGRAM, Receiver, packetize_fec,
 };
 use wavekit_codec::y4m::{ChromaTag, Reader, StreamInfo, Writer};
 use wavekit_codec::{Header, YcbcrImage};
@@ -51,6 +51,10 @@ pub struct SendArgs {
     /// Largest datagram, bytes (256 to 65 507).
     #[arg(long, default_value_t = 1200)]
     pub mtu: usize,
+    /// Forward error correction: a parity datagram after every K (the receiver rebuilds any
+    /// one of them lost); 0: none.
+    #[arg(long, default_value_t = 0)]
+    pub fec: usize,
     /// Start again from the first frame at the end (until --frames, if given).
     #[arg(long = "loop")]
     pub repeat: bool,
@@ -77,9 +81,12 @@ pub struct RecvArgs {
     /// Where to listen: HOST:PORT (port 0: any free port; the address is printed).
     #[arg(long)]
     pub listen: String,
-    /// The .y4m to write (written when the stream ends).
-    #[arg(short, long)]
-    pub output: PathBuf,
+    /// The .y4m to write (in place when the stream ends).
+    #[arg(short, long, required_unless_present = "discard")]
+    pub output: Option<PathBuf>,
+    /// Decode every frame but write none (measurements: no disk in the way).
+    #[arg(long, conflicts_with = "output")]
+    pub discard: bool,
     /// A frame is decoded this long after its first datagram at the latest, whatever has
     /// arrived by then.
     #[arg(long, default_value_t = 50.0)]
@@ -96,9 +103,22 @@ pub struct RecvArgs {
     /// Faults on the way in: loss=5%,reorder=2%,dup=1%,seed=S.
     #[arg(long)]
     pub impair: Option<String>,
+    /// What a missing block becomes: previous (the same block of the frame before, where its
+    /// layout is the same) or flat.
+    #[arg(long, value_enum, default_value_t = ConcealArg::Previous)]
+    pub conceal: ConcealArg,
     /// Decode with the CPU reference decoder (no GPU needed; the same pixels).
     #[arg(long)]
     pub cpu: bool,
+}
+
+/// `--conceal`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ConcealArg {
+    /// The decoder's damage: the block's coefficients 0.
+    Flat,
+    /// The same block of the frame before.
+    Previous,
 }
 
 fn now_us() -> u64 {
@@ -164,6 +184,13 @@ pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     }
     // Checked before anything is sent.
     wavekit_codec::net::check_mtu(args.mtu).map_err(|e| CliError::Usage(format!("--mtu: {e}")))?;
+    if args.fec > wavekit_codec::net::MAX_FEC_GROUP {
+        return Err(CliError::Usage(format!(
+            "--fec {}: give 1 to {} datagrams a parity datagram, or 0 for none",
+            args.fec,
+            wavekit_codec::net::MAX_FEC_GROUP
+        )));
+    }
     let mut impair = impairer(&args.impair)?;
     let socket = UdpSocket::bind(if to.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" })
         .map_err(|e| CliError::Usage(format!("cannot open a UDP socket: {e}")))?;
@@ -207,7 +234,7 @@ pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             tag: info.tag.byte(),
             rate: info.rate,
         };
-        let datagrams = packetize(&frame, &frame_info, args.mtu)?;
+        let datagrams = packetize_fec(&frame, &frame_info, args.mtu, args.fec)?;
         out.clear();
         match impair.as_mut() {
             Some(imp) => datagrams.into_iter().for_each(|d| imp.pass(d, &mut out)),
@@ -267,8 +294,15 @@ struct FrameStats {
     datagrams_sent: u16,
     datagrams_received: u16,
     datagrams_lost: u16,
+    /// Lost datagrams rebuilt from parity (`--fec`).
+    datagrams_recovered: u16,
     blocks: u32,
+    /// Blocks that did not arrive (each concealed).
     blocks_concealed: u32,
+    /// Of those, filled from the frame before (`--conceal previous`).
+    blocks_from_previous: u32,
+    /// Blocks the decoder found damaged (the flat ones among the missing, and any corrupt).
+    blocks_damaged: u32,
     complete: bool,
     encode_us: u32,
     transit_us: i64,
@@ -303,9 +337,13 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
         None => None,
     };
     let stats_path = args.stats.clone().unwrap_or_default();
-    let mut rx = Receiver::new();
+    let mut rx = Receiver::with_conceal(match args.conceal {
+        ConcealArg::Flat => Conceal::Flat,
+        ConcealArg::Previous => Conceal::Previous,
+    });
     let mut sink = Sink {
         dec: FrameDecoder::new(ctx),
+        info: None,
         writer: None,
         written: 0,
         concealed_frames: 0,
@@ -315,7 +353,11 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     let mut arrived = Vec::new();
     let mut last_heard: Option<Instant> = None;
     let mut last_progress = Instant::now();
-    write_atomic(&args.output, |tmp| {
+    let shown = args.output.as_ref().map_or_else(
+        || "(frames discarded)".to_string(),
+        |o| o.display().to_string(),
+    );
+    let mut run = |tmp: Option<&Path>| -> Result<(), CliError> {
         loop {
             if args.frames.is_some_and(|n| sink.written >= n) {
                 break;
@@ -348,7 +390,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 Err(e) => return Err(CliError::Usage(format!("receiving: {e}"))),
             }
             for a in rx.ready(now_us(), deadline_us) {
-                sink.take(a, tmp, &args.output, stats_out.as_mut(), &stats_path)?;
+                sink.take(a, tmp, &shown, stats_out.as_mut(), &stats_path)?;
             }
             // Idle: nothing waiting in the socket, and nothing heard for --idle-ms.
             if quiet
@@ -370,22 +412,21 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             if args.frames.is_some_and(|n| sink.written >= n) {
                 break;
             }
-            sink.take(a, tmp, &args.output, stats_out.as_mut(), &stats_path)?;
+            sink.take(a, tmp, &shown, stats_out.as_mut(), &stats_path)?;
         }
-        match sink.writer.as_mut() {
-            // Frames are written unbuffered (a few writes of whole planes each): nothing to flush.
+        // Frames are written unbuffered (a few writes of whole planes each): nothing to flush.
+        match sink.info {
             Some(_) => Ok(()),
             None => Err(CliError::Usage(format!(
-                "no frame arrived on {bound}: nothing written to {}",
-                args.output.display()
+                "no frame arrived on {bound}: nothing written to {shown}"
             ))),
         }
-    })?;
-    let info = sink
-        .writer
-        .as_ref()
-        .map(|(i, _)| *i)
-        .expect("a frame was written");
+    };
+    match &args.output {
+        Some(o) => write_atomic(o, |tmp| run(Some(tmp)))?,
+        None => run(None)?,
+    }
+    let info = sink.info.expect("a frame was decoded");
     let lat = &mut sink.latencies;
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
@@ -397,7 +438,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     println!(
         "{}: {} frames of {} x {} {:?}, {} with concealed blocks, {} frames lost; datagrams \
          dropped: {}; latency p50 {:.2} ms, p99 {:.2} ms",
-        args.output.display(),
+        shown,
         sink.written,
         info.width,
         info.height,
@@ -437,7 +478,10 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
 /// frame, whose header it takes), counted, and a line each in the stats.
 struct Sink<'a> {
     dec: FrameDecoder<'a>,
-    writer: Option<(StreamInfo, Writer<std::fs::File>)>,
+    /// The stream's format, from its first frame.
+    info: Option<StreamInfo>,
+    /// The `.y4m` (none with `--discard`).
+    writer: Option<Writer<std::fs::File>>,
     written: u64,
     concealed_frames: u64,
     latencies: Vec<i64>,
@@ -447,8 +491,8 @@ impl Sink<'_> {
     fn take(
         &mut self,
         a: Assembled,
-        tmp: &Path,
-        output: &Path,
+        tmp: Option<&Path>,
+        output: &str,
         stats: Option<&mut BufWriter<std::fs::File>>,
         stats_path: &Path,
     ) -> Result<(), CliError> {
@@ -466,13 +510,14 @@ impl Sink<'_> {
                 return Ok(());
             }
         };
-        if self.writer.is_none() {
-            let info = stream_info(&header, &a.info);
-            let f = std::fs::File::create(tmp).map_err(|e| file_err(output, e))?;
-            let w = Writer::new(f, &info).map_err(|e| file_err(output, e))?;
-            self.writer = Some((info, w));
+        let info = *self
+            .info
+            .get_or_insert_with(|| stream_info(&header, &a.info));
+        if let (Some(tmp), None) = (tmp, &self.writer) {
+            let f = std::fs::File::create(tmp).map_err(|e| file_err(Path::new(output), e))?;
+            let w = Writer::new(f, &info).map_err(|e| file_err(Path::new(output), e))?;
+            self.writer = Some(w);
         }
-        let (info, w) = self.writer.as_mut().expect("opened above");
         if (header.width, header.height, header.chroma)
             != (info.width, info.height, info.tag.chroma())
         {
@@ -486,11 +531,14 @@ impl Sink<'_> {
             limited: info.limited,
             ..img
         };
-        w.write_frame(&img).map_err(|e| file_err(output, e))?;
+        if let Some(w) = self.writer.as_mut() {
+            w.write_frame(&img)
+                .map_err(|e| file_err(Path::new(output), e))?;
+        }
         let latency = now_us() as i64 - a.info.capture_us as i64;
         self.latencies.push(latency);
         self.written += 1;
-        if !report.damaged.is_empty() {
+        if a.missing > 0 || !report.damaged.is_empty() {
             self.concealed_frames += 1;
         }
         if let Some(s) = stats {
@@ -500,8 +548,11 @@ impl Sink<'_> {
                 datagrams_sent: a.sent,
                 datagrams_received: a.received,
                 datagrams_lost: a.sent - a.received,
+                datagrams_recovered: a.recovered,
                 blocks: a.blocks,
-                blocks_concealed: report.damaged.len() as u32,
+                blocks_concealed: a.missing,
+                blocks_from_previous: a.from_previous,
+                blocks_damaged: report.damaged.len() as u32,
                 complete: a.complete,
                 encode_us: a.info.encode_us,
                 transit_us: a.last_us as i64

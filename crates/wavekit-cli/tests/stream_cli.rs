@@ -149,8 +149,9 @@ fn over_loopback(cpu: &[&str], tag: &str) {
         assert!(l["latency_us"].as_i64().unwrap() > 0);
     }
     assert_eq!(lines[5]["summary"], true);
-    // 2. A fifth of the datagrams lost on the way out, and garbage from a stranger: losses
-    // and concealed blocks reported, complete frames still exact.
+    // 2. A fifth of the datagrams lost on the way out, a parity datagram after every 3, and
+    // garbage from a stranger: losses, rebuilt datagrams and concealed blocks reported,
+    // complete frames still exact.
     let (out, st) = (d.join("lossy.y4m"), d.join("lossy.jsonl"));
     let (out_s, st_s) = (p(&out), p(&st));
     let mut args = vec![
@@ -188,9 +189,11 @@ fn over_loopback(cpu: &[&str], tag: &str) {
         "--fps",
         "0",
         "--mtu",
-        "300",
+        "400",
         "--impair",
         "loss=20%,seed=5",
+        "--fec",
+        "3",
     ];
     send.extend(cpu);
     ok(&wavekit(&send));
@@ -210,6 +213,12 @@ fn over_loopback(cpu: &[&str], tag: &str) {
         .iter()
         .map(|l| l["datagrams_lost"].as_u64().unwrap())
         .sum();
+    // A parity datagram after every 3 rebuilt some of the losses.
+    let recovered: u64 = frames
+        .iter()
+        .map(|l| l["datagrams_recovered"].as_u64().unwrap())
+        .sum();
+    assert!(recovered > 0, "--fec 3 rebuilt nothing: {lines:?}");
     let summary_line = lines.last().unwrap();
     let frames_lost = summary_line["frames_lost"].as_u64().unwrap();
     assert!(lost + frames_lost > 0, "20 % loss lost nothing: {lines:?}");
@@ -229,6 +238,30 @@ fn over_loopback(cpu: &[&str], tag: &str) {
             );
         }
     }
+    // 3. --discard: decoded and counted, nothing written.
+    let mut args = vec!["--discard", "--frames", "2"];
+    args.extend(cpu);
+    let (rx, at, err) = receiver(&args);
+    let mut send = vec![
+        "stream",
+        "send",
+        src.to_str().unwrap(),
+        "--to",
+        &at,
+        "--bytes",
+        "1200",
+        "--fps",
+        "0",
+        "--frames",
+        "2",
+    ];
+    send.extend(cpu);
+    ok(&wavekit(&send));
+    let summary = finish(rx, err);
+    assert!(
+        summary.contains("(frames discarded): 2 frames"),
+        "{summary}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -307,6 +340,25 @@ fn bad_stream_arguments_are_refused_before_sending() {
         (
             vec!["stream", "recv", "--listen", "bad", "-o", "x.y4m", "--cpu"],
             "HOST:PORT",
+        ),
+        (
+            vec!["stream", "recv", "--listen", "127.0.0.1:0", "--cpu"],
+            "--output",
+        ),
+        (
+            vec![
+                "stream",
+                "send",
+                s,
+                "--to",
+                "127.0.0.1:9",
+                "--bytes",
+                "500",
+                "--fec",
+                "100",
+                "--cpu",
+            ],
+            "--fec 100",
         ),
         (
             vec![

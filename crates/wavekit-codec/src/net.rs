@@ -30,6 +30,9 @@ pub const FRAMES_IN_FLIGHT: usize = 8;
 
 const KIND_BLOCKS: u8 = 1;
 const KIND_PIECE: u8 = 2;
+const KIND_PARITY: u8 = 3;
+/// Most datagrams one parity datagram covers (`--fec K`).
+pub const MAX_FEC_GROUP: usize = 64;
 
 /// What the sender says about a frame, in every datagram of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +80,17 @@ pub enum Body<'a> {
         /// Each block's payload size.
         sizes: Vec<u16>,
         /// The payloads, back to back.
+        data: &'a [u8],
+    },
+    /// Forward error correction: the XOR of datagrams `first .. first + lens.len()` of the
+    /// frame (each whole, zero-padded to the longest), from which any one of them can be
+    /// rebuilt when the others arrived.
+    Parity {
+        /// The group's first datagram.
+        first: u16,
+        /// Each datagram's length.
+        lens: Vec<u16>,
+        /// Their XOR.
         data: &'a [u8],
     },
     /// A piece of one block's payload.
@@ -184,6 +198,31 @@ pub fn parse(d: &[u8]) -> Result<Packet<'_>> {
                 total,
                 data,
             }
+        }
+        KIND_PARITY => {
+            if b.len() < 4 {
+                return Err(bad("a parity datagram cut short".into()));
+            }
+            let (first, n) = (u16_at(b, 0), usize::from(u16_at(b, 2)));
+            if n == 0
+                || n > MAX_FEC_GROUP
+                || usize::from(first) + n > usize::from(count)
+                || b.len() < 4 + 2 * n
+            {
+                return Err(bad(format!("parity of datagrams {first} + {n} of {count}")));
+            }
+            let lens: Vec<u16> = (0..n).map(|i| u16_at(b, 4 + 2 * i)).collect();
+            let data = &b[4 + 2 * n..];
+            let longest = lens.iter().copied().max().unwrap_or(0);
+            if usize::from(longest) != data.len()
+                || lens.iter().any(|&l| usize::from(l) < PACKET_HEADER_BYTES)
+            {
+                return Err(bad(format!(
+                    "parity lengths {lens:?} for {} bytes",
+                    data.len()
+                )));
+            }
+            Body::Parity { first, lens, data }
         }
         k => return Err(bad(format!("kind {k}"))),
     };
@@ -328,6 +367,57 @@ pub fn packetize(frame: &[u8], info: &FrameInfo, mtu: usize) -> Result<Vec<Vec<u
     Ok(out)
 }
 
+/// [`packetize`] with forward error correction: after every `k` datagrams (1 to
+/// [`MAX_FEC_GROUP`]; 0: none) one parity datagram, their XOR, from which the receiver
+/// rebuilds any one of them lost. The data datagrams are cut smaller so that the parity ones
+/// fit `mtu` too.
+pub fn packetize_fec(frame: &[u8], info: &FrameInfo, mtu: usize, k: usize) -> Result<Vec<Vec<u8>>> {
+    if k == 0 {
+        return packetize(frame, info, mtu);
+    }
+    check_mtu(mtu)?;
+    if k > MAX_FEC_GROUP {
+        return Err(CodecError::InvalidArgument(format!(
+            "FEC groups of {k} datagrams: give 1 to {MAX_FEC_GROUP} (or 0 for none)"
+        )));
+    }
+    let overhead = PACKET_HEADER_BYTES + 4 + 2 * k;
+    let data_mtu = mtu
+        .checked_sub(overhead)
+        .filter(|m| *m >= MIN_MTU)
+        .ok_or_else(|| {
+            CodecError::InvalidArgument(format!(
+                "an MTU of {mtu} bytes with FEC groups of {k}: give at least {}",
+                MIN_MTU + overhead
+            ))
+        })?;
+    let data = packetize(frame, info, data_mtu)?;
+    let (_, payloads) = block_payloads(frame)?;
+    let mut out = Vec::with_capacity(data.len() + data.len().div_ceil(k));
+    for (g, group) in data.chunks(k).enumerate() {
+        let longest = group.iter().map(Vec::len).max().unwrap_or(0);
+        let mut xor = vec![0u8; longest];
+        for d in group {
+            for (x, b) in xor.iter_mut().zip(d) {
+                *x ^= b;
+            }
+        }
+        let first = (g * k) as u16;
+        let mut p = head(info, KIND_PARITY, frame, payloads.len() as u32);
+        p[12..14].copy_from_slice(&first.to_le_bytes());
+        p[14..16].copy_from_slice(&group[0][14..16]);
+        p.extend_from_slice(&first.to_le_bytes());
+        p.extend_from_slice(&(group.len() as u16).to_le_bytes());
+        for d in group {
+            p.extend_from_slice(&(d.len() as u16).to_le_bytes());
+        }
+        p.extend_from_slice(&xor);
+        out.extend(group.iter().cloned());
+        out.push(p);
+    }
+    Ok(out)
+}
+
 /// Why a datagram was not used (each counted by the [`Receiver`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Dropped {
@@ -343,6 +433,19 @@ pub enum Dropped {
     Inconsistent,
 }
 
+/// What a missing block is replaced with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Conceal {
+    /// Nothing: offset 0, which the decoder conceals as damage (the block's coefficients 0: a
+    /// flat patch) and reports.
+    #[default]
+    Flat,
+    /// The same block's payload of the last frame handed over, where it had one and its
+    /// layout is this frame's (size, sampling, levels, mode; the quantizer step may differ,
+    /// so the block comes back at that frame's scale). Else flat.
+    Previous,
+}
+
 /// A frame put back together.
 #[derive(Clone, Debug)]
 pub struct Assembled {
@@ -352,12 +455,17 @@ pub struct Assembled {
     pub bytes: Vec<u8>,
     /// Blocks in the frame, and how many did not arrive whole.
     pub blocks: u32,
-    /// Blocks missing.
+    /// Blocks missing (not arrived whole).
     pub missing: u32,
-    /// Datagrams sent, and received (duplicates not counted).
+    /// Of those, the blocks filled from the previous frame ([`Conceal::Previous`]); the rest
+    /// are at offset 0 (flat, reported by the decoder as damaged).
+    pub from_previous: u32,
+    /// Datagrams sent (parity not counted).
     pub sent: u16,
-    /// Datagrams received.
+    /// Datagrams received (duplicates and parity not counted).
     pub received: u16,
+    /// Datagrams rebuilt from parity (forward error correction).
+    pub recovered: u16,
     /// When its first and last datagrams arrived (the receiver's microseconds).
     pub first_us: u64,
     /// When its last datagram arrived.
@@ -365,6 +473,9 @@ pub struct Assembled {
     /// Whether every datagram arrived (else the deadline passed).
     pub complete: bool,
 }
+
+/// A frame's header and each block's payload (None: missing).
+type Previous = ([u8; HEADER_BYTES], Vec<Option<Vec<u8>>>);
 
 struct Partial {
     info: FrameInfo,
@@ -377,6 +488,12 @@ struct Partial {
     payloads: Vec<Option<Vec<u8>>>,
     /// Blocks arriving in pieces: the bytes so far, and which bytes arrived.
     pieces: BTreeMap<u32, (Vec<u8>, Vec<bool>)>,
+    /// The data datagrams as they arrived (for rebuilding a lost one from parity).
+    raw: Vec<Option<Vec<u8>>>,
+    /// Parity datagrams by their group's first datagram: lengths and XOR.
+    parity: BTreeMap<u16, (Vec<u16>, Vec<u8>)>,
+    /// Data datagrams rebuilt from parity (counted in `received` too).
+    recovered: u16,
     first_us: u64,
     last_us: u64,
 }
@@ -395,12 +512,50 @@ pub struct Receiver {
     pub dropped: BTreeMap<Dropped, u64>,
     /// Frames never handed over (superseded by a newer one, or pushed out).
     pub frames_lost: u64,
+    /// What missing blocks are replaced with.
+    pub conceal: Conceal,
+    /// The last frame handed over: its header and each block's payload (for
+    /// [`Conceal::Previous`]).
+    previous: Option<Previous>,
 }
 
 impl Receiver {
-    /// A receiver that keeps to the first stream it hears.
+    /// A receiver that keeps to the first stream it hears; missing blocks flat.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A receiver that conceals missing blocks as `conceal` says.
+    pub fn with_conceal(conceal: Conceal) -> Self {
+        Self {
+            conceal,
+            ..Self::default()
+        }
+    }
+
+    fn hand_over(&mut self, f: Partial) -> Assembled {
+        let mut f = f;
+        let mut from_previous = 0;
+        let missing = f.payloads.iter().filter(|p| p.is_none()).count() as u32;
+        if self.conceal == Conceal::Previous {
+            if let Some((h, prev)) = &self.previous {
+                // The same layout: every header byte but the quantizer step's.
+                let same = h[..16] == f.header[..16] && h[20..] == f.header[20..];
+                if same && prev.len() == f.payloads.len() {
+                    for (p, q) in f.payloads.iter_mut().zip(prev) {
+                        if p.is_none() && q.is_some() {
+                            *p = q.clone();
+                            from_previous += 1;
+                        }
+                    }
+                }
+            }
+            self.previous = Some((f.header, f.payloads.clone()));
+        }
+        let mut a = assemble(f);
+        a.missing = missing;
+        a.from_previous = from_previous;
+        a
     }
 
     fn drop_one(&mut self, why: Dropped) -> Dropped {
@@ -422,8 +577,55 @@ impl Receiver {
         Some(b)
     }
 
-    /// Take one datagram, received at `now_us`.
+    /// Take one datagram, received at `now_us`; a datagram lost from a group whose parity and
+    /// other datagrams are in is rebuilt and taken too.
     pub fn accept(&mut self, datagram: &[u8], now_us: u64) -> std::result::Result<(), Dropped> {
+        let frame = self.accept_one(datagram, now_us)?;
+        for rebuilt in self.rebuildable(frame) {
+            if self.accept_one(&rebuilt, now_us).is_ok() {
+                if let Some(f) = self.frames.get_mut(&frame) {
+                    f.recovered += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The datagrams of `frame` that its parity can rebuild now: each group with exactly one
+    /// missing, whose other datagrams have the lengths the parity says.
+    fn rebuildable(&self, frame: u32) -> Vec<Vec<u8>> {
+        let Some(f) = self.frames.get(&frame) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (&first, (lens, xor)) in &f.parity {
+            let group = usize::from(first)..usize::from(first) + lens.len();
+            let missing: Vec<usize> = group.clone().filter(|&i| f.raw[i].is_none()).collect();
+            let [m] = missing[..] else {
+                continue;
+            };
+            let mut r = xor.clone();
+            let mut fits = true;
+            for i in group.clone().filter(|&i| i != m) {
+                let d = f.raw[i].as_ref().expect("present");
+                if d.len() != usize::from(lens[i - group.start]) {
+                    fits = false;
+                    break;
+                }
+                for (x, b) in r.iter_mut().zip(d) {
+                    *x ^= b;
+                }
+            }
+            if fits {
+                r.truncate(usize::from(lens[m - group.start]));
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Take one datagram: the frame it belongs to, or why it was dropped.
+    fn accept_one(&mut self, datagram: &[u8], now_us: u64) -> std::result::Result<u32, Dropped> {
         let Ok(p) = parse(datagram) else {
             return Err(self.drop_one(Dropped::Malformed));
         };
@@ -458,6 +660,9 @@ impl Receiver {
                     received: 0,
                     payloads: vec![None; p.blocks as usize],
                     pieces: BTreeMap::new(),
+                    raw: vec![None; usize::from(p.count)],
+                    parity: BTreeMap::new(),
+                    recovered: 0,
                     first_us: now_us,
                     last_us: now_us,
                 },
@@ -469,6 +674,21 @@ impl Receiver {
         {
             return Err(self.drop_one(Dropped::Inconsistent));
         }
+        if let Body::Parity { first, lens, data } = &p.body {
+            // Kept for rebuilding; at most one a group.
+            if f.parity.contains_key(first) {
+                return Err(self.drop_one(Dropped::Duplicate));
+            }
+            let held: usize = f.parity.values().map(|(_, x)| x.len()).sum();
+            if held + data.len()
+                > f.frame_bytes as usize + usize::from(f.count) * 2 * PACKET_HEADER_BYTES
+            {
+                return Err(self.drop_one(Dropped::Inconsistent));
+            }
+            f.parity.insert(*first, (lens.clone(), data.to_vec()));
+            f.last_us = now_us;
+            return Ok(p.info.frame);
+        }
         if f.seen[usize::from(p.index)] {
             return Err(self.drop_one(Dropped::Duplicate));
         }
@@ -478,7 +698,7 @@ impl Receiver {
         let adding = match &p.body {
             Body::Blocks { data, .. } => data.len(),
             Body::Piece { block, total, .. } if !f.pieces.contains_key(block) => *total as usize,
-            Body::Piece { .. } => 0,
+            Body::Piece { .. } | Body::Parity { .. } => 0,
         };
         if held + adding > f.frame_bytes as usize {
             return Err(self.drop_one(Dropped::Inconsistent));
@@ -525,11 +745,13 @@ impl Receiver {
                     f.payloads[block as usize] = Some(buf);
                 }
             }
+            Body::Parity { .. } => unreachable!("taken above"),
         }
         f.seen[usize::from(p.index)] = true;
+        f.raw[usize::from(p.index)] = Some(datagram.to_vec());
         f.received += 1;
         f.last_us = now_us;
-        Ok(())
+        Ok(p.info.frame)
     }
 
     /// The frames to hand over at `now_us`, in frame order: each whose datagrams all arrived,
@@ -554,7 +776,7 @@ impl Receiver {
         for n in older {
             let f = self.frames.remove(&n).expect("listed");
             if due.contains(&n) {
-                out.push(assemble(f));
+                out.push(self.hand_over(f));
             } else {
                 self.frames_lost += 1;
             }
@@ -569,7 +791,7 @@ impl Receiver {
         if let Some(f) = all.last() {
             self.shown = Some(f.info.frame);
         }
-        all.into_iter().map(assemble).collect()
+        all.into_iter().map(|f| self.hand_over(f)).collect()
     }
 }
 
@@ -597,8 +819,10 @@ fn assemble(f: Partial) -> Assembled {
         bytes,
         blocks: f.blocks,
         missing,
+        from_previous: 0,
         sent: f.count,
-        received: f.received,
+        received: f.received - f.recovered,
+        recovered: f.recovered,
         first_us: f.first_us,
         last_us: f.last_us,
         complete: f.received == f.count,
