@@ -143,9 +143,17 @@ typedef struct {
    */
   uint32_t blocks;
   /**
-   * Blocks that did not arrive (decoded as flat, counted as damaged).
+   * Blocks that did not arrive.
    */
   uint32_t missing;
+  /**
+   * Of those, taken from the previous frame (the rest are flat, counted as damaged).
+   */
+  uint32_t from_previous;
+  /**
+   * Datagrams rebuilt from parity.
+   */
+  uint32_t datagrams_recovered;
   /**
    * Datagrams the frame was sent in.
    */
@@ -245,9 +253,23 @@ WkStatus wk_packetize(const uint8_t *frame,
                       void *user);
 
 /**
- * A receiver (frames in order, at most 8 held, bad datagrams counted and dropped).
+ * [`wk_packetize`] with forward error correction: after every `k` datagrams (1 to 64; 0:
+ * none) a parity datagram from which the receiver rebuilds any one of them lost.
  */
-WkReceiver *wk_receiver_new(void);
+WkStatus wk_packetize_fec(const uint8_t *frame,
+                          size_t len,
+                          const WkFrameInfo *info,
+                          size_t mtu,
+                          size_t k,
+                          WkDatagramFn emit,
+                          void *user);
+
+/**
+ * A receiver (frames in order, at most 8 held, bad datagrams counted and dropped); a missing
+ * block is taken from the previous frame where `previous` is non-zero (else flat: the
+ * decoder counts it as damaged).
+ */
+WkReceiver *wk_receiver_new(int32_t previous);
 
 /**
  * Take a datagram received at `now_us` (microseconds of the receiver's clock): `WK_STATUS_OK` if it

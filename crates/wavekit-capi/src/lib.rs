@@ -509,6 +509,44 @@ pub unsafe extern "C" fn wk_packetize(
     })
 }
 
+/// [`wk_packetize`] with forward error correction: after every `k` datagrams (1 to 64; 0:
+/// none) a parity datagram from which the receiver rebuilds any one of them lost.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wk_packetize_fec(
+    frame: *const u8,
+    len: usize,
+    info: *const WkFrameInfo,
+    mtu: usize,
+    k: usize,
+    emit: WkDatagramFn,
+    user: *mut c_void,
+) -> WkStatus {
+    guard(|| {
+        let bytes = unsafe { slice(frame, len, "the frame") }?;
+        let i = unsafe { info.as_ref() }.ok_or((
+            WkStatus::InvalidArgument,
+            "the frame info is null".to_string(),
+        ))?;
+        let emit = emit.ok_or((
+            WkStatus::InvalidArgument,
+            "the emit function is null".to_string(),
+        ))?;
+        let info = FrameInfo {
+            stream: i.stream,
+            frame: i.frame,
+            capture_us: i.capture_us,
+            encode_us: i.encode_us,
+            tag: i.tag,
+            rate: (i.rate_num, i.rate_den),
+        };
+        for d in wavekit_codec::net::packetize_fec(bytes, &info, mtu, k).map_err(codec_err)? {
+            // SAFETY: the caller's function, called with its own user pointer.
+            unsafe { emit(user, d.as_ptr(), d.len()) };
+        }
+        Ok(())
+    })
+}
+
 /// Puts frames back together from datagrams.
 pub struct WkReceiver {
     rx: Receiver,
@@ -523,8 +561,12 @@ pub struct WkAssembledInfo {
     pub info: WkFrameInfo,
     /// Blocks in the frame.
     pub blocks: u32,
-    /// Blocks that did not arrive (decoded as flat, counted as damaged).
+    /// Blocks that did not arrive.
     pub missing: u32,
+    /// Of those, taken from the previous frame (the rest are flat, counted as damaged).
+    pub from_previous: u32,
+    /// Datagrams rebuilt from parity.
+    pub datagrams_recovered: u32,
     /// Datagrams the frame was sent in.
     pub datagrams_sent: u32,
     /// Datagrams that arrived.
@@ -533,11 +575,18 @@ pub struct WkAssembledInfo {
     pub complete: i32,
 }
 
-/// A receiver (frames in order, at most 8 held, bad datagrams counted and dropped).
+/// A receiver (frames in order, at most 8 held, bad datagrams counted and dropped); a missing
+/// block is taken from the previous frame where `previous` is non-zero (else flat: the
+/// decoder counts it as damaged).
 #[unsafe(no_mangle)]
-pub extern "C" fn wk_receiver_new() -> *mut WkReceiver {
+pub extern "C" fn wk_receiver_new(previous: i32) -> *mut WkReceiver {
+    let conceal = if previous != 0 {
+        wavekit_codec::net::Conceal::Previous
+    } else {
+        wavekit_codec::net::Conceal::Flat
+    };
     Box::into_raw(Box::new(WkReceiver {
-        rx: Receiver::new(),
+        rx: Receiver::with_conceal(conceal),
         ready: Default::default(),
     }))
 }
@@ -601,6 +650,8 @@ pub unsafe extern "C" fn wk_receiver_next(
                     },
                     blocks: a.blocks,
                     missing: a.missing,
+                    from_previous: a.from_previous,
+                    datagrams_recovered: u32::from(a.recovered),
                     datagrams_sent: u32::from(a.sent),
                     datagrams_received: u32::from(a.received),
                     complete: i32::from(a.complete),

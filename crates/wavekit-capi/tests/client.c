@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
     WkFrameInfo info = {.stream = 7, .frame = 0, .capture_us = 1000, .encode_us = 5, .tag = 0, .rate_num = 60, .rate_den = 1};
     CHECK(wk_packetize(frame, len, &info, 256, keep, &ds) == WK_STATUS_OK && ds.count > 2, "datagrams: %zu", ds.count);
     CHECK(wk_packetize(frame, len, &info, 10, keep, &ds) == WK_STATUS_INVALID_ARGUMENT, "an MTU of 10 refused");
-    WkReceiver *rx = wk_receiver_new();
+    WkReceiver *rx = wk_receiver_new(0);
     srand(3);
     for (size_t i = ds.count - 1; i > 0; i--) {
         size_t j = (size_t)rand() % (i + 1);
@@ -149,8 +149,48 @@ int main(int argc, char **argv) {
     CHECK(wk_receiver_counts(rx, &dropped, &lost) == WK_STATUS_OK && dropped == 1 && lost == 0, "counts %llu %llu",
           (unsigned long long)dropped, (unsigned long long)lost);
 
+    /* Forward error correction: a parity datagram after every 2; the first of each group lost,
+       rebuilt from the parity; the frame back exactly. */
+    Datagrams ds2 = {0};
+    info.frame = 2;
+    CHECK(wk_packetize_fec(frame, len, &info, 400, 2, keep, &ds2) == WK_STATUS_OK, "with parity");
+    size_t in_group = 0, dropped_here = 0;
+    for (size_t i = 0; i < ds2.count; i++) {
+        int parity = ds2.data[i][3] == 3;
+        if (!parity && in_group++ == 0) {
+            dropped_here++;
+            continue;
+        }
+        if (parity) in_group = 0;
+        CHECK(wk_receiver_accept(rx, ds2.data[i], ds2.len[i], 100) == WK_STATUS_OK, "fec datagram %zu", i);
+    }
+    CHECK(wk_receiver_next(rx, 100, 50, again, sizeof again, &glen, &got) == WK_STATUS_OK, "frame 2 complete");
+    CHECK(got.complete && got.datagrams_recovered == dropped_here && glen == len && memcmp(again, frame, len) == 0,
+          "rebuilt %u of %zu, the frame exactly", got.datagrams_recovered, dropped_here);
+
+    /* Concealment from the previous frame: a receiver that keeps the last frame's blocks. */
+    WkReceiver *prx = wk_receiver_new(1);
+    info.frame = 0;
+    Datagrams a0 = {0}, a1 = {0};
+    wk_packetize(frame, len, &info, 256, keep, &a0);
+    info.frame = 1;
+    wk_packetize(frame, len, &info, 256, keep, &a1);
+    for (size_t i = 0; i < a0.count; i++) wk_receiver_accept(prx, a0.data[i], a0.len[i], 0);
+    CHECK(wk_receiver_next(prx, 0, 50, again, sizeof again, &glen, &got) == WK_STATUS_OK, "frame 0");
+    for (size_t i = 1; i < a1.count; i++) wk_receiver_accept(prx, a1.data[i], a1.len[i], 10);
+    CHECK(wk_receiver_next(prx, 70, 50, again, sizeof again, &glen, &got) == WK_STATUS_OK, "frame 1 at its deadline");
+    CHECK(got.missing > 0 && got.from_previous == got.missing, "every missing block from frame 0: %u of %u",
+          got.from_previous, got.missing);
+    CHECK(wk_decode_rgb(dec, again, glen, back, sizeof back, &damaged) == WK_STATUS_OK && damaged == 0,
+          "nothing damaged: %u", damaged);
+    CHECK(glen == len && memcmp(again, frame, len) == 0, "the same picture twice: the frame itself");
+    wk_receiver_free(prx);
+
     for (size_t i = 0; i < ds.count; i++) free(ds.data[i]);
     for (size_t i = 0; i < ds1.count; i++) free(ds1.data[i]);
+    for (size_t i = 0; i < ds2.count; i++) free(ds2.data[i]);
+    for (size_t i = 0; i < a0.count; i++) free(a0.data[i]);
+    for (size_t i = 0; i < a1.count; i++) free(a1.data[i]);
     wk_receiver_free(rx);
     wk_decoder_free(dec);
     wk_encoder_free(enc);
