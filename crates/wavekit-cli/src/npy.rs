@@ -14,7 +14,7 @@ pub enum Array {
     I32(Vec<i32>),
     /// `float32`
     F32(Vec<f32>),
-    /// `uint64` (sort keys only)
+    /// `uint64` (sort keys; radius offsets past 2^32)
     U64(Vec<u64>),
 }
 

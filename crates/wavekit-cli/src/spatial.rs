@@ -122,7 +122,8 @@ pub struct RadiusArgs {
     /// The radius (points at distance ≤ r).
     #[arg(short, allow_negative_numbers = true)]
     pub r: f32,
-    /// Offsets out: uint32 `[Q + 1]`; query q's neighbours are `indices[O[q]..O[q+1]]`.
+    /// Offsets out: uint32 `[Q + 1]` (uint64 when there are 2^32 neighbours or more); query q's
+    /// neighbours are `indices[O[q]..O[q+1]]`.
     #[arg(long)]
     pub offsets: PathBuf,
     /// Indices out: uint32, ascending a query.
@@ -242,8 +243,21 @@ pub fn radius(ctx: &GpuContext, a: &RadiusArgs) -> Result<(), CliError> {
     let (points, queries) = read_both(&a.points, &a.queries)?;
     let spatial = Spatial::new(ctx, &a.tree.config())?;
     let tree = spatial.build(ctx, &points)?;
-    let (offsets, indices) = spatial.radius(ctx, &tree, &queries, a.r)?;
-    write_atomic(&a.offsets, |t| npy::write(t, &npy::Array::U32(offsets)))?;
+    // In pieces of consecutive queries, so that a result past one call's (2^32 neighbours, or
+    // a buffer) still comes back whole; offsets past u32 are written as uint64.
+    let mut offsets = vec![0u64];
+    let mut indices: Vec<u32> = Vec::new();
+    spatial.radius_pieces(ctx, &tree, &queries, a.r, u64::MAX, |_, off, ind| {
+        let base = indices.len() as u64;
+        offsets.extend(off[1..].iter().map(|&o| base + u64::from(o)));
+        indices.extend_from_slice(ind);
+        Ok(())
+    })?;
+    let offsets = match u32::try_from(indices.len()) {
+        Ok(_) => npy::Array::U32(offsets.into_iter().map(|o| o as u32).collect()),
+        Err(_) => npy::Array::U64(offsets),
+    };
+    write_atomic(&a.offsets, |t| npy::write(t, &offsets))?;
     let total = indices.len();
     write_atomic(&a.indices, |t| npy::write(t, &npy::Array::U32(indices)))?;
     println!(
