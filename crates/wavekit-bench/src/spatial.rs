@@ -150,6 +150,19 @@ pub fn run(
     });
     knn.check(ctx)?;
     rad.check(ctx)?;
+    // The counts summed in 64 bits: one timed write pass takes at most 2^32 - 1 neighbours
+    // (32-bit offsets) in one buffer; a larger result is refused here, before the write, with
+    // its size (the Rust API's radius_pieces, the CLI and Python take any size, in pieces).
+    let counts: Vec<u32> = ctx.read_back("counts", &rad.counts, nq as usize)?;
+    let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    let most = u64::from(u32::MAX).min(ctx.caps.limits.max_buffer_size / 4);
+    if whole > most {
+        return Err(crate::Error::InvalidArgument(format!(
+            "radius {radius} finds {whole} neighbours ({} bytes of indices): the benchmark's one \
+             write pass takes at most {most}; give a smaller --radius",
+            whole * 4
+        )));
+    }
     let offsets: Vec<u32> = ctx.read_back("offsets", &rad.offsets, nq as usize + 1)?;
     let total = offsets[nq as usize];
     let out = ctx.storage_uninit("radius indices", u64::from(total.max(1)) * 4)?;
