@@ -23,6 +23,12 @@ start=$SECONDS
 phase() {
     echo "== [$((SECONDS - start)) s] $*"
 }
+# A GPU phase's output: each test binary's name and time (cargo's "Running" lines and its
+# results), without a line for every test that passed. cargo's status is the pipeline's
+# (pipefail): the filter's own is ignored.
+named() {
+    { grep -v -E '^test .* \.\.\. ok$' || true; }
+}
 
 phase "format"
 cargo fmt --all --check
@@ -113,12 +119,12 @@ for w in "${widths[@]}"; do
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
             cargo test --workspace --quiet --doc
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
-            cargo test --workspace --quiet --lib --bins --tests -- --ignored --skip large_
+            cargo test --workspace --lib --bins --tests -- --ignored --skip large_ 2>&1 | named
     else
         # The widest sweeps whole at the first width, short here (ADR-0084).
         phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the GPU tests (short sweeps)"
         WAVEKIT_TEST_SWEEP=short LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
-            cargo test --workspace --quiet --test '*_gpu' "${gpu_tests[@]}"
+            cargo test --workspace --test '*_gpu' "${gpu_tests[@]}" 2>&1 | named
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
     if [ "$w" = "${widths[0]}" ]; then
@@ -139,9 +145,9 @@ phase "lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the GPU tests on the
 # The self-test and the lane-0 pitfall check subgroup operations themselves: not here.
 # lavapipe's vector width is pinned to 8 lanes: the emulated layer does not depend on it, and
 # at its native 16 lanes (CPUs with AVX-512) the same tests took 1.6× as long.
-WAVEKIT_TEST_SWEEP=short WAVEKIT_NO_SUBGROUPS=1 LP_NATIVE_VECTOR_WIDTH=256 WAVEKIT_ADAPTER=llvmpipe cargo test --workspace --quiet --test '*_gpu' \
+WAVEKIT_TEST_SWEEP=short WAVEKIT_NO_SUBGROUPS=1 LP_NATIVE_VECTOR_WIDTH=256 WAVEKIT_ADAPTER=llvmpipe cargo test --workspace --test '*_gpu' \
     "${gpu_tests[@]}" --skip selftest_passes_for_several_seeds \
-    --skip a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane
+    --skip a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane 2>&1 | named
 
 # The Python package's GPU paths (arrays and the KDTree) without subgroups too: its wheel is
 # the one built at the first width.
