@@ -27,6 +27,10 @@ pub const MAX_DATAGRAM: usize = 65_507;
 pub const MAX_BLOCK_BYTES: usize = 4096;
 /// Frames a [`Receiver`] holds at once; a datagram of a newer frame past them drops the oldest.
 pub const FRAMES_IN_FLIGHT: usize = 8;
+/// The longest frame a [`Receiver`] takes by default (256 MiB: a lossless 4K frame is under
+/// 100 MiB); a datagram announcing a longer one is dropped, so that a sender's claims cannot
+/// make it hold more than about twice this a frame.
+pub const MAX_FRAME_BYTES: u32 = 1 << 28;
 
 const KIND_BLOCKS: u8 = 1;
 const KIND_PIECE: u8 = 2;
@@ -514,6 +518,8 @@ pub struct Receiver {
     pub frames_lost: u64,
     /// What missing blocks are replaced with.
     pub conceal: Conceal,
+    /// The longest frame taken (0: [`MAX_FRAME_BYTES`]).
+    pub max_frame_bytes: u32,
     /// The last frame handed over: its header and each block's payload (for
     /// [`Conceal::Previous`]).
     previous: Option<Previous>,
@@ -637,6 +643,14 @@ impl Receiver {
             return Err(self.drop_one(Dropped::Late));
         }
         if self.blocks_of(&p.header) != Some(p.blocks) {
+            return Err(self.drop_one(Dropped::Inconsistent));
+        }
+        let most = if self.max_frame_bytes == 0 {
+            MAX_FRAME_BYTES
+        } else {
+            self.max_frame_bytes
+        };
+        if p.frame_bytes > most {
             return Err(self.drop_one(Dropped::Inconsistent));
         }
         if !self.frames.contains_key(&p.info.frame) {

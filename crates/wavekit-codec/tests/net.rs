@@ -182,6 +182,10 @@ fn frames_go_out_in_order_and_late_ones_are_dropped() {
     )
     .unwrap();
     assert_eq!(rx.accept(&other[0], 5), Err(Dropped::OtherStream));
+    // A frame claiming to be longer than the receiver takes: dropped.
+    let mut small = Receiver::new();
+    small.max_frame_bytes = 500;
+    assert_eq!(small.accept(&d[3][0], 5), Err(Dropped::Inconsistent));
     // A flood of frames: never more than FRAMES_IN_FLIGHT held, the oldest pushed out.
     let mut rx = Receiver::new();
     for f in 10..200 {
