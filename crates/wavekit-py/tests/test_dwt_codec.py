@@ -64,7 +64,7 @@ def bands(c, h, w, levels):
     return [c[:h, :w]] + out
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (6, 1), (17, 23), (64, 48), (33, 90)])
+@pytest.mark.parametrize("shape", [(1, 1), (6, 1), (17, 23), (33, 90)])
 def test_legall53_is_t800s_lifting_exactly_and_round_trips(shape):
     rng = np.random.default_rng(4830 + shape[0])
     x = rng.integers(-300, 300, shape).astype(np.int32)

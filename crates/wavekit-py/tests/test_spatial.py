@@ -54,12 +54,12 @@ def check_query(data, x, got, want, box=None):
 @pytest.mark.parametrize("m", [1, 2, 3])
 def test_query_is_scipys(m):
     rng = np.random.default_rng(4800 + m)
-    for n in [1, 7, 8, 9, 100, 4099]:
+    for n in [1, 9, 100, 4099]:
         data = rng.random((n, m))
         x = rng.random((257, m)) * 1.2 - 0.1
         ours, theirs = KDTree(data), SciPyTree(data)
         assert (ours.n, ours.m) == (theirs.n, theirs.m)
-        for k in [1, 5, 64, 65, 150, [1, 3, 9]]:
+        for k in [1, 64, 65, [1, 3, 9]]:
             check_query(data, x, ours.query(x, k=k), theirs.query(x, k=k))
         for bound in [0.05, 0.3]:
             check_query(data, x, ours.query(x, k=12, distance_upper_bound=bound),
