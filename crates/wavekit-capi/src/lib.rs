@@ -468,6 +468,33 @@ pub struct WkFrameInfo {
     pub rate_den: u32,
 }
 
+impl From<WkFrameInfo> for FrameInfo {
+    fn from(i: WkFrameInfo) -> Self {
+        FrameInfo {
+            stream: i.stream,
+            frame: i.frame,
+            capture_us: i.capture_us,
+            encode_us: i.encode_us,
+            tag: i.tag,
+            rate: (i.rate_num, i.rate_den),
+        }
+    }
+}
+
+impl From<FrameInfo> for WkFrameInfo {
+    fn from(i: FrameInfo) -> Self {
+        WkFrameInfo {
+            stream: i.stream,
+            frame: i.frame,
+            capture_us: i.capture_us,
+            encode_us: i.encode_us,
+            tag: i.tag,
+            rate_num: i.rate.0,
+            rate_den: i.rate.1,
+        }
+    }
+}
+
 /// A datagram, handed to the caller's function (which sends it).
 pub type WkDatagramFn =
     Option<unsafe extern "C" fn(user: *mut c_void, datagram: *const u8, len: usize)>;
@@ -483,30 +510,8 @@ pub unsafe extern "C" fn wk_packetize(
     emit: WkDatagramFn,
     user: *mut c_void,
 ) -> WkStatus {
-    guard(|| {
-        let bytes = unsafe { slice(frame, len, "the frame") }?;
-        let i = unsafe { info.as_ref() }.ok_or((
-            WkStatus::InvalidArgument,
-            "the frame info is null".to_string(),
-        ))?;
-        let emit = emit.ok_or((
-            WkStatus::InvalidArgument,
-            "the emit function is null".to_string(),
-        ))?;
-        let info = FrameInfo {
-            stream: i.stream,
-            frame: i.frame,
-            capture_us: i.capture_us,
-            encode_us: i.encode_us,
-            tag: i.tag,
-            rate: (i.rate_num, i.rate_den),
-        };
-        for d in wavekit_codec::net::packetize(bytes, &info, mtu).map_err(codec_err)? {
-            // SAFETY: the caller's function, called with its own user pointer.
-            unsafe { emit(user, d.as_ptr(), d.len()) };
-        }
-        Ok(())
-    })
+    // No parity: the same call with groups of none.
+    unsafe { wk_packetize_fec(frame, len, info, mtu, 0, emit, user) }
 }
 
 /// [`wk_packetize`] with forward error correction: after every `k` datagrams (1 to 64; 0:
@@ -531,15 +536,9 @@ pub unsafe extern "C" fn wk_packetize_fec(
             WkStatus::InvalidArgument,
             "the emit function is null".to_string(),
         ))?;
-        let info = FrameInfo {
-            stream: i.stream,
-            frame: i.frame,
-            capture_us: i.capture_us,
-            encode_us: i.encode_us,
-            tag: i.tag,
-            rate: (i.rate_num, i.rate_den),
-        };
-        for d in wavekit_codec::net::packetize_fec(bytes, &info, mtu, k).map_err(codec_err)? {
+        for d in wavekit_codec::net::packetize_fec(bytes, &FrameInfo::from(*i), mtu, k)
+            .map_err(codec_err)?
+        {
             // SAFETY: the caller's function, called with its own user pointer.
             unsafe { emit(user, d.as_ptr(), d.len()) };
         }
@@ -635,19 +634,10 @@ pub unsafe extern "C" fn wk_receiver_next(
         };
         unsafe { give(&a.bytes, frame, cap, len, "the frame") }?;
         if !info.is_null() {
-            let i = &a.info;
             // SAFETY: a non-null output pointer (the API's contract).
             unsafe {
                 *info = WkAssembledInfo {
-                    info: WkFrameInfo {
-                        stream: i.stream,
-                        frame: i.frame,
-                        capture_us: i.capture_us,
-                        encode_us: i.encode_us,
-                        tag: i.tag,
-                        rate_num: i.rate.0,
-                        rate_den: i.rate.1,
-                    },
+                    info: WkFrameInfo::from(a.info),
                     blocks: a.blocks,
                     missing: a.missing,
                     from_previous: a.from_previous,
