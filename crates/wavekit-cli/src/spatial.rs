@@ -245,14 +245,7 @@ pub fn radius(ctx: &GpuContext, a: &RadiusArgs) -> Result<(), CliError> {
     let tree = spatial.build(ctx, &points)?;
     // In pieces of consecutive queries, so that a result past one call's (2^32 neighbours, or
     // a buffer) still comes back whole; offsets past u32 are written as uint64.
-    let mut offsets = vec![0u64];
-    let mut indices: Vec<u32> = Vec::new();
-    spatial.radius_pieces(ctx, &tree, &queries, a.r, u64::MAX, |_, off, ind| {
-        let base = indices.len() as u64;
-        offsets.extend(off[1..].iter().map(|&o| base + u64::from(o)));
-        indices.extend_from_slice(ind);
-        Ok(())
-    })?;
+    let (offsets, indices) = spatial.radius_whole(ctx, &tree, &queries, a.r)?;
     let offsets = match u32::try_from(indices.len()) {
         Ok(_) => npy::Array::U32(offsets.into_iter().map(|o| o as u32).collect()),
         Err(_) => npy::Array::U64(offsets),

@@ -81,8 +81,9 @@ impl Tree {
         Ok((out(py, &i), out(py, &d)))
     }
 
-    /// Every point within `r` (inclusive) of each query: int64 offsets (`queries + 1`) and u32
-    /// indices, ascending a query; of any size (taken in pieces).
+    /// Every point within `r` (inclusive) of each query: u64 offsets (`queries + 1`; read as
+    /// int64, their values far below 2^63) and u32 indices, ascending a query; of any size
+    /// (taken in pieces).
     fn radius<'py>(
         &self,
         py: Python<'py>,
@@ -91,18 +92,10 @@ impl Tree {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let ctx = ctx()?;
         let q = points(queries, "query")?;
-        let (offsets, indices) = py.detach(|| -> Result<(Vec<i64>, Vec<u32>)> {
-            let mut offsets = vec![0i64];
-            let mut indices = Vec::new();
+        let (offsets, indices) = py.detach(|| {
             self.spatial
-                .radius_pieces(ctx, &self.tree, &q, r, u64::MAX, |_, off, ind| {
-                    let base = indices.len() as i64;
-                    offsets.extend(off[1..].iter().map(|&o| base + i64::from(o)));
-                    indices.extend_from_slice(ind);
-                    Ok(())
-                })
-                .map_err(spatial_err)?;
-            Ok((offsets, indices))
+                .radius_whole(ctx, &self.tree, &q, r)
+                .map_err(spatial_err)
         })?;
         Ok((out(py, &offsets), out(py, &indices)))
     }

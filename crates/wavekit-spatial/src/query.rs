@@ -463,6 +463,27 @@ impl Spatial {
         Ok(())
     }
 
+    /// Every point within `r` of each query, of any total size, as one CSR on the host: 64-bit
+    /// offsets (`queries + 1`) and the indices (ascending a query), gathered from
+    /// [`Spatial::radius_pieces`].
+    pub fn radius_whole(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+    ) -> Result<(Vec<u64>, Vec<u32>)> {
+        let mut offsets = vec![0u64];
+        let mut indices: Vec<u32> = Vec::new();
+        self.radius_pieces(ctx, tree, queries, r, u64::MAX, |_, off, ind| {
+            let base = indices.len() as u64;
+            offsets.extend(off[1..].iter().map(|&o| base + u64::from(o)));
+            indices.extend_from_slice(ind);
+            Ok(())
+        })?;
+        Ok((offsets, indices))
+    }
+
     /// The `k` nearest points of each query for any `k` ≥ 1 (SciPy's `query` has no limit):
     /// [`Spatial::knn`] up to [`MAX_K`], and past it a slower path that the docs describe
     /// there. Same results as [`Spatial::knn`]: k indices and squared distances a query,

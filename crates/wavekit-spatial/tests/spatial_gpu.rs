@@ -556,7 +556,10 @@ fn gpu_knn_past_max_k_and_radius_in_pieces_equal_brute_force() {
                 })
                 .unwrap();
             assert_eq!(next, queries.len());
-            assert_eq!((po, pi), (wo, wi), "n {n} periodic {periodic}: pieces");
+            assert_eq!((&po, &pi), (&wo, &wi), "n {n} periodic {periodic}: pieces");
+            // And gathered whole, with 64-bit offsets.
+            let (ho, hi) = spatial.radius_whole(ctx, &tree, &queries, r).unwrap();
+            assert!(ho.iter().map(|&o| o as u32).eq(wo.iter().copied()) && hi == wi);
         }
     }
     assert!(
