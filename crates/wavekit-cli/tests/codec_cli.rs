@@ -1,17 +1,8 @@
 //! `wavekit encode` on the GPU writes the same bytes as `--cpu`, and `wavekit decode` the same
 //! PNG, damaged blocks included.
 
-use std::process::{Command, Output};
-
 mod common;
-use common::{read_y4m, y4m_stream};
-
-fn wavekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavekit"))
-        .args(args)
-        .output()
-        .expect("the wavekit binary runs")
-}
+use common::{ok, read_y4m, wavekit, y4m_stream};
 
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
@@ -59,16 +50,6 @@ fn gpu_decode_writes_the_cpu_decoders_png() {
         );
     }
     let _ = std::fs::remove_dir_all(&d);
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `.y4m` in, a stream file, `.y4m` out, on the CPU: every frame within its budget and close to

@@ -5,31 +5,14 @@
 //! dropped; bad arguments are refused before anything is sent.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 mod common;
-use common::y4m_stream;
+use common::{ok, wavekit, y4m_stream};
 
 /// The frames of a `.y4m` file.
 fn read_y4m(path: &std::path::Path) -> Vec<wavekit_codec::YcbcrImage> {
     common::read_y4m(path).1
-}
-
-fn wavekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavekit"))
-        .args(args)
-        .output()
-        .expect("the wavekit binary runs")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A receiver started on a free port, and its address (from the line it prints first); its

@@ -56,3 +56,22 @@ pub fn read_y4m(
     }
     (*r.info(), v)
 }
+
+/// The CLI with `args`, run to its end.
+pub fn wavekit(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wavekit"))
+        .args(args)
+        .output()
+        .expect("the wavekit binary runs")
+}
+
+/// The stdout of a run that succeeded (its stdout and stderr in the failure if not).
+pub fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
