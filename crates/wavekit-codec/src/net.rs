@@ -539,10 +539,9 @@ impl Receiver {
         }
     }
 
-    fn hand_over(&mut self, f: Partial) -> Assembled {
-        let mut f = f;
-        let mut from_previous = 0;
+    fn hand_over(&mut self, mut f: Partial) -> Assembled {
         let missing = f.payloads.iter().filter(|p| p.is_none()).count() as u32;
+        let mut from_previous = 0;
         if self.conceal == Conceal::Previous {
             if let Some((h, prev)) = &self.previous {
                 // The same layout: every header byte but the quantizer step's.
@@ -556,11 +555,12 @@ impl Receiver {
                     }
                 }
             }
-            self.previous = Some((f.header, f.payloads.clone()));
         }
-        let mut a = assemble(f);
-        a.missing = missing;
-        a.from_previous = from_previous;
+        let a = assemble(&f, missing, from_previous);
+        if self.conceal == Conceal::Previous {
+            // Kept for the next frame: moved, not copied.
+            self.previous = Some((f.header, f.payloads));
+        }
         a
     }
 
@@ -809,23 +809,21 @@ impl Receiver {
     }
 }
 
-fn assemble(f: Partial) -> Assembled {
+/// The frame's bytes from what arrived (and what concealment filled in): the header, the
+/// offset table, the payloads in block order; a block without one at offset 0, which points
+/// into the header (the decoder's damage, concealed and reported).
+fn assemble(f: &Partial, missing: u32, from_previous: u32) -> Assembled {
     let blocks = f.blocks as usize;
     let table = HEADER_BYTES + OFFSET_BYTES * blocks;
     let mut bytes = Vec::with_capacity(f.frame_bytes as usize);
     bytes.extend_from_slice(&f.header);
     bytes.resize(table, 0);
-    let mut missing = 0;
     for (b, p) in f.payloads.iter().enumerate() {
-        match p {
-            Some(p) => {
-                let at = bytes.len() as u32;
-                bytes[HEADER_BYTES + OFFSET_BYTES * b..][..OFFSET_BYTES]
-                    .copy_from_slice(&at.to_le_bytes());
-                bytes.extend_from_slice(p);
-            }
-            // Offset 0 points into the header: the decoder's damage, concealed and reported.
-            None => missing += 1,
+        if let Some(p) = p {
+            let at = bytes.len() as u32;
+            bytes[HEADER_BYTES + OFFSET_BYTES * b..][..OFFSET_BYTES]
+                .copy_from_slice(&at.to_le_bytes());
+            bytes.extend_from_slice(p);
         }
     }
     Assembled {
@@ -833,7 +831,7 @@ fn assemble(f: Partial) -> Assembled {
         bytes,
         blocks: f.blocks,
         missing,
-        from_previous: 0,
+        from_previous,
         sent: f.count,
         received: f.received - f.recovered,
         recovered: f.recovered,
