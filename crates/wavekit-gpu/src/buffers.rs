@@ -20,9 +20,15 @@ const MIN_BUFFER: u64 = 16;
 
 impl GpuContext {
     /// A storage buffer holding `data` (usable as a copy source and destination too).
+    /// From a mebibyte on (native), the data goes through a kept staging buffer
+    /// ([`GpuContext::storage_from_chunks`]), which may wait for the GPU to finish with it.
     pub fn storage_from<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         self.check_storage(label, bytes.len() as u64)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        if bytes.len() >= 1 << 20 {
+            return self.storage_from_chunks(label, bytes.len() as u64, [bytes]);
+        }
         // wgpu rejects bindings smaller than one element: keep at least one vec4.
         let padded;
         let contents = if bytes.len() < MIN_BUFFER as usize {
@@ -131,6 +137,46 @@ impl GpuContext {
         pending.now()
     }
 
+    /// The first `bytes` bytes of `buffer` (named `what` in errors), mapped in a kept staging
+    /// buffer for the caller to copy where it wants them ([`MappedRead::with`]) without an
+    /// intermediate vector; the staging buffer goes back to the pool when the result is
+    /// dropped. Waits for the GPU; native only (the web awaits [`GpuContext::read_back_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn read_back_mapped(
+        &self,
+        what: &str,
+        buffer: &wgpu::Buffer,
+        bytes: usize,
+    ) -> Result<MappedRead<'_>> {
+        let mut pending = self.read_back_async::<u8>(what, buffer, bytes);
+        if pending.is_waiting() {
+            self.wait()?;
+            pending.block_until_mapped();
+        }
+        let mapped = pending.slot.lock().ok().and_then(|mut s| s.mapped.take());
+        match (std::mem::replace(&mut pending.state, State::Done), mapped) {
+            (State::Done, _) => Ok(MappedRead {
+                ctx: self,
+                staging: None,
+                bytes: 0,
+            }),
+            (State::Failed(e), _) => Err(e),
+            (State::Mapping(staging), Some(Ok(()))) => Ok(MappedRead {
+                ctx: self,
+                staging: Some(staging),
+                bytes,
+            }),
+            (State::Mapping(_), Some(Err(message))) => Err(Error::Readback {
+                what: what.to_string(),
+                message,
+            }),
+            (State::Mapping(_), None) => Err(Error::Readback {
+                what: what.to_string(),
+                message: "the mapping did not complete (a lost device?)".into(),
+            }),
+        }
+    }
+
     /// A future of the first `len` elements of `buffer` (named `what` in errors): the copy is
     /// submitted at once, the elements arrive when the GPU has finished everything submitted
     /// before. In a browser the event loop completes it. On native devices each poll of the
@@ -172,12 +218,8 @@ impl GpuContext {
             return out;
         }
         let size = bytes.next_multiple_of(4);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wavekit.readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        // A kept buffer where one is large enough (returned to the pool once read).
+        let staging = self.staging(crate::staging::Way::Down, size);
         // The copy's own errors are this read-back's.
         let copied = self.scoped(&format!("reading {what} back"), || {
             let mut enc = self.device.create_command_encoder(&Default::default());
@@ -190,7 +232,7 @@ impl GpuContext {
         }
         let slot = out.slot.clone();
         let mapped = out.mapped.clone();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let waker = slot.lock().ok().and_then(|mut s| {
                 s.mapped = Some(r.map_err(|e| e.to_string()));
                 s.waker.take()
@@ -203,6 +245,51 @@ impl GpuContext {
         out.bytes = bytes as usize;
         out.state = State::Mapping(staging);
         out
+    }
+}
+
+/// A read-back's bytes, mapped ([`GpuContext::read_back_mapped`]); unmapped and its staging
+/// buffer kept for the next read-back when dropped.
+#[derive(Debug)]
+pub struct MappedRead<'a> {
+    ctx: &'a GpuContext,
+    staging: Option<wgpu::Buffer>,
+    bytes: usize,
+}
+
+impl MappedRead<'_> {
+    /// How many bytes were read back.
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether nothing was read back.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// `f` of the bytes read back.
+    pub fn with<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        let Some(staging) = &self.staging else {
+            return Ok(f(&[]));
+        };
+        let size = (self.bytes as u64).next_multiple_of(4);
+        let view = staging
+            .get_mapped_range(..size)
+            .map_err(|e| Error::Readback {
+                what: "a mapped read-back".into(),
+                message: e.to_string(),
+            })?;
+        Ok(f(&view[..self.bytes]))
+    }
+}
+
+impl Drop for MappedRead<'_> {
+    fn drop(&mut self) {
+        if let Some(staging) = self.staging.take() {
+            staging.unmap();
+            self.ctx.unstage(crate::staging::Way::Down, staging);
+        }
     }
 }
 
@@ -348,13 +435,15 @@ impl<T: bytemuck::Pod> ReadBack<'_, T> {
                 if let Err(message) = mapped {
                     return Poll::Ready(Err(readback_err(&self.what, message)));
                 }
-                let view = match staging.get_mapped_range(..) {
+                let size = (self.bytes as u64).next_multiple_of(4);
+                let view = match staging.get_mapped_range(..size) {
                     Ok(v) => v,
                     Err(e) => return Poll::Ready(Err(readback_err(&self.what, e.to_string()))),
                 };
                 let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.bytes]);
                 drop(view);
                 staging.unmap();
+                self.ctx.unstage(crate::staging::Way::Down, staging);
                 Poll::Ready(Ok(out))
             }
         }

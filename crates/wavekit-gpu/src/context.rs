@@ -43,6 +43,10 @@ pub struct ContextOptions {
     /// calls catch theirs in error scopes either way). [`GpuContext::from_wgpu`] never installs
     /// a handler: the caller's stays.
     pub store_uncaptured_errors: bool,
+    /// Host-visible staging memory kept for the next transfers, in bytes each way (uploads,
+    /// read-backs): the largest buffers up to this much (default 512 MiB; 0 keeps none, and
+    /// every transfer allocates its own). See [`GpuContext::staging_kept`].
+    pub staging_keep_bytes: u64,
 }
 
 impl Default for ContextOptions {
@@ -57,6 +61,7 @@ impl Default for ContextOptions {
             dump_wgsl: None,
             pipeline_cache: None,
             store_uncaptured_errors: true,
+            staging_keep_bytes: 512 << 20,
         }
     }
 }
@@ -229,6 +234,8 @@ pub struct GpuContext {
     cache: Option<(wgpu::PipelineCache, std::path::PathBuf)>,
     lost: Arc<Mutex<Option<String>>>,
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Staging buffers kept for the next upload or read-back.
+    pub(crate) staging: Mutex<crate::staging::StagingPool>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -502,8 +509,9 @@ impl GpuContext {
     /// calls take the caller's buffers. The device must have the limits
     /// [`required_limits`] gives (wavekit says which it lacks); the subgroup feature, where
     /// the device has it (and `options.disable_subgroups` is off), and the timestamp, int64
-    /// and f16 features are used as the device has them. Only `options.disable_subgroups` and
-    /// `options.pipeline_cache` are read (the adapter is the caller's).
+    /// and f16 features are used as the device has them. Only `options.disable_subgroups`,
+    /// `options.pipeline_cache` and `options.staging_keep_bytes` are read (the adapter is the
+    /// caller's).
     ///
     /// wavekit installs no handler on a device it did not make: the caller's uncaptured-error
     /// handler and device-lost callback stay theirs, and [`GpuContext::check_health`] reports
@@ -607,6 +615,7 @@ impl GpuContext {
             cache,
             lost,
             uncaptured,
+            staging: crate::staging::StagingPool::new(options.staging_keep_bytes),
         }
     }
 

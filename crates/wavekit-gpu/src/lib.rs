@@ -28,13 +28,14 @@ pub mod prelude;
 pub mod record;
 pub mod shader;
 pub mod sim;
+mod staging;
 pub mod tiling;
 pub mod timer;
 pub mod tuning;
 #[cfg(all(target_arch = "wasm32", feature = "webgpu"))]
 mod web;
 
-pub use buffers::{POISON, ReadBack};
+pub use buffers::{MappedRead, POISON, ReadBack};
 #[cfg(not(target_arch = "wasm32"))]
 pub use context::list_adapters;
 pub use context::{

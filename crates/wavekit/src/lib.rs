@@ -52,6 +52,6 @@ pub use wavekit_gpu::{
 pub use wavekit_gpu::list_adapters;
 pub use wavekit_gpu::{
     AdapterSummary, Capabilities, ContextOptions, Error, GpuContext, GpuTimer, LimitsSummary,
-    LookbackStats, POISON, ReadBack, Result, SubgroupCaps, TimestampSupport, Timing, TimingMethod,
-    list_adapters_async,
+    LookbackStats, MappedRead, POISON, ReadBack, Result, SubgroupCaps, TimestampSupport, Timing,
+    TimingMethod, list_adapters_async,
 };

@@ -523,3 +523,78 @@ fn read_back_async_gives_what_read_back_gives_and_the_same_errors() {
     };
     body().unwrap();
 }
+
+/// Uploads and read-backs through kept staging buffers (ADR-0100): sizes up and down around
+/// the pool's grain reuse the same buffers and still move every byte; a buffer that served a
+/// larger transfer leaves nothing of it in a smaller one's padding; chunks that do not add up
+/// are refused; the pool keeps at most what `staging_keep_bytes` allows.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn kept_staging_buffers_move_every_byte_and_stay_bounded() {
+    let ctx = gpu();
+    let mut seed = 0x57a6_u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let mib = 1usize << 18; // words in a mebibyte
+    for words in [3 * mib + 1, mib, mib - 1, 2 * mib + 7, 3, mib + 3, 5 * mib] {
+        let data: Vec<u32> = (0..words).map(|_| next()).collect();
+        let buf = ctx.storage_from("staged", &data).unwrap();
+        assert_eq!(
+            ctx.read_back::<u32>("staged", &buf, words).unwrap(),
+            data,
+            "{words} words"
+        );
+        // Through the mapped form too.
+        let m = ctx.read_back_mapped("staged", &buf, words * 4).unwrap();
+        assert_eq!(m.len(), words * 4);
+        let same = m
+            .with(|b| b == bytemuck::cast_slice::<u32, u8>(&data))
+            .unwrap();
+        assert!(same, "{words} words, mapped");
+    }
+    // Chunks converted on the way, odd lengths, and a size not a multiple of 4 (zero padding
+    // after a larger transfer through the same staging buffer).
+    let bytes: Vec<u8> = (0..(3 << 20) + 5).map(|_| next() as u8).collect();
+    let buf = ctx
+        .storage_from_chunks("chunks", bytes.len() as u64, bytes.chunks(1000))
+        .unwrap();
+    let back = ctx
+        .read_back::<u8>("chunks", &buf, bytes.len() + 3)
+        .unwrap();
+    assert_eq!(&back[..bytes.len()], &bytes[..]);
+    assert_eq!(&back[bytes.len()..], &[0, 0, 0]);
+    let e = ctx
+        .storage_from_chunks("short", 10, [&[1u8, 2, 3][..]])
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("3 bytes, not the 10 announced"),
+        "{e}"
+    );
+    let e = ctx
+        .storage_from_chunks("long", 2, [&[1u8, 2, 3][..]])
+        .unwrap_err();
+    assert!(e.to_string().contains("more than 2"), "{e}");
+    let (up, down) = ctx.staging_kept();
+    let keep = ctx.options().staging_keep_bytes;
+    assert!(
+        up > 0 && down > 0 && up <= keep && down <= keep,
+        "{up} {down}"
+    );
+    // A context that keeps nothing still moves the data.
+    let none = GpuContext::new(&ContextOptions {
+        staging_keep_bytes: 0,
+        ..ctx.options().clone()
+    })
+    .unwrap();
+    let data: Vec<u32> = (0..2 * mib).map(|_| next()).collect();
+    let buf = none.storage_from("unkept", &data).unwrap();
+    assert_eq!(
+        none.read_back::<u32>("unkept", &buf, data.len()).unwrap(),
+        data
+    );
+    assert_eq!(none.staging_kept(), (0, 0));
+}

@@ -1,0 +1,204 @@
+//! Host-visible buffers kept for the next transfer: uploads ([`GpuContext::storage_from`] of a
+//! megabyte or more, [`GpuContext::storage_from_chunks`]) and read-backs reuse them instead of
+//! allocating fresh mappable memory each call. A driver's mappable memory is pinned host
+//! memory: allocating it and touching its pages for the first time cost more than the copy
+//! itself (on the H200 machine, host arrays of 2^24 elements moved at under 1 GB/s that way,
+//! ADR-0100). [`ContextOptions::staging_keep_bytes`](crate::ContextOptions) bounds what is kept.
+
+use std::sync::Mutex;
+
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+
+/// Which way a staging buffer carries data.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Way {
+    /// Host to GPU: `MAP_WRITE | COPY_SRC`.
+    Up,
+    /// GPU to host: `MAP_READ | COPY_DST`.
+    Down,
+}
+
+impl Way {
+    fn usage(self) -> wgpu::BufferUsages {
+        match self {
+            Way::Up => wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            Way::Down => wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        }
+    }
+}
+
+/// Staging buffers not in use, each way; the largest are kept up to `keep` bytes a way.
+#[derive(Debug, Default)]
+pub(crate) struct StagingPool {
+    up: Vec<wgpu::Buffer>,
+    down: Vec<wgpu::Buffer>,
+    keep: u64,
+}
+
+/// Sizes staging buffers are made in: whole mebibytes (a buffer serves every transfer up to
+/// its size).
+const GRAIN: u64 = 1 << 20;
+
+impl StagingPool {
+    pub(crate) fn new(keep: u64) -> Mutex<Self> {
+        Mutex::new(Self {
+            keep,
+            ..Default::default()
+        })
+    }
+
+    fn list(&mut self, way: Way) -> &mut Vec<wgpu::Buffer> {
+        match way {
+            Way::Up => &mut self.up,
+            Way::Down => &mut self.down,
+        }
+    }
+
+    /// The smallest kept buffer of at least `bytes`, taken out of the pool.
+    fn take(&mut self, way: Way, bytes: u64) -> Option<wgpu::Buffer> {
+        let list = self.list(way);
+        let best = list
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.size() >= bytes)
+            .min_by_key(|(_, b)| b.size())
+            .map(|(i, _)| i)?;
+        Some(list.swap_remove(best))
+    }
+
+    /// Keep `buffer` (unmapped) for the next transfer, dropping the smallest kept ones while
+    /// the way holds more than `keep` bytes.
+    fn give(&mut self, way: Way, buffer: wgpu::Buffer) {
+        let keep = self.keep;
+        let list = self.list(way);
+        list.push(buffer);
+        list.sort_by_key(|b| std::cmp::Reverse(b.size()));
+        let mut total = 0;
+        list.retain(|b| {
+            total += b.size();
+            total <= keep
+        });
+    }
+
+    /// Bytes kept each way (up, down).
+    pub(crate) fn kept(&self) -> (u64, u64) {
+        let sum = |l: &Vec<wgpu::Buffer>| l.iter().map(|b| b.size()).sum();
+        (sum(&self.up), sum(&self.down))
+    }
+}
+
+impl GpuContext {
+    /// An unmapped staging buffer of at least `bytes` (a multiple of 4), kept or new.
+    pub(crate) fn staging(&self, way: Way, bytes: u64) -> wgpu::Buffer {
+        if let Some(b) = self.pool().take(way, bytes) {
+            return b;
+        }
+        let size = bytes
+            .next_multiple_of(GRAIN)
+            .min(self.caps.limits.max_buffer_size.max(bytes));
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(match way {
+                Way::Up => "wavekit.upload",
+                Way::Down => "wavekit.readback",
+            }),
+            size,
+            usage: way.usage(),
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Return an unmapped staging buffer to the pool.
+    pub(crate) fn unstage(&self, way: Way, buffer: wgpu::Buffer) {
+        self.pool().give(way, buffer);
+    }
+
+    fn pool(&self) -> std::sync::MutexGuard<'_, StagingPool> {
+        self.staging.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bytes of host-visible staging memory kept for the next transfers (uploads, read-backs).
+    pub fn staging_kept(&self) -> (u64, u64) {
+        self.pool().kept()
+    }
+
+    /// A storage buffer of `bytes` bytes (rounded up to 4, at least 16, the rest zero) filled
+    /// with `chunks` one after another, through a kept staging buffer: the chunks are written
+    /// straight into mappable memory, so a caller converting its data (a key transform, a
+    /// widening) writes each converted chunk there without a whole converted copy. Waits for
+    /// the GPU when the staging buffer it reuses is still in use. The chunks must add up to
+    /// `bytes` exactly. Native only (a browser cannot wait for a mapping).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn storage_from_chunks<C: AsRef<[u8]>>(
+        &self,
+        label: &str,
+        bytes: u64,
+        chunks: impl IntoIterator<Item = C>,
+    ) -> Result<wgpu::Buffer> {
+        let dst = self.storage_uninit(label, bytes)?;
+        let size = dst.size();
+        let staging = self.staging(Way::Up, size);
+        let mapped = std::sync::Arc::new(Mutex::new(None));
+        let m = mapped.clone();
+        staging.map_async(wgpu::MapMode::Write, ..size, move |r| {
+            if let Ok(mut m) = m.lock() {
+                *m = Some(r.map_err(|e| e.to_string()));
+            }
+        });
+        self.wait()?;
+        let state = mapped.lock().ok().and_then(|mut m| m.take());
+        let fail = |message: String| Error::Readback {
+            what: format!("'{label}' (mapping its upload buffer)"),
+            message,
+        };
+        match state {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(fail(e)),
+            None => return Err(fail("the mapping did not complete".into())),
+        }
+        let mut written = 0u64;
+        let mut over = false;
+        {
+            let mut view = staging
+                .get_mapped_range_mut(..size)
+                .map_err(|e| fail(e.to_string()))?;
+            for c in chunks {
+                let c = c.as_ref();
+                let end = written + c.len() as u64;
+                if end > bytes {
+                    over = true;
+                    break;
+                }
+                view.slice(written as usize..end as usize)
+                    .copy_from_slice(c);
+                written = end;
+            }
+            if !over && written < size {
+                let pad = vec![0u8; (size - written) as usize];
+                view.slice(written as usize..size as usize)
+                    .copy_from_slice(&pad);
+            }
+        }
+        staging.unmap();
+        if over || written != bytes {
+            self.unstage(Way::Up, staging);
+            return Err(Error::InvalidArgument(format!(
+                "uploading '{label}': the chunks held {} bytes, not the {bytes} announced",
+                if over {
+                    format!("more than {bytes}")
+                } else {
+                    written.to_string()
+                }
+            )));
+        }
+        let copied = self.scoped(&format!("uploading '{label}'"), || {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&staging, 0, &dst, 0, size);
+            self.queue.submit([enc.finish()]);
+        });
+        // The next mapping of this buffer waits for the copy.
+        self.unstage(Way::Up, staging);
+        copied?;
+        Ok(dst)
+    }
+}
