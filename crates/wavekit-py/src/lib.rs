@@ -14,14 +14,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyByteArray, PyBytes};
 use wavekit::histogram::{Histogram, HistogramConfig, Sample};
 use wavekit::monoid::{Element, Monoid, Op};
 use wavekit::reduce::{Reduce, ReduceConfig};
 use wavekit::scan::{Scan, ScanConfig};
 use wavekit::select::{Keep, Select, SelectConfig};
 use wavekit::sort::{RadixSort, SortConfig, SortKey, Values};
-use wavekit::{ContextOptions, GpuContext};
+use wavekit::wgpu;
+use wavekit::{ContextOptions, GpuContext, MappedRead};
 
 mod error;
 mod media;
@@ -146,72 +147,183 @@ fn numpy_key(x: f32) -> f32 {
     }
 }
 
-/// Keys sorted, or with `indices` the stable sorting permutation (u32).
-fn sort_on<K: SortKey + Send + Sync>(
-    ctx: &GpuContext,
-    keys: &[K],
-    indices: bool,
-) -> Result<Vec<u8>> {
-    let n = keys.len();
-    if n == 0 {
-        return Ok(Vec::new());
+/// A host array's bytes from the Python half's `(address, length)` of a C-contiguous numpy
+/// array: read in place, not copied into a `bytes` object first.
+fn host<'a>((addr, len): (usize, usize)) -> &'a [u8] {
+    if len == 0 || addr == 0 {
+        return &[];
     }
-    let key = format!("sort {:?} {indices}", K::TYPE);
-    let sort = cached(&key, || {
-        let values = if indices {
-            Values::Indices
-        } else {
-            Values::None
-        };
+    // SAFETY: the Python half (`_host` in python/wavekit/__init__.py) passes the data address
+    // and byte length of a C-contiguous array (its `__array_interface__`) that it holds a
+    // reference to until this call returns, and numpy neither frees nor moves an array's data
+    // while it is referenced. As in numpy's own loops that release the GIL, another Python
+    // thread writing to the array meanwhile makes the result meaningless; that is the caller's
+    // race, as it is with numpy.
+    unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
+}
+
+/// How many `size`-byte elements `data` holds.
+fn count(data: &[u8], size: usize) -> Result<usize> {
+    if !data.len().is_multiple_of(size) {
+        return Err(Error::InvalidArgument(format!(
+            "{} bytes are not whole {size}-byte elements",
+            data.len()
+        )));
+    }
+    Ok(data.len() / size)
+}
+
+/// A storage buffer of `data`'s bytes, written straight into a kept staging buffer.
+fn upload(ctx: &GpuContext, label: &str, data: &[u8]) -> Result<wgpu::Buffer> {
+    Ok(ctx.storage_from_chunks(label, data.len() as u64, [data])?)
+}
+
+/// A storage buffer of `f` of each `I`-byte element of `data` (`O` bytes each), converted a
+/// chunk at a time on the way into the staging buffer (no whole converted copy).
+fn upload_with<const I: usize, const O: usize>(
+    ctx: &GpuContext,
+    label: &str,
+    data: &[u8],
+    f: impl Fn([u8; I]) -> [u8; O],
+) -> Result<wgpu::Buffer> {
+    let n = count(data, I)?;
+    let chunks = data.chunks(I << 14).map(|c| {
+        let mut v = Vec::with_capacity(c.len() / I * O);
+        for e in c.chunks_exact(I) {
+            let mut a = [0u8; I];
+            a.copy_from_slice(e);
+            v.extend_from_slice(&f(a));
+        }
+        v
+    });
+    Ok(ctx.storage_from_chunks(label, (n * O) as u64, chunks)?)
+}
+
+/// A float's bytes as a key in numpy's order: -0.0 as +0.0, every NaN as the one positive NaN
+/// (last).
+fn key_f32(b: [u8; 4]) -> [u8; 4] {
+    numpy_key(f32::from_le_bytes(b)).to_le_bytes()
+}
+
+/// A 32-bit integer widened to 64 bits (low, high words): sign-extended for `i4`.
+fn widen_u32(b: [u8; 4]) -> [u8; 8] {
+    u64::from(u32::from_le_bytes(b)).to_le_bytes()
+}
+
+fn widen_i32(b: [u8; 4]) -> [u8; 8] {
+    i64::from(i32::from_le_bytes(b)).to_le_bytes()
+}
+
+/// The first `bytes` bytes of `buffer`, mapped for [`to_py`].
+fn mapped(
+    ctx: &'static GpuContext,
+    what: &str,
+    buffer: &wgpu::Buffer,
+    bytes: usize,
+) -> Result<MappedRead<'static>> {
+    Ok(ctx.read_back_mapped(what, buffer, bytes)?)
+}
+
+/// A read-back as a `bytearray` (one copy, from the mapped staging buffer; numpy wraps it
+/// writable without another).
+fn to_py<'py>(py: Python<'py>, m: &MappedRead<'_>) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, m.len(), |dst| {
+        m.with(|src| dst.copy_from_slice(src))
+            .map_err(|e| PyErr::from(Error::from(e)))
+    })
+}
+
+/// A radix sort of `n` keys of `key` in `kb`, with `values` (`"none"`, `"u32"` in `vb`, or
+/// `"indices"` written to `vb`), recorded and submitted.
+fn radix_sort(
+    ctx: &GpuContext,
+    key: wavekit::sort::KeyType,
+    values: Values,
+    (kb, vb): (&wgpu::Buffer, Option<&wgpu::Buffer>),
+    n: usize,
+) -> Result<()> {
+    let name = match values {
+        Values::None => "none",
+        Values::U32 => "u32",
+        Values::Indices => "indices",
+    };
+    let sort = cached(&format!("sort {key:?} {name}"), || {
         Ok(RadixSort::new(
             ctx,
             &SortConfig {
                 values,
-                ..SortConfig::keys(K::TYPE)
+                ..SortConfig::keys(key)
             },
         )?)
     })?;
-    let kb = ctx.storage_from("sort keys", keys)?;
-    let vb = ctx.storage_uninit("sort indices", (n as u64) * 4)?;
-    let bound = sort.bind(ctx, &kb, indices.then_some(&vb), n as u64)?;
+    let bound = sort.bind(ctx, kb, vb, n as u64)?;
     ctx.submit_checked("a sort", |enc| bound.record(enc))?;
-    Ok(if indices {
-        bytemuck::cast_slice(&ctx.read_back::<u32>("sort indices", &vb, n)?).to_vec()
-    } else {
-        bytemuck::cast_slice(&ctx.read_back::<K>("sort keys", &kb, n)?).to_vec()
+    Ok(())
+}
+
+fn key_type(dtype: &str, call: &'static str) -> Result<wavekit::sort::KeyType> {
+    Ok(match dtype {
+        "u4" => u32::TYPE,
+        "i4" => i32::TYPE,
+        "f4" => f32::TYPE,
+        other => return Err(Error::dtype(call, other)),
     })
 }
 
 /// The stable sorting permutation (u32 indices, as bytes).
 #[pyfunction]
-fn argsort<'py>(py: Python<'py>, data: &[u8], dtype: &str) -> PyResult<Bound<'py, PyBytes>> {
+fn argsort<'py>(
+    py: Python<'py>,
+    data: (usize, usize),
+    dtype: &str,
+) -> PyResult<Bound<'py, PyByteArray>> {
     let ctx = ctx()?;
-    let perm = py.detach(|| -> Result<Vec<u8>> {
-        match dtype {
-            "u4" => sort_on(ctx, &cast::<u32>(data)?, true),
-            "i4" => sort_on(ctx, &cast::<i32>(data)?, true),
-            "f4" => {
-                let keys: Vec<f32> = cast::<f32>(data)?.into_iter().map(numpy_key).collect();
-                sort_on(ctx, &keys, true)
-            }
-            other => Err(Error::dtype("argsort", other)),
+    let data = host(data);
+    let key = key_type(dtype, "argsort")?;
+    let m = py.detach(|| -> Result<MappedRead<'static>> {
+        let n = count(data, 4)?;
+        if n == 0 {
+            return mapped(ctx, "sort indices", &ctx.storage_uninit("empty", 4)?, 0);
         }
+        let kb = if dtype == "f4" {
+            upload_with(ctx, "sort keys", data, key_f32)?
+        } else {
+            upload(ctx, "sort keys", data)?
+        };
+        let vb = ctx.storage_uninit("sort indices", (n as u64) * 4)?;
+        radix_sort(ctx, key, Values::Indices, (&kb, Some(&vb)), n)?;
+        mapped(ctx, "sort indices", &vb, n * 4)
     })?;
-    Ok(PyBytes::new(py, &perm))
+    to_py(py, &m)
 }
 
-/// The sorted integers (floats are sorted through `argsort`, for numpy's order of NaN and -0).
+/// The array sorted (stable: floats keyed in numpy's order, -0.0 equal to 0.0 and NaN last,
+/// their own bits carried along as values).
 #[pyfunction]
-fn sort<'py>(py: Python<'py>, data: &[u8], dtype: &str) -> PyResult<Bound<'py, PyBytes>> {
+fn sort<'py>(
+    py: Python<'py>,
+    data: (usize, usize),
+    dtype: &str,
+) -> PyResult<Bound<'py, PyByteArray>> {
     let ctx = ctx()?;
-    let bytes = py.detach(|| -> Result<Vec<u8>> {
-        match dtype {
-            "u4" => sort_on(ctx, &cast::<u32>(data)?, false),
-            "i4" => sort_on(ctx, &cast::<i32>(data)?, false),
-            other => Err(Error::dtype("sort", other)),
+    let data = host(data);
+    let key = key_type(dtype, "sort")?;
+    let m = py.detach(|| -> Result<MappedRead<'static>> {
+        let n = count(data, 4)?;
+        if n == 0 {
+            return mapped(ctx, "sorted", &ctx.storage_uninit("empty", 4)?, 0);
         }
+        if dtype == "f4" {
+            let kb = upload_with(ctx, "sort keys", data, key_f32)?;
+            let vb = upload(ctx, "sort values", data)?;
+            radix_sort(ctx, key, Values::U32, (&kb, Some(&vb)), n)?;
+            return mapped(ctx, "sorted values", &vb, n * 4);
+        }
+        let kb = upload(ctx, "sort keys", data)?;
+        radix_sort(ctx, key, Values::None, (&kb, None), n)?;
+        mapped(ctx, "sorted keys", &kb, n * 4)
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    to_py(py, &m)
 }
 
 /// 64-bit sums as pairs of u32 words (low, high), wrapping.
@@ -225,39 +337,19 @@ fn sum64() -> Result<Monoid> {
     )?)
 }
 
-/// 32-bit integers widened to 64-bit (low, high) words: sign-extended for `i4`.
-fn widen(data: &[u8], dtype: &str, what: &'static str) -> Result<Vec<[u32; 2]>> {
-    Ok(match dtype {
-        "u4" => cast::<u32>(data)?.into_iter().map(|x| [x, 0]).collect(),
-        "i4" => cast::<i32>(data)?
-            .into_iter()
-            .map(|x| {
-                let w = i64::from(x) as u64;
-                [w as u32, (w >> 32) as u32]
-            })
-            .collect(),
-        other => return Err(Error::dtype(what, other)),
-    })
-}
-
-fn scan64(ctx: &GpuContext, pairs: &[[u32; 2]], inclusive: bool) -> Result<Vec<u64>> {
-    let scan = cached(&format!("scan u64 {inclusive}"), || {
-        let config = ScanConfig {
-            inclusive,
-            ..ScanConfig::inclusive(sum64()?)
-        };
-        Ok(Scan::new(ctx, &config)?)
-    })?;
-    let n = pairs.len();
-    let src = ctx.storage_from("cumsum input", pairs)?;
-    let dst = ctx.storage_uninit("cumsum output", (n as u64).max(1) * 8)?;
-    let bound = scan.bind(ctx, &src, Some(&dst), n as u64)?;
-    ctx.submit_checked("a cumsum", |enc| bound.record(enc))?;
-    let words: Vec<[u32; 2]> = ctx.read_back("cumsum output", &dst, n)?;
-    Ok(words
-        .into_iter()
-        .map(|[lo, hi]| u64::from(lo) | (u64::from(hi) << 32))
-        .collect())
+/// A host array of 32-bit integers widened to 64 bits on its way to the GPU.
+fn widened(
+    ctx: &GpuContext,
+    label: &str,
+    data: &[u8],
+    dtype: &str,
+    call: &'static str,
+) -> Result<wgpu::Buffer> {
+    match dtype {
+        "u4" => upload_with(ctx, label, data, widen_u32),
+        "i4" => upload_with(ctx, label, data, widen_i32),
+        other => Err(Error::dtype(call, other)),
+    }
 }
 
 /// Running sums: 64-bit for integers (`u8`/`i8` bytes), f32 for floats; exclusive where asked.
@@ -265,17 +357,22 @@ fn scan64(ctx: &GpuContext, pairs: &[[u32; 2]], inclusive: bool) -> Result<Vec<u
 #[pyo3(signature = (data, dtype, exclusive=false))]
 fn cumsum<'py>(
     py: Python<'py>,
-    data: &[u8],
+    data: (usize, usize),
     dtype: &str,
     exclusive: bool,
-) -> PyResult<Bound<'py, PyBytes>> {
+) -> PyResult<Bound<'py, PyByteArray>> {
     let ctx = ctx()?;
-    let bytes = py.detach(|| -> Result<Vec<u8>> {
-        if dtype == "f4" {
-            let v = cast::<f32>(data)?;
-            if v.is_empty() {
-                return Ok(Vec::new());
-            }
+    let data = host(data);
+    let m = py.detach(|| -> Result<MappedRead<'static>> {
+        let n = count(data, 4)?;
+        let float = dtype == "f4";
+        if !float && !matches!(dtype, "u4" | "i4") {
+            return Err(Error::dtype("cumsum", dtype));
+        }
+        if n == 0 {
+            return mapped(ctx, "cumsum", &ctx.storage_uninit("empty", 4)?, 0);
+        }
+        let (scan, src, out) = if float {
             let scan = cached(&format!("scan f32 {exclusive}"), || {
                 let config = ScanConfig {
                     inclusive: !exclusive,
@@ -283,20 +380,28 @@ fn cumsum<'py>(
                 };
                 Ok(Scan::new(ctx, &config)?)
             })?;
-            let src = ctx.storage_from("cumsum input", &v)?;
-            let dst = ctx.storage_uninit("cumsum output", (v.len() as u64) * 4)?;
-            let bound = scan.bind(ctx, &src, Some(&dst), v.len() as u64)?;
-            ctx.submit_checked("a cumsum", |enc| bound.record(enc))?;
-            let s: Vec<f32> = ctx.read_back("cumsum output", &dst, v.len())?;
-            return Ok(bytemuck::cast_slice(&s).to_vec());
-        }
-        let pairs = widen(data, dtype, "cumsum")?;
-        if pairs.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(bytemuck::cast_slice(&scan64(ctx, &pairs, !exclusive)?).to_vec())
+            (scan, upload(ctx, "cumsum input", data)?, 4)
+        } else {
+            let scan = cached(&format!("scan u64 {exclusive}"), || {
+                let config = ScanConfig {
+                    inclusive: !exclusive,
+                    ..ScanConfig::inclusive(sum64()?)
+                };
+                Ok(Scan::new(ctx, &config)?)
+            })?;
+            (
+                scan,
+                widened(ctx, "cumsum input", data, dtype, "cumsum")?,
+                8,
+            )
+        };
+        let dst = ctx.storage_uninit("cumsum output", (n * out) as u64)?;
+        let bound = scan.bind(ctx, &src, Some(&dst), n as u64)?;
+        ctx.submit_checked("a cumsum", |enc| bound.record(enc))?;
+        // 64-bit sums come back as (low, high) words: little-endian u64 already.
+        mapped(ctx, "cumsum output", &dst, n * out)
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    to_py(py, &m)
 }
 
 /// The sum (8 bytes: a 64-bit integer's, or an f64 holding the f32 sum), the minimum or the
@@ -304,11 +409,12 @@ fn cumsum<'py>(
 #[pyfunction]
 fn reduce<'py>(
     py: Python<'py>,
-    data: &[u8],
+    data: (usize, usize),
     dtype: &str,
     op: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let ctx = ctx()?;
+    let data = host(data);
     let op = match op {
         "sum" => Op::Add,
         "min" => Op::Min,
@@ -318,45 +424,43 @@ fn reduce<'py>(
         }
     };
     let bytes = py.detach(|| -> Result<Vec<u8>> {
-        fn reduce_on<T: Element>(ctx: &GpuContext, v: &[T], op: Op) -> Result<T> {
+        fn reduce_on<T: Element>(ctx: &GpuContext, data: &[u8], op: Op) -> Result<Vec<u8>> {
+            let n = count(data, std::mem::size_of::<T>())?;
             let r = cached(&format!("reduce {:?} {}", T::SCALAR, op.name()), || {
                 Ok(Reduce::new(
                     ctx,
                     &ReduceConfig::new(Monoid::builtin(T::SCALAR, op)),
                 )?)
             })?;
-            let src = ctx.storage_from("reduce input", v)?;
-            let bound = r.bind(ctx, &src, v.len() as u64)?;
+            let src = upload(ctx, "reduce input", data)?;
+            let bound = r.bind(ctx, &src, n as u64)?;
             ctx.submit_checked("a reduce", |enc| bound.record(enc))?;
-            Ok(ctx.read_back::<T>("reduce result", bound.result(), 1)?[0])
+            Ok(
+                bytemuck::cast_slice(&ctx.read_back::<T>("reduce result", bound.result(), 1)?)
+                    .to_vec(),
+            )
         }
         Ok(match (dtype, op) {
-            ("f4", _) => reduce_on(ctx, &cast::<f32>(data)?, op)?
-                .to_le_bytes()
-                .to_vec(),
+            ("f4", _) => reduce_on::<f32>(ctx, data, op)?,
             ("u4" | "i4", Op::Add) => {
                 // A reduce of the 64-bit carry monoid on the widened words.
-                let pairs = widen(data, dtype, "sum")?;
-                let s = if pairs.is_empty() {
+                let n = count(data, 4)?;
+                let s = if n == 0 {
                     0
                 } else {
                     let r = cached("reduce u64 sum", || {
                         Ok(Reduce::new(ctx, &ReduceConfig::new(sum64()?))?)
                     })?;
-                    let src = ctx.storage_from("sum input", &pairs)?;
-                    let bound = r.bind(ctx, &src, pairs.len() as u64)?;
+                    let src = widened(ctx, "sum input", data, dtype, "sum")?;
+                    let bound = r.bind(ctx, &src, n as u64)?;
                     ctx.submit_checked("a sum", |enc| bound.record(enc))?;
                     let [lo, hi] = ctx.read_back::<[u32; 2]>("sum result", bound.result(), 1)?[0];
                     u64::from(lo) | (u64::from(hi) << 32)
                 };
                 s.to_le_bytes().to_vec()
             }
-            ("u4", _) => reduce_on(ctx, &cast::<u32>(data)?, op)?
-                .to_le_bytes()
-                .to_vec(),
-            ("i4", _) => reduce_on(ctx, &cast::<i32>(data)?, op)?
-                .to_le_bytes()
-                .to_vec(),
+            ("u4", _) => reduce_on::<u32>(ctx, data, op)?,
+            ("i4", _) => reduce_on::<i32>(ctx, data, op)?,
             (other, _) => return Err(Error::dtype("reduce", other)),
         })
     })?;
@@ -368,22 +472,32 @@ fn reduce<'py>(
 #[pyfunction]
 fn select<'py>(
     py: Python<'py>,
-    data: &[u8],
+    data: (usize, usize),
     dtype: &str,
-    flags: &[u8],
+    flags: (usize, usize),
     both: bool,
-) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+) -> PyResult<(Bound<'py, PyByteArray>, usize)> {
     let ctx = ctx()?;
-    let flags: Vec<u32> = flags.iter().map(|&f| u32::from(f != 0)).collect();
-    let (bytes, kept) = py.detach(|| -> Result<(Vec<u8>, usize)> {
+    let (data, flags) = (host(data), host(flags));
+    let (m, kept) = py.detach(|| -> Result<(MappedRead<'static>, usize)> {
         fn run<T: wavekit::monoid::Element>(
-            ctx: &GpuContext,
-            v: &[T],
-            flags: &[u32],
+            ctx: &'static GpuContext,
+            data: &[u8],
+            flags: &[u8],
             both: bool,
-        ) -> Result<(Vec<u8>, usize)> {
-            if v.is_empty() {
-                return Ok((Vec::new(), 0));
+        ) -> Result<(MappedRead<'static>, usize)> {
+            let n = count(data, std::mem::size_of::<T>())?;
+            if flags.len() != n {
+                return Err(Error::InvalidArgument(format!(
+                    "{} flags for {n} elements: give one an element",
+                    flags.len()
+                )));
+            }
+            if n == 0 {
+                return Ok((
+                    mapped(ctx, "select", &ctx.storage_uninit("empty", 4)?, 0)?,
+                    0,
+                ));
             }
             let s = cached(&format!("select {:?} {both}", T::SCALAR), || {
                 Ok(Select::new(
@@ -391,24 +505,28 @@ fn select<'py>(
                     &SelectConfig::new(T::SCALAR, Keep::Flags, both),
                 )?)
             })?;
-            let src = ctx.storage_from("select input", v)?;
-            let f = ctx.storage_from("select flags", flags)?;
-            let dst = ctx.storage_uninit("select output", std::mem::size_of_val(v) as u64)?;
-            let bound = s.bind(ctx, &src, Some(&f), &dst, v.len() as u64)?;
+            let src = upload(ctx, "select input", data)?;
+            let f = upload_with(ctx, "select flags", flags, |[b]: [u8; 1]| {
+                u32::from(b != 0).to_le_bytes()
+            })?;
+            let dst = ctx.storage_uninit("select output", data.len() as u64)?;
+            let bound = s.bind(ctx, &src, Some(&f), &dst, n as u64)?;
             ctx.submit_checked("a select", |enc| bound.record(enc))?;
             let kept = ctx.read_back::<u32>("select count", bound.count(), 1)?[0] as usize;
-            let len = if both { v.len() } else { kept };
-            let out: Vec<T> = ctx.read_back("select output", &dst, len)?;
-            Ok((bytemuck::cast_slice(&out).to_vec(), kept))
+            let len = if both { n } else { kept };
+            Ok((
+                mapped(ctx, "select output", &dst, len * std::mem::size_of::<T>())?,
+                kept,
+            ))
         }
         match dtype {
-            "u4" => run(ctx, &cast::<u32>(data)?, &flags, both),
-            "i4" => run(ctx, &cast::<i32>(data)?, &flags, both),
-            "f4" => run(ctx, &cast::<f32>(data)?, &flags, both),
+            "u4" => run::<u32>(ctx, data, flags, both),
+            "i4" => run::<i32>(ctx, data, flags, both),
+            "f4" => run::<f32>(ctx, data, flags, both),
             other => Err(Error::dtype("compress", other)),
         }
     })?;
-    Ok((PyBytes::new(py, &bytes), kept))
+    Ok((to_py(py, &m)?, kept))
 }
 
 /// Counts of `bins` equal bins over [lower, upper) (u32 each), then those below, at or above
@@ -416,53 +534,37 @@ fn select<'py>(
 #[pyfunction]
 fn histogram<'py>(
     py: Python<'py>,
-    data: &[u8],
+    data: (usize, usize),
     dtype: &str,
     bins: u32,
     lower: f64,
     upper: f64,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let ctx = ctx()?;
+    let data = host(data);
     let counts = py.detach(|| -> Result<wavekit::histogram::Counts> {
         /// One histogram's pipelines a type, re-ranged for each call.
         fn run<T: Sample>(
             ctx: &GpuContext,
-            samples: &[T],
+            data: &[u8],
             bins: u32,
             (lower, upper): (T, T),
             (zero, one): (T, T),
         ) -> Result<wavekit::histogram::Counts> {
+            let n = count(data, std::mem::size_of::<T>())?;
             let base = cached(&format!("histogram {:?}", T::SCALAR), || {
                 Ok(Histogram::new(ctx, &HistogramConfig::new(1, zero, one))?)
             })?;
             let h = base.with_range(bins, lower, upper)?;
-            let buf = ctx.storage_from("histogram samples", samples)?;
-            let bound = h.bind(ctx, &buf, samples.len() as u64)?;
+            let buf = upload(ctx, "histogram samples", data)?;
+            let bound = h.bind(ctx, &buf, n as u64)?;
             ctx.submit_checked("a histogram", |enc| bound.record(enc))?;
             Ok(bound.read(ctx)?)
         }
         match dtype {
-            "u4" => run(
-                ctx,
-                &cast::<u32>(data)?,
-                bins,
-                (lower as u32, upper as u32),
-                (0, 1),
-            ),
-            "i4" => run(
-                ctx,
-                &cast::<i32>(data)?,
-                bins,
-                (lower as i32, upper as i32),
-                (0, 1),
-            ),
-            "f4" => run(
-                ctx,
-                &cast::<f32>(data)?,
-                bins,
-                (lower as f32, upper as f32),
-                (0.0, 1.0),
-            ),
+            "u4" => run(ctx, data, bins, (lower as u32, upper as u32), (0u32, 1)),
+            "i4" => run(ctx, data, bins, (lower as i32, upper as i32), (0i32, 1)),
+            "f4" => run(ctx, data, bins, (lower as f32, upper as f32), (0.0f32, 1.0)),
             other => Err(Error::dtype("histogram", other)),
         }
     })?;

@@ -83,22 +83,33 @@ def _array(a, call):
     return _np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<"), copy=False), code
 
 
+def _host(a):
+    """A C-contiguous array's (data address, bytes), read in place by the native half while
+    the caller holds ``a``."""
+    if not a.flags.c_contiguous:
+        raise RuntimeError("wavekit: an array passed in place must be C-contiguous (a bug here)")
+    return (a.__array_interface__["data"][0], a.nbytes)
+
+
 def _from(buf, dtype):
-    return _np.frombuffer(buf, dtype=_np.dtype(dtype).newbyteorder("<")).astype(dtype, copy=True)
+    """An array of ``buf``'s little-endian elements: a ``bytearray`` wrapped without a copy
+    (writable), ``bytes`` copied."""
+    arr = _np.frombuffer(buf, dtype=_np.dtype(dtype).newbyteorder("<"))
+    if isinstance(buf, bytearray) and arr.dtype == _np.dtype(dtype):
+        return arr
+    return arr.astype(dtype, copy=True)
 
 
 def argsort(a):
     """The indices that sort ``a`` (stable), as numpy's ``argsort(a, kind='stable')``."""
     a, code = _array(a, "argsort")
-    return _from(_native.argsort(a.tobytes(), code), _np.uint32).astype(_np.intp)
+    return _from(_native.argsort(_host(a), code), _np.uint32).astype(_np.intp)
 
 
 def sort(a):
     """``a`` sorted ascending, as numpy's ``sort``."""
     a, code = _array(a, "sort")
-    if code == "f4":
-        return a[argsort(a)]
-    return _from(_native.sort(a.tobytes(), code), a.dtype)
+    return _from(_native.sort(_host(a), code), a.dtype)
 
 
 def cumsum(a, exclusive=False):
@@ -106,7 +117,7 @@ def cumsum(a, exclusive=False):
     ``exclusive=True`` the sum of the elements before each one (0 first)."""
     a, code = _array(a, "cumsum")
     out = {"u4": _np.uint64, "i4": _np.int64, "f4": _np.float32}[code]
-    return _from(_native.cumsum(a.tobytes(), code, exclusive), out)
+    return _from(_native.cumsum(_host(a), code, exclusive), out)
 
 
 def _reduce(a, op):
@@ -117,7 +128,7 @@ def _reduce(a, op):
         raise ValueError(f"wavekit.{op} of an empty array: it has no {op}imum")
     if code == "f4" and op != "sum" and _np.isnan(a).any():
         return _np.float32("nan")
-    raw = _native.reduce(a.tobytes(), code, op)
+    raw = _native.reduce(_host(a), code, op)
     if op == "sum":
         return _from(raw, {"u4": _np.uint64, "i4": _np.int64, "f4": _np.float32}[code])[0]
     return _from(raw, a.dtype)[0]
@@ -157,7 +168,7 @@ def compress(condition, a):
     one-dimensional arrays (a shorter condition keeps none past its end)."""
     a, code = _array(a, "compress")
     flags = _flags(condition, a.size, "compress")
-    raw, _ = _native.select(a.tobytes(), code, flags.tobytes(), False)
+    raw, _ = _native.select(_host(a), code, _host(flags), False)
     return _from(raw, a.dtype)
 
 
@@ -171,7 +182,7 @@ def stable_partition(condition, a):
             f"{a.size} elements: give one an element"
         )
     flags = _flags(condition, a.size, "stable_partition")
-    raw, kept = _native.select(a.tobytes(), code, flags.tobytes(), True)
+    raw, kept = _native.select(_host(a), code, _host(flags), True)
     return _from(raw, a.dtype), kept
 
 
@@ -203,7 +214,7 @@ def histogram(a, bins=10, range=None):  # noqa: A002 (numpy's name)
     if code != "f4" and (lo != int(lo) or hi != int(hi)):
         # Integer data binned in integers: edges that are not integers go through float32.
         a, code = a.astype(_np.float32), "f4"
-    counts = _from(_native.histogram(a.tobytes(), code, int(bins), lo, hi), _np.uint32)
+    counts = _from(_native.histogram(_host(a), code, int(bins), lo, hi), _np.uint32)
     out = counts[:bins].astype(_np.int64)
     # wavekit's bins are half-open; numpy's last one holds its right edge too: the elements
     # equal to it, counted by one more one-bin histogram.
@@ -211,10 +222,10 @@ def histogram(a, bins=10, range=None):  # noqa: A002 (numpy's name)
         at_hi = _np.float32(hi)
         if float(at_hi) <= hi:
             upper = _np.nextafter(at_hi, _np.float32(_np.inf))
-            raw = _native.histogram(a.tobytes(), code, 1, float(at_hi), float(upper))
+            raw = _native.histogram(_host(a), code, 1, float(at_hi), float(upper))
             out[-1] += int(_from(raw, _np.uint32)[0])
     elif hi < _np.iinfo(a.dtype).max:
-        raw = _native.histogram(a.tobytes(), code, 1, hi, hi + 1)
+        raw = _native.histogram(_host(a), code, 1, hi, hi + 1)
         out[-1] += int(_from(raw, _np.uint32)[0])
     else:
         out[-1] += int(counts[bins + 1])
