@@ -349,7 +349,9 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
         concealed_frames: 0,
         latencies: Vec::new(),
     };
-    let mut buf = vec![0u8; MAX_DATAGRAM];
+    // A thread of its own reads the socket, so that datagrams keep being taken off it while a
+    // frame decodes (a 4K frame's datagrams are more than a socket's default buffer holds).
+    let queue = SocketQueue::start(&socket, &args.listen)?;
     let mut arrived = Vec::new();
     let mut last_heard: Option<Instant> = None;
     let mut last_progress = Instant::now();
@@ -363,12 +365,12 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 break;
             }
             let mut quiet = false;
-            match socket.recv_from(&mut buf) {
-                Ok((n, _)) => {
+            match queue.datagrams.recv_timeout(Duration::from_millis(1)) {
+                Ok(d) => {
                     arrived.clear();
                     match impair.as_mut() {
-                        Some(imp) => imp.pass(buf[..n].to_vec(), &mut arrived),
-                        None => arrived.push(buf[..n].to_vec()),
+                        Some(imp) => imp.pass(d, &mut arrived),
+                        None => arrived.push(d),
                     }
                     let now = now_us();
                     for d in &arrived {
@@ -379,15 +381,13 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                         }
                     }
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    quiet = true;
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => quiet = true,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(CliError::Usage(format!(
+                        "receiving on {bound}: {}",
+                        queue.failure()
+                    )));
                 }
-                Err(e) => return Err(CliError::Usage(format!("receiving: {e}"))),
             }
             for a in rx.ready(now_us(), deadline_us) {
                 sink.take(a, tmp, &shown, stats_out.as_mut(), &stats_path)?;
@@ -404,7 +404,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                     "received {} frames ({} with concealed blocks), {} datagrams dropped",
                     sink.written,
                     sink.concealed_frames,
-                    rx.dropped.values().sum::<u64>()
+                    rx.dropped.values().sum::<u64>() + queue.overflowed()
                 );
             }
         }
@@ -430,11 +430,15 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     let lat = &mut sink.latencies;
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
-    let dropped: Vec<String> = rx
+    let mut dropped: Vec<String> = rx
         .dropped
         .iter()
         .map(|(k, v)| format!("{k:?} {v}"))
         .collect();
+    let overflow = queue.overflowed();
+    if overflow > 0 {
+        dropped.push(format!("QueueOverflow {overflow}"));
+    }
     println!(
         "{}: {} frames of {} x {} {:?}, {} with concealed blocks, {} frames lost; datagrams \
          dropped: {}; latency p50 {:.2} ms, p99 {:.2} ms",
@@ -463,6 +467,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 .dropped
                 .iter()
                 .map(|(k, v)| (format!("{k:?}"), *v))
+                .chain((overflow > 0).then(|| ("QueueOverflow".to_string(), overflow)))
                 .collect::<std::collections::BTreeMap<_, _>>(),
             "latency_p50_us": pct(0.5),
             "latency_p99_us": pct(0.99),
@@ -472,6 +477,89 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
         s.flush().map_err(|e| file_err(&stats_path, e))?;
     }
     Ok(())
+}
+
+/// Datagrams at most held between the socket's reader thread and the decoding loop; more are
+/// dropped and counted (`queue_overflow`).
+const QUEUE_DATAGRAMS: usize = 1 << 15;
+
+/// The receiving socket read by a thread of its own into a bounded queue.
+struct SocketQueue {
+    datagrams: std::sync::mpsc::Receiver<Vec<u8>>,
+    overflow: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    error: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SocketQueue {
+    fn start(socket: &UdpSocket, listen: &str) -> Result<Self, CliError> {
+        use std::sync::atomic::Ordering;
+        let sock = socket
+            .try_clone()
+            .map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
+        let (tx, datagrams) = std::sync::mpsc::sync_channel(QUEUE_DATAGRAMS);
+        let overflow = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let error = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let (o, st, er) = (overflow.clone(), stop.clone(), error.clone());
+        let thread = std::thread::spawn(move || {
+            let mut buf = vec![0u8; MAX_DATAGRAM];
+            while !st.load(Ordering::Relaxed) {
+                match sock.recv_from(&mut buf) {
+                    Ok((n, _)) => match tx.try_send(buf[..n].to_vec()) {
+                        Ok(()) => {}
+                        Err(std::sync::mpsc::TrySendError::Full(_)) => {
+                            o.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return,
+                    },
+                    // The read timeout: look at the stop flag again.
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) => {}
+                    Err(e) => {
+                        if let Ok(mut g) = er.lock() {
+                            *g = Some(e.to_string());
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Self {
+            datagrams,
+            overflow,
+            stop,
+            error,
+            thread: Some(thread),
+        })
+    }
+
+    /// Datagrams dropped because the decoding loop fell behind by a whole queue.
+    fn overflowed(&self) -> u64 {
+        self.overflow.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Why the reader stopped.
+    fn failure(&self) -> String {
+        self.error
+            .lock()
+            .ok()
+            .and_then(|g| g.clone())
+            .unwrap_or_else(|| "the socket's reader stopped".into())
+    }
+}
+
+impl Drop for SocketQueue {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Where the receiver's frames go: decoded, written to the `.y4m` (opened at the first
