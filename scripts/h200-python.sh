@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The Python package on the H200 machine: its arrays against numpy and CuPy
 # (crates/wavekit-py/bench/arrays.py), and, where the wheel has it, wavekit.spatial.KDTree
-# against SciPy's cKDTree on 16 cores and CuPy's KDTree (crates/wavekit-py/bench/kdtree.py).
+# against SciPy's cKDTree on 16 cores and CuPy's KDTree (crates/wavekit-py/bench/kdtree.py), and
+# wavekit.dwt against PyWavelets and ptwt (crates/wavekit-py/bench/dwt.py; their wheels, which
+# the machine lacks, in .whl/ beside wavekit's: pip download --no-deps PyWavelets ptwt).
 # Expects the release wheel (maturin build --release) in .whl/wavekit-*.whl; it is unpacked into
-# /tmp/site (the machine has no network, and a wheel is a zip). Logs under $OUT.
+# /tmp/site (the machine has no network, and a wheel is a zip). Each bench stops after $STEP_S
+# seconds (default 150). Logs under $OUT.
 set -uo pipefail
 OUT=${OUT:-python-out}
 mkdir -p "$OUT"
@@ -19,11 +22,16 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem --format=csv -lms 200 >"$O
 clock=$!
 trap 'kill $clock 2>/dev/null || true' EXIT
 python3 -c "import numpy, scipy, cupy; print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'cupy', cupy.__version__)" | tee "$OUT/python-versions.txt"
-python3 crates/wavekit-py/bench/arrays.py --sizes ${SIZES:-20,24,26} --out "$OUT/arrays.jsonl" \
+timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/arrays.py --sizes ${SIZES:-20,24,26} --out "$OUT/arrays.jsonl" \
     >/dev/null 2>"$OUT/arrays.txt" && echo "arrays: ok" || echo "arrays: FAILED"
 grep '^#\|device' "$OUT/arrays.txt"
 if [ -f crates/wavekit-py/bench/kdtree.py ]; then
-    python3 crates/wavekit-py/bench/kdtree.py --out "$OUT/kdtree.jsonl" \
+    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/kdtree.py --out "$OUT/kdtree.jsonl" \
         >/dev/null 2>"$OUT/kdtree.txt" && echo "kdtree: ok" || echo "kdtree: FAILED"
     grep '^#\|device' "$OUT/kdtree.txt"
+fi
+if [ -f crates/wavekit-py/bench/dwt.py ]; then
+    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/dwt.py --out "$OUT/dwt.jsonl" \
+        >/dev/null 2>"$OUT/dwt.txt" && echo "dwt: ok" || echo "dwt: FAILED"
+    grep '^#\|device\|round trip' "$OUT/dwt.txt"
 fi

@@ -7,13 +7,16 @@ on an array already on the GPU (the call alone, synchronised). numpy runs its de
 
 Protocol: each case is warmed up by time (``--warmup-ms`` of its own calls), then timed in
 ``--rounds`` rounds of ``--runs`` calls; the median of all calls is printed, with each round's
-median. Results are checked against numpy before timing. One JSON line a case and library.
+median. Results are checked against numpy before timing. One JSON line a case and library,
+with the peak resident memory of the process after it (ru_maxrss). The cases run first at
+1000 elements (a call's fixed cost; ``--no-small`` skips them).
 
 Usage: python3 arrays.py [--sizes 20,24,26] [--out FILE.jsonl] [--no-cupy]
 """
 
 import argparse
 import json
+import resource
 import sys
 
 import numpy as np
@@ -103,6 +106,8 @@ def main():
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--out", help="JSON lines here as well as on stdout")
     p.add_argument("--no-cupy", action="store_true")
+    p.add_argument("--no-small", dest="small", action="store_false",
+                   help="skip the 1000-element cases (each call's fixed cost)")
     args = p.parse_args()
     cp = None
     if not args.no_cupy:
@@ -114,8 +119,9 @@ def main():
     out = open(args.out, "w") if args.out else None
     failed = False
     rng = np.random.default_rng(48)
-    for log2 in (int(s) for s in args.sizes.split(",")):
-        n = 1 << log2
+    sizes = [(int(s), 1 << int(s)) for s in args.sizes.split(",")]
+    # A small call: its fixed cost (the issue's 1000 elements), before the large sizes.
+    for label, n in ([("1000", 1000)] if args.small else []) + [(f"2^{k}", n) for k, n in sizes]:
         for op, dtype, a, _ in cases(rng, n):
             ref = numpy_call(op, a)()
             got = wavekit_call(op, a)()
@@ -136,7 +142,8 @@ def main():
             ):
                 med, rounds = timed(call, args.warmup_ms / 1e3, args.rounds, args.runs, sync)
                 results[lib] = med
-                line = dict(row, library=lib, median_ns=med, round_medians_ns=rounds)
+                line = dict(row, library=lib, median_ns=med, round_medians_ns=rounds,
+                            peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
                 print(json.dumps(line), flush=True)
                 if out:
                     out.write(json.dumps(line) + "\n")
@@ -146,7 +153,7 @@ def main():
                 + ("" if lib == "wavekit" else f" (wavekit {results[lib] / results['wavekit']:.2f}x)")
                 for lib in results
             )
-            print(f"# {op} {dtype} 2^{log2}: {ratios}", file=sys.stderr, flush=True)
+            print(f"# {op} {dtype} {label}: {ratios}", file=sys.stderr, flush=True)
     sys.exit(1 if failed else 0)
 
 
