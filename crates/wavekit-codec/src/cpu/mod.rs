@@ -7,10 +7,8 @@
 
 pub mod block;
 pub mod color;
+mod gains;
 pub mod rate;
-
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
 
 use wavekit_dwt::{SHAPES, Wavelet};
 
@@ -109,23 +107,23 @@ pub struct DecodeReport {
     pub blocks: usize,
 }
 
-/// Band gains by (levels, level, orientation).
-type Gains = Mutex<HashMap<(u8, u8, u8), f64>>;
-
 /// The energy of the synthesis of a unit sample in each band (how much an error there costs
-/// in the image), by (levels, level, orientation); computed once with the f64 reference.
+/// in the image): from the table [`gains::GAINS`], which holds [`gain_reference`]'s values for
+/// every level count the format takes (1 to 8), so that no encoder or decoder computes them
+/// (an 8-level frame's took seconds).
 fn gain(levels: u8, band: &Band) -> f64 {
-    static GAINS: OnceLock<Gains> = OnceLock::new();
-    let key = (levels, band.level, band.orientation as u8);
-    let map = GAINS.get_or_init(Default::default);
-    if let Some(&g) = map.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return g;
-    }
-    // An impulse in the middle of the band of a plane large enough for the basis function.
+    gains::lookup(levels, band.level, band.orientation as u8)
+        .unwrap_or_else(|| gain_reference(levels, band.level, band.orientation))
+}
+
+/// [`gain`] computed with the f64 reference: an impulse in the middle of the band of a plane
+/// large enough for the basis function, synthesised, its energy summed.
+#[doc(hidden)]
+pub fn gain_reference(levels: u8, level: u8, orientation: Orientation) -> f64 {
     let side = 16usize << levels;
     let mut plane = vec![0f64; side * side];
-    let s = side >> band.level;
-    let (x0, y0) = match band.orientation {
+    let s = side >> level;
+    let (x0, y0) = match orientation {
         Orientation::Ll => (0, 0),
         Orientation::Hl => (s, 0),
         Orientation::Lh => (0, s),
@@ -133,9 +131,7 @@ fn gain(levels: u8, band: &Band) -> f64 {
     };
     plane[(y0 + s / 2) * side + x0 + s / 2] = 1.0;
     wavekit_dwt::reference::inverse_2d_97(&mut plane, side, side, u32::from(levels));
-    let g = plane.iter().map(|v| v * v).sum::<f64>();
-    map.lock().unwrap_or_else(|e| e.into_inner()).insert(key, g);
-    g
+    plane.iter().map(|v| v * v).sum::<f64>()
 }
 
 /// The wavelet of a frame: the 5/3 when lossless, else the fixed-point 9/7.
