@@ -391,6 +391,9 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             }
             for a in rx.ready(now_us(), deadline_us) {
                 sink.take(a, tmp, &shown, stats_out.as_mut(), &stats_path)?;
+                // A long decode (the first frame's, say) is not silence: what arrived meanwhile
+                // waits in the queue.
+                last_heard = Some(Instant::now());
             }
             // Idle: nothing waiting in the socket, and nothing heard for --idle-ms.
             if quiet

@@ -514,7 +514,8 @@ pub struct Receiver {
     layouts: Vec<([u8; HEADER_BYTES], u32)>,
     /// Datagrams not used, by why.
     pub dropped: BTreeMap<Dropped, u64>,
-    /// Frames never handed over (superseded by a newer one, or pushed out).
+    /// Frames never handed over (pushed out by a ninth frame in flight while eight pushed out
+    /// before were still waiting for [`Receiver::ready`]).
     pub frames_lost: u64,
     /// What missing blocks are replaced with.
     pub conceal: Conceal,
@@ -523,6 +524,9 @@ pub struct Receiver {
     /// The last frame handed over: its header and each block's payload (for
     /// [`Conceal::Previous`]).
     previous: Option<Previous>,
+    /// Frames pushed out by a newer one while frames in flight were at their most, handed
+    /// over with their missing blocks concealed, for [`Receiver::ready`] to give first.
+    early: Vec<Assembled>,
 }
 
 impl Receiver {
@@ -655,12 +659,20 @@ impl Receiver {
         }
         if !self.frames.contains_key(&p.info.frame) {
             if self.frames.len() >= FRAMES_IN_FLIGHT {
-                // Room for the newest: the oldest frame goes.
+                // Room for the newest: the oldest frame is handed over as it is (its missing
+                // blocks concealed: a receiver that fell behind, say while its first frame's
+                // decoder was built, delivers every frame), or dropped if that many wait.
                 if self.frames.keys().next().is_some_and(|&f| f > p.info.frame) {
                     return Err(self.drop_one(Dropped::Late));
                 }
-                self.frames.pop_first();
-                self.frames_lost += 1;
+                let (n, oldest) = self.frames.pop_first().expect("full");
+                if self.early.len() < FRAMES_IN_FLIGHT {
+                    let a = self.hand_over(oldest);
+                    self.early.push(a);
+                } else {
+                    self.frames_lost += 1;
+                }
+                self.shown = Some(n);
             }
             self.frames.insert(
                 p.info.frame,
@@ -769,9 +781,10 @@ impl Receiver {
     }
 
     /// The frames to hand over at `now_us`, in frame order: each whose datagrams all arrived,
-    /// and each whose first datagram is `deadline_us` old; frames older than one handed over
-    /// are dropped ([`Receiver::frames_lost`]).
+    /// each whose first datagram is `deadline_us` old, and each older than one of those (its
+    /// missing blocks concealed: what it lacks would come after a later frame was complete).
     pub fn ready(&mut self, now_us: u64, deadline_us: u64) -> Vec<Assembled> {
+        let mut out = std::mem::take(&mut self.early);
         let due: Vec<u32> = self
             .frames
             .iter()
@@ -781,19 +794,16 @@ impl Receiver {
             .map(|(&n, _)| n)
             .collect();
         let Some(&newest) = due.last() else {
-            return Vec::new();
+            return out;
         };
-        // Every due frame goes out in order; a frame still waiting that is older than the
-        // newest due one could only be shown after it: dropped.
-        let mut out = Vec::new();
+        // Every due frame goes out in order, and with it every frame still waiting that is
+        // older than the newest due one: what it lacks would arrive after a later frame was
+        // complete (its datagrams were lost, or are late enough to be dropped then), so it is
+        // decoded now with those blocks concealed, in its place before the newer one.
         let older: Vec<u32> = self.frames.range(..=newest).map(|(&n, _)| n).collect();
         for n in older {
             let f = self.frames.remove(&n).expect("listed");
-            if due.contains(&n) {
-                out.push(self.hand_over(f));
-            } else {
-                self.frames_lost += 1;
-            }
+            out.push(self.hand_over(f));
         }
         self.shown = Some(newest);
         out
@@ -801,11 +811,13 @@ impl Receiver {
 
     /// Every frame still held, handed over as it is (at the end of a stream).
     pub fn flush(&mut self) -> Vec<Assembled> {
+        let mut out = std::mem::take(&mut self.early);
         let all: Vec<Partial> = std::mem::take(&mut self.frames).into_values().collect();
         if let Some(f) = all.last() {
             self.shown = Some(f.info.frame);
         }
-        all.into_iter().map(|f| self.hand_over(f)).collect()
+        out.extend(all.into_iter().map(|f| self.hand_over(f)));
+        out
     }
 }
 

@@ -148,14 +148,15 @@ fn block_payloads_lenient(frame: &[u8], blocks: usize) -> ((), Vec<Option<Vec<u8
 }
 
 #[test]
-fn frames_go_out_in_order_and_late_ones_are_dropped() {
+fn frames_go_out_in_order_the_incomplete_concealed_and_late_ones_dropped() {
     let (_, frame) = frames().remove(0);
     let d: Vec<Vec<Vec<u8>>> = (0..4)
         .map(|f| packetize(&frame, &info(f), 576).unwrap())
         .collect();
     let mut rx = Receiver::new();
-    // Frame 0 half, frame 2 whole: 2 goes out, 0 is lost; then frame 0's rest and frame 1 are
-    // late.
+    // Frame 0 half, frame 2 whole: 0 goes out first with its missing blocks concealed (long
+    // before its deadline: what it lacks would come after 2 was complete), then 2; frame 1,
+    // of which nothing came, is not known; then frame 0's rest and frame 1 are late.
     for x in &d[0][..d[0].len() / 2] {
         rx.accept(x, 0).unwrap();
     }
@@ -163,8 +164,9 @@ fn frames_go_out_in_order_and_late_ones_are_dropped() {
         rx.accept(x, 1).unwrap();
     }
     let out = rx.ready(2, 1000);
-    assert_eq!(out.iter().map(|a| a.info.frame).collect::<Vec<_>>(), [2]);
-    assert_eq!(rx.frames_lost, 1);
+    assert_eq!(out.iter().map(|a| a.info.frame).collect::<Vec<_>>(), [0, 2]);
+    assert!(!out[0].complete && out[0].missing > 0 && out[1].complete);
+    assert_eq!(rx.frames_lost, 0);
     assert_eq!(rx.accept(&d[0][d[0].len() - 1], 3), Err(Dropped::Late));
     assert_eq!(rx.accept(&d[1][0], 3), Err(Dropped::Late));
     for x in &d[3] {
@@ -186,14 +188,41 @@ fn frames_go_out_in_order_and_late_ones_are_dropped() {
     let mut small = Receiver::new();
     small.max_frame_bytes = 500;
     assert_eq!(small.accept(&d[3][0], 5), Err(Dropped::Inconsistent));
-    // A flood of frames: never more than FRAMES_IN_FLIGHT held, the oldest pushed out.
+    // A flood of frames with nothing taken out: never more than FRAMES_IN_FLIGHT held and as
+    // many pushed out waiting to be handed over (concealed), the rest dropped.
     let mut rx = Receiver::new();
     for f in 10..200 {
         let ds = packetize(&frame, &info(f), 576).unwrap();
         rx.accept(&ds[0], 0).unwrap();
     }
-    assert_eq!(rx.frames_lost as usize, 190 - FRAMES_IN_FLIGHT);
-    assert_eq!(rx.flush().len(), FRAMES_IN_FLIGHT);
+    assert_eq!(rx.frames_lost as usize, 190 - 2 * FRAMES_IN_FLIGHT);
+    let all = rx.flush();
+    assert_eq!(all.len(), 2 * FRAMES_IN_FLIGHT);
+    assert!(all.iter().all(|a| !a.complete && a.missing > 0));
+    let order: Vec<u32> = all.iter().map(|a| a.info.frame).collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "in order: {order:?}");
+    // Taken out as they come (a receiver that fell behind at its first frame, say): every
+    // frame is handed over, in order, the pushed-out ones concealed.
+    let mut rx = Receiver::new();
+    let mut got = Vec::new();
+    for f in 0..40u32 {
+        let ds = packetize(&frame, &info(f), 576).unwrap();
+        // Every frame's first datagram only: none ever completes.
+        rx.accept(&ds[0], u64::from(f)).unwrap();
+        if f % 8 == 7 {
+            got.extend(
+                rx.ready(u64::from(f), 1_000_000)
+                    .into_iter()
+                    .map(|a| a.info.frame),
+            );
+        }
+    }
+    got.extend(rx.flush().into_iter().map(|a| a.info.frame));
+    assert_eq!(got, (0..40).collect::<Vec<u32>>());
+    assert_eq!(rx.frames_lost, 0);
+    // A late datagram of a frame pushed out and handed over is dropped as late.
+    let ds = packetize(&frame, &info(0), 576).unwrap();
+    assert_eq!(rx.accept(&ds[1], 50), Err(Dropped::Late));
 }
 
 #[test]
