@@ -37,3 +37,17 @@ ensure_lavapipe() {
     if have_vulkan_loader && have_lavapipe; then return 0; fi
     install_lavapipe
 }
+
+# Make sure ffmpeg exists: the stream tests compare with a stream it makes and measure with its
+# psnr filter (an outside program, issue 47). Installed with apt as root.
+ensure_ffmpeg() {
+    if command -v ffmpeg >/dev/null 2>&1; then return 0; fi
+    if [ "$(id -u)" != 0 ]; then
+        echo "wavekit: ffmpeg is needed by the stream tests; run: sudo apt-get install -y ffmpeg" >&2
+        return 1
+    fi
+    echo "wavekit: installing ffmpeg ..." >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq ffmpeg >/dev/null 2>&1 ||
+        { apt-get update -qq >&2 && apt-get install -y -qq ffmpeg >/dev/null; }
+}

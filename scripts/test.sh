@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_lavapipe
+ensure_ffmpeg
 
 start=$SECONDS
 phase() {
