@@ -55,6 +55,12 @@ pub struct SendArgs {
     /// one of them lost); 0: none.
     #[arg(long, default_value_t = 0)]
     pub fec: usize,
+    /// Spread each frame's datagrams over this fraction of the frame interval, in bursts of
+    /// 16, instead of sending them back to back (a burst larger than the receiver's socket
+    /// buffer, about 200 KB on Linux by default, loses datagrams on a busy receiver); 0: back
+    /// to back. Adds up to this fraction of the interval to each frame's transit.
+    #[arg(long, default_value_t = 0.25)]
+    pub pace: f64,
     /// Start again from the first frame at the end (until --frames, if given).
     #[arg(long = "loop")]
     pub repeat: bool,
@@ -184,6 +190,12 @@ pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     }
     // Checked before anything is sent.
     wavekit_codec::net::check_mtu(args.mtu).map_err(|e| CliError::Usage(format!("--mtu: {e}")))?;
+    if !(args.pace.is_finite() && (0.0..=1.0).contains(&args.pace)) {
+        return Err(CliError::Usage(format!(
+            "--pace {}: give a fraction of the frame interval from 0 to 1",
+            args.pace
+        )));
+    }
     if args.fec > wavekit_codec::net::MAX_FEC_GROUP {
         return Err(CliError::Usage(format!(
             "--fec {}: give 1 to {} datagrams a parity datagram, or 0 for none",
@@ -240,7 +252,22 @@ pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             Some(imp) => datagrams.into_iter().for_each(|d| imp.pass(d, &mut out)),
             None => out = datagrams,
         }
-        for d in &out {
+        // Paced: burst k of the frame's datagrams leaves k / bursts of the window after the
+        // frame's first.
+        let window = if fps > 0.0 {
+            Duration::from_secs_f64(args.pace / fps)
+        } else {
+            Duration::ZERO
+        };
+        let bursts = out.len().div_ceil(PACE_BURST).max(1);
+        let frame_start = Instant::now();
+        for (i, d) in out.iter().enumerate() {
+            if i > 0 && i % PACE_BURST == 0 && !window.is_zero() {
+                let due = frame_start + window.mul_f64((i / PACE_BURST) as f64 / bursts as f64);
+                if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+            }
             send_one(&socket, d)?;
             sent_datagrams += 1;
             sent_bytes += d.len() as u64;
@@ -270,6 +297,9 @@ pub fn send(args: &SendArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     );
     Ok(())
 }
+
+/// Datagrams sent back to back in a paced frame (`--pace`).
+const PACE_BURST: usize = 16;
 
 fn send_one(socket: &UdpSocket, d: &[u8]) -> Result<(), CliError> {
     loop {
