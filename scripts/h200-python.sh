@@ -6,7 +6,8 @@
 # the machine lacks, in .whl/ beside wavekit's: pip download --no-deps PyWavelets ptwt).
 # Expects the release wheel (maturin build --release) in .whl/wavekit-*.whl; it is unpacked into
 # /tmp/site (the machine has no network, and a wheel is a zip). Each bench stops after $STEP_S
-# seconds (default 150). Logs under $OUT.
+# seconds (default 150); $ARRAYS_ARGS, $KDTREE_ARGS and $DWT_ARGS go to each bench. Logs under
+# $OUT.
 set -uo pipefail
 OUT=${OUT:-python-out}
 mkdir -p "$OUT"
@@ -22,16 +23,16 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem --format=csv -lms 200 >"$O
 clock=$!
 trap 'kill $clock 2>/dev/null || true' EXIT
 python3 -c "import numpy, scipy, cupy; print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'cupy', cupy.__version__)" | tee "$OUT/python-versions.txt"
-timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/arrays.py --sizes ${SIZES:-20,24,26} --out "$OUT/arrays.jsonl" \
+timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/arrays.py --sizes ${SIZES:-20,24,26} ${ARRAYS_ARGS:-} --out "$OUT/arrays.jsonl" \
     >/dev/null 2>"$OUT/arrays.txt" && echo "arrays: ok" || echo "arrays: FAILED"
 grep '^#\|device' "$OUT/arrays.txt"
 if [ -f crates/wavekit-py/bench/kdtree.py ]; then
-    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/kdtree.py --out "$OUT/kdtree.jsonl" \
+    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/kdtree.py ${KDTREE_ARGS:-} --out "$OUT/kdtree.jsonl" \
         >/dev/null 2>"$OUT/kdtree.txt" && echo "kdtree: ok" || echo "kdtree: FAILED"
     grep '^#\|device' "$OUT/kdtree.txt"
 fi
 if [ -f crates/wavekit-py/bench/dwt.py ]; then
-    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/dwt.py --out "$OUT/dwt.jsonl" \
+    timeout ${STEP_S:-150} python3 crates/wavekit-py/bench/dwt.py ${DWT_ARGS:-} --out "$OUT/dwt.jsonl" \
         >/dev/null 2>"$OUT/dwt.txt" && echo "dwt: ok" || echo "dwt: FAILED"
     grep '^#\|device\|round trip' "$OUT/dwt.txt"
 fi

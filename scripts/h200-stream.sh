@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The codec's UDP stream on the H200 machine (issue 47): `wavekit stream send` and `recv` on
 # the same host (one clock), a 1080p and a 4K .y4m made from the photographic mosaics
-# (peer/python/codec_speed.py frames), 4:2:0 at 1 bpp, 60 frames a second for 10 seconds,
+# (peer/python/codec_speed.py frames), 4:2:0 at 1 bpp, $FPS frames a second (default 120, the
+# issue's rate) for 5 seconds,
 # without faults and with 1 % loss: each frame's encode, transit, decode and
 # capture-to-decoded latency in JSON lines, and the summary (p50, p99). Expects the release
 # CLI in .dev/bin/ (or .dev/bin.txz) and the frames in $FRAMES (default .dev/frames). Logs
@@ -50,8 +51,8 @@ PY
         rx=$!
         for _ in $(seq 50); do grep -q listening "$OUT/recv_$tag.err" && break; sleep 0.1; done
         at=$(sed -n 's/^listening on //p' "$OUT/recv_$tag.err" | head -1)
-        .dev/bin/wavekit stream send "/tmp/stream_$s.y4m" --to "$at" --bpp 1 --fps 60 --loop \
-            --frames 600 "${impair_arg[@]}" >"$OUT/send_$tag.txt" 2>"$OUT/send_$tag.err"
+        .dev/bin/wavekit stream send "/tmp/stream_$s.y4m" --to "$at" --bpp 1 --fps "${FPS:-120}" --loop \
+            --frames $((5 * ${FPS:-120})) "${impair_arg[@]}" >"$OUT/send_$tag.txt" 2>"$OUT/send_$tag.err"
         wait $rx
         echo "$tag: $(cat "$OUT/send_$tag.txt")"
         echo "$tag: $(cat "$OUT/recv_$tag.txt")"
