@@ -23,7 +23,6 @@
 #import subgroup/api
 #import codec/layout
 #import codec/bits
-#import codec/words
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -92,9 +91,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         // This lane's rows: magnitudes, and words of the valid, negative and significant
         // samples.
         var mg: array<u32, ROWS * 32>;
-        // Every bit-plane's words: pw[q · 24 + b] has bit c set where sample c of row q has
-        // bit b (a magnitude has at most 24 bits, CAP).
-        var pw: array<u32, ROWS * 24>;
         var valid: array<u32, ROWS>;
         var neg: array<u32, ROWS>;
         var sig: array<u32, ROWS>;
@@ -105,14 +101,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             valid[q] = select(0u, columns, here);
             sig[q] = 0u;
             var n = 0u;
-            // The row's magnitudes, each column's in a register (constant indices), and
-            // transposed into the row's bit-plane words once.
-            var row_mags: array<u32, 32>;
-#unroll c 32
-            {
+            for (var c = 0u; c < 32u; c++) {
                 var m = 0u;
-                if (here && {c} < bw) {
-                    let at = base + row * entry.y + {c};
+                if (here && c < bw) {
+                    let at = base + row * entry.y + c;
                     var x = 0i;
                     if (is_chroma) {
                         x = chroma[at];
@@ -123,17 +115,11 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     m = min((a << 8u) / step, CAP);
                     top = max(top, m);
                     if (x < 0i) {
-                        n |= 1u << {c};
+                        n |= 1u << c;
                     }
                 }
-                row_mags[{c}] = m;
-                mg[q * 32u + {c}] = m;
+                mg[q * 32u + c] = m;
             }
-#end
-            let row_planes = transpose(row_mags);
-#unroll b 24
-            pw[q * 24u + {b}] = row_planes[{b}];
-#end
             neg[q] = n;
         }
         let mx = sg_max_u32(top);
@@ -150,7 +136,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             var news_l = 0u;
             var last = 0u;
             for (var q = 0u; q < ROWS; q++) {
-                let w = pw[q * 24u + bit];
+                var w = 0u;
+                for (var c = 0u; c < 32u; c++) {
+                    w |= ((mg[q * 32u + c] >> bit) & 1u) << c;
+                }
                 v[q] = w;
                 let cw = valid[q] & ~sig[q];
                 let nw = cw & w;
