@@ -8,12 +8,15 @@
 use std::sync::Mutex;
 
 use crate::context::GpuContext;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::error::{Error, Result};
 
 /// Which way a staging buffer carries data.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Way {
-    /// Host to GPU: `MAP_WRITE | COPY_SRC`.
+    /// Host to GPU: `MAP_WRITE | COPY_SRC` (native only: the web uploads with
+    /// `create_buffer_init`).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Up,
     /// GPU to host: `MAP_READ | COPY_DST`.
     Down,
