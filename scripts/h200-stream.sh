@@ -6,7 +6,7 @@
 # without faults and with 1 % loss: each frame's encode, transit, decode and
 # capture-to-decoded latency in JSON lines, and the summary (p50, p99). Expects the release
 # CLI in .dev/bin/ (or .dev/bin.txz) and the frames in $FRAMES (default .dev/frames). Logs
-# under $OUT.
+# under $OUT ($SIZES and $IMPAIRS narrow the runs).
 set -uo pipefail
 OUT=${OUT:-stream-out}
 FRAMES=${FRAMES:-.dev/frames}
@@ -23,7 +23,7 @@ fi
 nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 200 >"$OUT/stream-clock.csv" &
 clock=$!
 trap 'kill $clock 2>/dev/null || true' EXIT
-for s in 1920x1080 3840x2160; do
+for s in ${SIZES:-1920x1080 3840x2160}; do
     # A .y4m of 8 frames (the mosaic shifted a pixel a frame), 4:2:0, full range.
     python3 - "$FRAMES/frame_$s.png" "/tmp/stream_$s.y4m" <<'PY'
 import sys
@@ -41,7 +41,7 @@ with open(sys.argv[2], "wb") as f:
             p = fr[..., c].astype(np.uint16)
             f.write(((p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2] + 2) // 4).astype(np.uint8).tobytes())
 PY
-    for impair in none "loss=1%,seed=7"; do
+    for impair in ${IMPAIRS:-none loss=1%,seed=7}; do
         tag="${s}_${impair%%,*}"
         impair_arg=()
         [ "$impair" != none ] && impair_arg=(--impair "$impair")
