@@ -140,6 +140,45 @@ impl GpuContext {
     ) -> Result<wgpu::Buffer> {
         let dst = self.storage_uninit(label, bytes)?;
         let size = dst.size();
+        self.write_chunks(label, &dst, size, bytes, chunks)?;
+        Ok(dst)
+    }
+
+    /// Write `chunks` (adding up to `bytes`) to the start of the caller's `dst` through a kept
+    /// staging buffer, as [`GpuContext::storage_from_chunks`] does into a new one: the upload of
+    /// a frame or an array each call without allocating mappable memory each call
+    /// (`Queue::write_buffer` does). The copy is submitted; later submissions see it. Bytes
+    /// past `bytes` up to the next multiple of 4 are written as zeros.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn write_from_chunks<C: AsRef<[u8]>>(
+        &self,
+        label: &str,
+        dst: &wgpu::Buffer,
+        bytes: u64,
+        chunks: impl IntoIterator<Item = C>,
+    ) -> Result<()> {
+        let size = bytes.next_multiple_of(4);
+        if size > dst.size() {
+            return Err(Error::InvalidArgument(format!(
+                "writing {bytes} bytes to '{label}', a buffer of {}",
+                dst.size()
+            )));
+        }
+        if size == 0 {
+            return Ok(());
+        }
+        self.write_chunks(label, dst, size, bytes, chunks)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn write_chunks<C: AsRef<[u8]>>(
+        &self,
+        label: &str,
+        dst: &wgpu::Buffer,
+        size: u64,
+        bytes: u64,
+        chunks: impl IntoIterator<Item = C>,
+    ) -> Result<()> {
         let staging = self.staging(Way::Up, size);
         let mapped = std::sync::Arc::new(Mutex::new(None));
         let m = mapped.clone();
@@ -196,12 +235,11 @@ impl GpuContext {
         }
         let copied = self.scoped(&format!("uploading '{label}'"), || {
             let mut enc = self.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&staging, 0, &dst, 0, size);
+            enc.copy_buffer_to_buffer(&staging, 0, dst, 0, size);
             self.queue.submit([enc.finish()]);
         });
         // The next mapping of this buffer waits for the copy.
         self.unstage(Way::Up, staging);
-        copied?;
-        Ok(dst)
+        copied
     }
 }

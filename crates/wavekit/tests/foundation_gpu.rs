@@ -578,6 +578,20 @@ fn kept_staging_buffers_move_every_byte_and_stay_bounded() {
         .storage_from_chunks("long", 2, [&[1u8, 2, 3][..]])
         .unwrap_err();
     assert!(e.to_string().contains("more than 2"), "{e}");
+    // Into the caller's buffer: its start written, the rest left as it was; too much refused.
+    let dst = ctx.storage_poisoned("caller's", 1 << 19).unwrap();
+    let part: Vec<u8> = (0..(1 << 20) + 6).map(|_| next() as u8).collect();
+    ctx.write_from_chunks("caller's", &dst, part.len() as u64, part.chunks(777))
+        .unwrap();
+    let back = ctx.read_back::<u8>("caller's", &dst, 1 << 21).unwrap();
+    assert_eq!(&back[..part.len()], &part[..]);
+    assert_eq!(&back[part.len()..part.len() + 2], &[0, 0]);
+    let rest: Vec<u32> = bytemuck::pod_collect_to_vec(&back[part.len() + 2..]);
+    assert!(rest.iter().all(|&w| w == POISON), "written past the end");
+    let e = ctx
+        .write_from_chunks("caller's", &dst, (1 << 21) + 1, [vec![0u8; (1 << 21) + 1]])
+        .unwrap_err();
+    assert!(e.to_string().contains("a buffer of 2097152"), "{e}");
     let (up, down) = ctx.staging_kept();
     let keep = ctx.options().staging_keep_bytes;
     assert!(
