@@ -19,7 +19,6 @@ Usage: python3 dwt.py [--sizes 4k,1080p] [--levels 5] [--out FILE.jsonl]
 """
 
 import argparse
-import json
 import resource
 import sys
 
@@ -27,7 +26,7 @@ import numpy as np
 
 import wavekit
 from wavekit import dwt
-from protocol import timed
+from protocol import print_ratios, timed, write_line
 
 SIZES = {"1080p": (1080, 1920), "4k": (2160, 3840)}
 
@@ -66,16 +65,11 @@ def main():
         med, rounds = timed(call, args.warmup_s, args.rounds, args.runs, sync)
         line = {"case": case, "library": lib, "median_ns": med, "round_medians_ns": rounds,
                 "peak_rss_mib": peak_mib()}
-        print(json.dumps(line), flush=True)
-        if out:
-            out.write(json.dumps(line) + "\n")
+        write_line(line, out)
         return med
 
     def ratio(case, times):
-        w = times["wavekit"]
-        text = "  ".join(f"{lib} {t / 1e6:.2f} ms" + ("" if lib == "wavekit" else f" (wavekit {t / w:.1f}x)")
-                         for lib, t in times.items())
-        print(f"# {case}: {text}", file=sys.stderr, flush=True)
+        print_ratios(case, times, 2)
 
     def check(name, x, back):
         nonlocal failed

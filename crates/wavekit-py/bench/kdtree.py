@@ -13,7 +13,6 @@ Usage: python3 kdtree.py [--points N] [--queries N] [--k 16] [--out FILE.jsonl]
 """
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -22,7 +21,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from wavekit.spatial import KDTree
-from protocol import timed
+from protocol import print_ratios, timed, write_line
 
 
 def main():
@@ -55,16 +54,11 @@ def main():
                 "k": args.k, "median_ns": med, "round_medians_ns": rounds,
                 "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "workers": workers if lib == "scipy" else None}
-        print(json.dumps(line), flush=True)
-        if out:
-            out.write(json.dumps(line) + "\n")
+        write_line(line, out)
         return med
 
     def ratio(case, times):
-        w = times["wavekit"]
-        text = "  ".join(f"{lib} {t / 1e6:.1f} ms" + ("" if lib == "wavekit" else f" (wavekit {t / w:.1f}x)")
-                         for lib, t in times.items())
-        print(f"# {case}: {text}", file=sys.stderr, flush=True)
+        print_ratios(case, times, 1)
 
     # Checks first.
     ref = cKDTree(pts).query(qs[:20000], k=args.k, workers=workers)

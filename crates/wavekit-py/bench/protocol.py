@@ -23,3 +23,26 @@ def timed(call, warmup_s, rounds, runs, sync=lambda: None):
         medians.append(int(np.median(ns)))
         all_ns += ns
     return int(np.median(all_ns)), medians
+
+
+def write_line(line, out=None):
+    """A result as a JSON line on stdout, and in ``out`` (an open file) where given."""
+    import json
+
+    text = json.dumps(line)
+    print(text, flush=True)
+    if out:
+        out.write(text + "\n")
+
+
+def print_ratios(case, times, digits=1):
+    """One line on stderr: each library's median (ns in ``times``, wavekit's first) and each
+    peer's time over wavekit's (above 1: wavekit is that many times faster)."""
+    import sys
+
+    w = times["wavekit"]
+    text = "  ".join(
+        f"{lib} {t / 1e6:.{digits}f} ms" + ("" if lib == "wavekit" else f" (wavekit {t / w:.1f}x)")
+        for lib, t in times.items()
+    )
+    print(f"# {case}: {text}", file=sys.stderr, flush=True)
