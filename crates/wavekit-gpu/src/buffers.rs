@@ -153,24 +153,9 @@ impl GpuContext {
             self.wait()?;
             pending.block_until_mapped();
         }
-        let mapped = pending.slot.lock().ok().and_then(|mut s| s.mapped.take());
-        match (std::mem::replace(&mut pending.state, State::Done), mapped) {
-            (State::Done, _) => Ok(MappedRead {
-                ctx: self,
-                staging: None,
-                bytes: 0,
-            }),
-            (State::Failed(e), _) => Err(e),
-            (State::Mapping(staging), Some(Ok(()))) => Ok(MappedRead {
-                ctx: self,
-                staging: Some(staging),
-                bytes,
-            }),
-            (State::Mapping(_), Some(Err(message))) => Err(Error::Readback {
-                what: what.to_string(),
-                message,
-            }),
-            (State::Mapping(_), None) => Err(Error::Readback {
+        match pending.poll_mapped(&mut Context::from_waker(Waker::noop()), false) {
+            Poll::Ready(r) => r,
+            Poll::Pending => Err(Error::Readback {
                 what: what.to_string(),
                 message: "the mapping did not complete (a lost device?)".into(),
             }),
@@ -253,6 +238,7 @@ impl GpuContext {
 #[derive(Debug)]
 pub struct MappedRead<'a> {
     ctx: &'a GpuContext,
+    what: String,
     staging: Option<wgpu::Buffer>,
     bytes: usize,
 }
@@ -277,7 +263,7 @@ impl MappedRead<'_> {
         let view = staging
             .get_mapped_range(..size)
             .map_err(|e| Error::Readback {
-                what: "a mapped read-back".into(),
+                what: self.what.clone(),
                 message: e.to_string(),
             })?;
         Ok(f(&view[..self.bytes]))
@@ -339,7 +325,7 @@ pub struct ReadBack<'a, T> {
     _elements: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<T: bytemuck::Pod> ReadBack<'_, T> {
+impl<'a, T: bytemuck::Pod> ReadBack<'a, T> {
     /// Whether the copy is still to be mapped (the GPU has not been waited for).
     fn is_waiting(&self) -> bool {
         matches!(self.state, State::Mapping(_))
@@ -394,6 +380,17 @@ impl<T: bytemuck::Pod> ReadBack<'_, T> {
     }
 
     fn poll_once(&mut self, cx: &mut Context<'_>, poll_device: bool) -> Poll<Result<Vec<T>>> {
+        self.poll_mapped(cx, poll_device)
+            .map(|m| m.and_then(|m| m.with(bytemuck::pod_collect_to_vec)))
+    }
+
+    /// The copy, mapped, once it is (its staging buffer back to the pool when the result is
+    /// dropped); nothing mapped for an empty read-back.
+    fn poll_mapped(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll_device: bool,
+    ) -> Poll<Result<MappedRead<'a>>> {
         let readback_err = |what: &str, message: String| Error::Readback {
             what: what.to_string(),
             message,
@@ -428,24 +425,19 @@ impl<T: bytemuck::Pod> ReadBack<'_, T> {
                 None => Ok(()),
             }
         };
+        let done = |staging| MappedRead {
+            ctx: self.ctx,
+            what: self.what.clone(),
+            staging,
+            bytes: self.bytes,
+        };
         match std::mem::replace(&mut self.state, State::Done) {
-            State::Done => Poll::Ready(Ok(Vec::new())),
+            State::Done => Poll::Ready(Ok(done(None))),
             State::Failed(e) => Poll::Ready(Err(e)),
-            State::Mapping(staging) => {
-                if let Err(message) = mapped {
-                    return Poll::Ready(Err(readback_err(&self.what, message)));
-                }
-                let size = (self.bytes as u64).next_multiple_of(4);
-                let view = match staging.get_mapped_range(..size) {
-                    Ok(v) => v,
-                    Err(e) => return Poll::Ready(Err(readback_err(&self.what, e.to_string()))),
-                };
-                let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.bytes]);
-                drop(view);
-                staging.unmap();
-                self.ctx.unstage(crate::staging::Way::Down, staging);
-                Poll::Ready(Ok(out))
-            }
+            State::Mapping(staging) => Poll::Ready(match mapped {
+                Ok(()) => Ok(done(Some(staging))),
+                Err(message) => Err(readback_err(&self.what, message)),
+            }),
         }
     }
 }
