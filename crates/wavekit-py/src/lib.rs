@@ -173,11 +173,6 @@ fn count(data: &[u8], size: usize) -> Result<usize> {
     Ok(data.len() / size)
 }
 
-/// A storage buffer of `data`'s bytes, written straight into a kept staging buffer.
-fn upload(ctx: &GpuContext, label: &str, data: &[u8]) -> Result<wgpu::Buffer> {
-    Ok(ctx.storage_from_chunks(label, data.len() as u64, [data])?)
-}
-
 /// A storage buffer of `f` of each `I`-byte element of `data` (`O` bytes each), converted a
 /// chunk at a time on the way into the staging buffer (no whole converted copy).
 fn upload_with<const I: usize, const O: usize>(
@@ -220,13 +215,16 @@ fn mapped(
     what: &str,
     buffer: &wgpu::Buffer,
     bytes: usize,
-) -> Result<MappedRead<'static>> {
-    Ok(ctx.read_back_mapped(what, buffer, bytes)?)
+) -> Result<Option<MappedRead<'static>>> {
+    Ok(Some(ctx.read_back_mapped(what, buffer, bytes)?))
 }
 
 /// A read-back as a `bytearray` (one copy, from the mapped staging buffer; numpy wraps it
-/// writable without another).
-fn to_py<'py>(py: Python<'py>, m: &MappedRead<'_>) -> PyResult<Bound<'py, PyByteArray>> {
+/// writable without another); `None`, an empty array's result, as an empty one.
+fn to_py<'py>(py: Python<'py>, m: &Option<MappedRead<'_>>) -> PyResult<Bound<'py, PyByteArray>> {
+    let Some(m) = m else {
+        return Ok(PyByteArray::new(py, &[]));
+    };
     PyByteArray::new_with(py, m.len(), |dst| {
         m.with(|src| dst.copy_from_slice(src))
             .map_err(|e| PyErr::from(Error::from(e)))
@@ -280,15 +278,15 @@ fn argsort<'py>(
     let ctx = ctx()?;
     let data = host(data);
     let key = key_type(dtype, "argsort")?;
-    let m = py.detach(|| -> Result<MappedRead<'static>> {
+    let m = py.detach(|| -> Result<Option<MappedRead<'static>>> {
         let n = count(data, 4)?;
         if n == 0 {
-            return mapped(ctx, "sort indices", &ctx.storage_uninit("empty", 4)?, 0);
+            return Ok(None);
         }
         let kb = if dtype == "f4" {
             upload_with(ctx, "sort keys", data, key_f32)?
         } else {
-            upload(ctx, "sort keys", data)?
+            ctx.storage_from("sort keys", data)?
         };
         let vb = ctx.storage_uninit("sort indices", (n as u64) * 4)?;
         radix_sort(ctx, key, Values::Indices, (&kb, Some(&vb)), n)?;
@@ -308,18 +306,18 @@ fn sort<'py>(
     let ctx = ctx()?;
     let data = host(data);
     let key = key_type(dtype, "sort")?;
-    let m = py.detach(|| -> Result<MappedRead<'static>> {
+    let m = py.detach(|| -> Result<Option<MappedRead<'static>>> {
         let n = count(data, 4)?;
         if n == 0 {
-            return mapped(ctx, "sorted", &ctx.storage_uninit("empty", 4)?, 0);
+            return Ok(None);
         }
         if dtype == "f4" {
             let kb = upload_with(ctx, "sort keys", data, key_f32)?;
-            let vb = upload(ctx, "sort values", data)?;
+            let vb = ctx.storage_from("sort values", data)?;
             radix_sort(ctx, key, Values::U32, (&kb, Some(&vb)), n)?;
             return mapped(ctx, "sorted values", &vb, n * 4);
         }
-        let kb = upload(ctx, "sort keys", data)?;
+        let kb = ctx.storage_from("sort keys", data)?;
         radix_sort(ctx, key, Values::None, (&kb, None), n)?;
         mapped(ctx, "sorted keys", &kb, n * 4)
     })?;
@@ -363,14 +361,14 @@ fn cumsum<'py>(
 ) -> PyResult<Bound<'py, PyByteArray>> {
     let ctx = ctx()?;
     let data = host(data);
-    let m = py.detach(|| -> Result<MappedRead<'static>> {
+    let m = py.detach(|| -> Result<Option<MappedRead<'static>>> {
         let n = count(data, 4)?;
         let float = dtype == "f4";
         if !float && !matches!(dtype, "u4" | "i4") {
             return Err(Error::dtype("cumsum", dtype));
         }
         if n == 0 {
-            return mapped(ctx, "cumsum", &ctx.storage_uninit("empty", 4)?, 0);
+            return Ok(None);
         }
         let (scan, src, out) = if float {
             let scan = cached(&format!("scan f32 {exclusive}"), || {
@@ -380,7 +378,7 @@ fn cumsum<'py>(
                 };
                 Ok(Scan::new(ctx, &config)?)
             })?;
-            (scan, upload(ctx, "cumsum input", data)?, 4)
+            (scan, ctx.storage_from("cumsum input", data)?, 4)
         } else {
             let scan = cached(&format!("scan u64 {exclusive}"), || {
                 let config = ScanConfig {
@@ -404,8 +402,8 @@ fn cumsum<'py>(
     to_py(py, &m)
 }
 
-/// The sum (8 bytes: a 64-bit integer's, or an f64 holding the f32 sum), the minimum or the
-/// maximum (4 bytes, the element type), of a non-empty array.
+/// The sum (8 bytes, a 64-bit integer's, for integers; 4, the f32 sum, for floats), the
+/// minimum or the maximum (4 bytes, the element type), of a non-empty array.
 #[pyfunction]
 fn reduce<'py>(
     py: Python<'py>,
@@ -432,7 +430,7 @@ fn reduce<'py>(
                     &ReduceConfig::new(Monoid::builtin(T::SCALAR, op)),
                 )?)
             })?;
-            let src = upload(ctx, "reduce input", data)?;
+            let src = ctx.storage_from("reduce input", data)?;
             let bound = r.bind(ctx, &src, n as u64)?;
             ctx.submit_checked("a reduce", |enc| bound.record(enc))?;
             Ok(
@@ -479,13 +477,13 @@ fn select<'py>(
 ) -> PyResult<(Bound<'py, PyByteArray>, usize)> {
     let ctx = ctx()?;
     let (data, flags) = (host(data), host(flags));
-    let (m, kept) = py.detach(|| -> Result<(MappedRead<'static>, usize)> {
+    let (m, kept) = py.detach(|| -> Result<(Option<MappedRead<'static>>, usize)> {
         fn run<T: wavekit::monoid::Element>(
             ctx: &'static GpuContext,
             data: &[u8],
             flags: &[u8],
             both: bool,
-        ) -> Result<(MappedRead<'static>, usize)> {
+        ) -> Result<(Option<MappedRead<'static>>, usize)> {
             let n = count(data, std::mem::size_of::<T>())?;
             if flags.len() != n {
                 return Err(Error::InvalidArgument(format!(
@@ -494,10 +492,7 @@ fn select<'py>(
                 )));
             }
             if n == 0 {
-                return Ok((
-                    mapped(ctx, "select", &ctx.storage_uninit("empty", 4)?, 0)?,
-                    0,
-                ));
+                return Ok((None, 0));
             }
             let s = cached(&format!("select {:?} {both}", T::SCALAR), || {
                 Ok(Select::new(
@@ -505,7 +500,7 @@ fn select<'py>(
                     &SelectConfig::new(T::SCALAR, Keep::Flags, both),
                 )?)
             })?;
-            let src = upload(ctx, "select input", data)?;
+            let src = ctx.storage_from("select input", data)?;
             let f = upload_with(ctx, "select flags", flags, |[b]: [u8; 1]| {
                 u32::from(b != 0).to_le_bytes()
             })?;
@@ -556,7 +551,7 @@ fn histogram<'py>(
                 Ok(Histogram::new(ctx, &HistogramConfig::new(1, zero, one))?)
             })?;
             let h = base.with_range(bins, lower, upper)?;
-            let buf = upload(ctx, "histogram samples", data)?;
+            let buf = ctx.storage_from("histogram samples", data)?;
             let bound = h.bind(ctx, &buf, n as u64)?;
             ctx.submit_checked("a histogram", |enc| bound.record(enc))?;
             Ok(bound.read(ctx)?)
