@@ -381,7 +381,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     };
     // A thread of its own reads the socket, so that datagrams keep being taken off it while a
     // frame decodes (a 4K frame's datagrams are more than a socket's default buffer holds).
-    let queue = SocketQueue::start(&socket, &args.listen)?;
+    let mut queue = SocketQueue::start(&socket, &args.listen)?;
     let mut arrived = Vec::new();
     let mut last_heard: Option<Instant> = None;
     let mut last_progress = Instant::now();
@@ -463,15 +463,14 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     let lat = &mut sink.latencies;
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
-    let mut dropped: Vec<String> = rx
+    // Datagrams dropped by why: the receiver's reasons, then the queue's overflow.
+    let overflow = queue.overflowed();
+    let dropped: Vec<(String, u64)> = rx
         .dropped
         .iter()
-        .map(|(k, v)| format!("{k:?} {v}"))
+        .map(|(k, v)| (format!("{k:?}"), *v))
+        .chain((overflow > 0).then(|| ("QueueOverflow".to_string(), overflow)))
         .collect();
-    let overflow = queue.overflowed();
-    if overflow > 0 {
-        dropped.push(format!("QueueOverflow {overflow}"));
-    }
     println!(
         "{}: {} frames of {} x {} {:?}, {} with concealed blocks, {} frames lost; datagrams \
          dropped: {}; latency p50 {:.2} ms, p99 {:.2} ms",
@@ -485,7 +484,11 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
         if dropped.is_empty() {
             "none".to_string()
         } else {
-            dropped.join(", ")
+            dropped
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         },
         pct(0.5) as f64 / 1000.0,
         pct(0.99) as f64 / 1000.0
@@ -496,11 +499,9 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             "frames": sink.written,
             "frames_with_concealed_blocks": sink.concealed_frames,
             "frames_lost": rx.frames_lost,
-            "datagrams_dropped": rx
-                .dropped
+            "datagrams_dropped": dropped
                 .iter()
-                .map(|(k, v)| (format!("{k:?}"), *v))
-                .chain((overflow > 0).then(|| ("QueueOverflow".to_string(), overflow)))
+                .cloned()
                 .collect::<std::collections::BTreeMap<_, _>>(),
             "latency_p50_us": pct(0.5),
             "latency_p99_us": pct(0.99),
@@ -513,7 +514,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
 }
 
 /// Datagrams at most held between the socket's reader thread and the decoding loop; more are
-/// dropped and counted (`queue_overflow`).
+/// dropped and counted (`QueueOverflow`).
 const QUEUE_DATAGRAMS: usize = 1 << 15;
 
 /// The receiving socket read by a thread of its own into a bounded queue.
@@ -521,8 +522,8 @@ struct SocketQueue {
     datagrams: std::sync::mpsc::Receiver<Vec<u8>>,
     overflow: std::sync::Arc<std::sync::atomic::AtomicU64>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    error: std::sync::Arc<std::sync::Mutex<Option<String>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// The reader; it ends with the socket's error, if one stopped it.
+    thread: Option<std::thread::JoinHandle<Result<(), String>>>,
 }
 
 impl SocketQueue {
@@ -534,8 +535,7 @@ impl SocketQueue {
         let (tx, datagrams) = std::sync::mpsc::sync_channel(QUEUE_DATAGRAMS);
         let overflow = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let error = std::sync::Arc::new(std::sync::Mutex::new(None));
-        let (o, st, er) = (overflow.clone(), stop.clone(), error.clone());
+        let (o, st) = (overflow.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             let mut buf = vec![0u8; MAX_DATAGRAM];
             while !st.load(Ordering::Relaxed) {
@@ -545,7 +545,7 @@ impl SocketQueue {
                         Err(std::sync::mpsc::TrySendError::Full(_)) => {
                             o.fetch_add(1, Ordering::Relaxed);
                         }
-                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return,
+                        Err(std::sync::mpsc::TrySendError::Disconnected(_)) => return Ok(()),
                     },
                     // The read timeout: look at the stop flag again.
                     Err(e)
@@ -553,20 +553,15 @@ impl SocketQueue {
                             e.kind(),
                             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                         ) => {}
-                    Err(e) => {
-                        if let Ok(mut g) = er.lock() {
-                            *g = Some(e.to_string());
-                        }
-                        return;
-                    }
+                    Err(e) => return Err(e.to_string()),
                 }
             }
+            Ok(())
         });
         Ok(Self {
             datagrams,
             overflow,
             stop,
-            error,
             thread: Some(thread),
         })
     }
@@ -576,13 +571,12 @@ impl SocketQueue {
         self.overflow.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Why the reader stopped.
-    fn failure(&self) -> String {
-        self.error
-            .lock()
-            .ok()
-            .and_then(|g| g.clone())
-            .unwrap_or_else(|| "the socket's reader stopped".into())
+    /// Why the reader stopped (it has: the queue was disconnected).
+    fn failure(&mut self) -> String {
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(Err(e))) => e,
+            _ => "the socket's reader stopped".into(),
+        }
     }
 }
 
