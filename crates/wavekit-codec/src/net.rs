@@ -785,24 +785,25 @@ impl Receiver {
     /// missing blocks concealed: what it lacks would come after a later frame was complete).
     pub fn ready(&mut self, now_us: u64, deadline_us: u64) -> Vec<Assembled> {
         let mut out = std::mem::take(&mut self.early);
-        let due: Vec<u32> = self
+        let newest = self
             .frames
             .iter()
-            .filter(|(_, f)| {
+            .rev()
+            .find(|(_, f)| {
                 f.received == f.count || now_us >= f.first_us.saturating_add(deadline_us)
             })
-            .map(|(&n, _)| n)
-            .collect();
-        let Some(&newest) = due.last() else {
+            .map(|(&n, _)| n);
+        let Some(newest) = newest else {
             return out;
         };
         // Every due frame goes out in order, and with it every frame still waiting that is
         // older than the newest due one: what it lacks would arrive after a later frame was
         // complete (its datagrams were lost, or are late enough to be dropped then), so it is
         // decoded now with those blocks concealed, in its place before the newer one.
-        let older: Vec<u32> = self.frames.range(..=newest).map(|(&n, _)| n).collect();
-        for n in older {
-            let f = self.frames.remove(&n).expect("listed");
+        let newer = newest
+            .checked_add(1)
+            .map_or_else(BTreeMap::new, |after| self.frames.split_off(&after));
+        for f in std::mem::replace(&mut self.frames, newer).into_values() {
             out.push(self.hand_over(f));
         }
         self.shown = Some(newest);
