@@ -35,5 +35,5 @@ pub use kernel::{
     Color, FIXED_97_Q, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant,
     Wavelet, apron, builder,
 };
-pub use plan::Dwt;
+pub use plan::{Coefficient, Dwt};
 pub use reference::max_levels;

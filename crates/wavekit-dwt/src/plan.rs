@@ -725,6 +725,37 @@ impl Dwt {
         Ok(ctx.read_back("dwt data", &buf, planes.len())?)
     }
 
+    /// As the one-call forms ([`Dwt::forward_f32`] and the rest: `T` says which wavelet, f32
+    /// the 9/7, i32 the 5/3 and the fixed-point 9/7), the result handed to `f` where the
+    /// read-back left it (the context's mapped staging memory) instead of copied into a `Vec`,
+    /// and `f`'s result returned: for callers that copy it into memory of their own (the
+    /// Python package writes it into a numpy array).
+    pub fn transform_with<T: Coefficient, R>(
+        &self,
+        ctx: &GpuContext,
+        planes: &[T],
+        inverse: bool,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R> {
+        self.check_input(planes.len(), T::WAVELET)?;
+        let buf = ctx.storage_from("dwt data", planes)?;
+        let bound = self.bind(ctx, &buf)?;
+        ctx.submit_checked("a wavelet transform", |enc| {
+            if inverse {
+                bound.record_inverse(enc);
+            } else {
+                bound.record_forward(enc);
+            }
+        })?;
+        let mapped = ctx.read_back_mapped("dwt data", &buf, std::mem::size_of_val(planes))?;
+        // Mapped ranges are aligned far beyond 4 bytes (wgpu's MAP_ALIGNMENT): the cast cannot
+        // fail; a copy stands in should one ever be misaligned.
+        Ok(mapped.with(|b| match bytemuck::try_cast_slice::<u8, T>(b) {
+            Ok(s) => f(s),
+            Err(_) => f(&bytemuck::pod_collect_to_vec::<u8, T>(b)),
+        })?)
+    }
+
     /// Forward 5/3 or fixed-point 9/7 of `planes` (a one-call convenience).
     pub fn forward_i32(&self, ctx: &GpuContext, planes: &[i32]) -> Result<Vec<i32>> {
         self.run(ctx, planes, false, Wavelet::Reversible53)
@@ -744,4 +775,19 @@ impl Dwt {
     pub fn inverse_f32(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<f32>> {
         self.run(ctx, coeffs, true, Wavelet::Irreversible97)
     }
+}
+
+/// The sample and coefficient types of [`Dwt::transform_with`], each naming the wavelets that
+/// take it: `f32` the 9/7, `i32` the 5/3 (and the fixed-point 9/7).
+pub trait Coefficient: bytemuck::Pod {
+    /// The wavelet checked against the plan's (the 5/3 stands for both integer wavelets).
+    const WAVELET: Wavelet;
+}
+
+impl Coefficient for f32 {
+    const WAVELET: Wavelet = Wavelet::Irreversible97;
+}
+
+impl Coefficient for i32 {
+    const WAVELET: Wavelet = Wavelet::Reversible53;
 }

@@ -148,6 +148,47 @@ fn bad_plans_are_errors() {
     let dwt = Dwt::new(ctx, Wavelet::Reversible53, 4, 4, 2, 1).unwrap();
     assert!(dwt.forward_i32(ctx, &[1, 2, 3]).is_err());
     assert!(dwt.forward_f32(ctx, &[0.0; 16]).is_err());
+    assert!(
+        dwt.transform_with(ctx, &[0.0f32; 16], false, |_| ())
+            .is_err()
+    );
+}
+
+/// `transform_with` hands over, in place, what the one-call forms return: both wavelets, both
+/// directions, several planes of an odd size.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn transform_with_hands_over_what_the_one_call_forms_return() {
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(4707);
+    let (w, h, levels, planes) = (37, 23, 3, 2);
+    let n = (w * h * planes) as usize;
+    let d53 = Dwt::new(ctx, Wavelet::Reversible53, w, h, levels, planes).unwrap();
+    let x: Vec<i32> = (0..n).map(|_| rng.i32(-255..=255)).collect();
+    for inverse in [false, true] {
+        let want = if inverse {
+            d53.inverse_i32(ctx, &x).unwrap()
+        } else {
+            d53.forward_i32(ctx, &x).unwrap()
+        };
+        let got = d53
+            .transform_with(ctx, &x, inverse, <[i32]>::to_vec)
+            .unwrap();
+        assert_eq!(got, want, "5/3 inverse {inverse}");
+    }
+    let d97 = Dwt::new(ctx, Wavelet::Irreversible97, w, h, levels, planes).unwrap();
+    let y: Vec<f32> = (0..n).map(|_| rng.f32() * 255.0).collect();
+    for inverse in [false, true] {
+        let want = if inverse {
+            d97.inverse_f32(ctx, &y).unwrap()
+        } else {
+            d97.forward_f32(ctx, &y).unwrap()
+        };
+        let got = d97
+            .transform_with(ctx, &y, inverse, <[f32]>::to_vec)
+            .unwrap();
+        assert!(got == want, "9/7 inverse {inverse}: the same bits");
+    }
 }
 
 #[test]

@@ -162,6 +162,18 @@ fn host<'a>((addr, len): (usize, usize)) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
 }
 
+/// A host array's bytes to write, from the Python half's `(address, length)` of a C-contiguous
+/// numpy array it allocated for the call's result.
+fn host_mut<'a>((addr, len): (usize, usize)) -> &'a mut [u8] {
+    if len == 0 || addr == 0 {
+        return &mut [];
+    }
+    // SAFETY: as `host`, and the Python half allocates the array for this call's result and
+    // holds the only reference to it until the call returns, so nothing else reads or writes
+    // it meanwhile.
+    unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, len) }
+}
+
 /// How many `size`-byte elements `data` holds.
 fn count(data: &[u8], size: usize) -> Result<usize> {
     if !data.len().is_multiple_of(size) {
@@ -579,7 +591,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
     m.add_class::<spatial::Tree>()?;
-    m.add_function(wrap_pyfunction!(media::dwt, m)?)?;
+    m.add_function(wrap_pyfunction!(media::dwt_into, m)?)?;
     m.add_function(wrap_pyfunction!(media::codec_encode, m)?)?;
     m.add_function(wrap_pyfunction!(media::codec_decode, m)?)?;
     Ok(())

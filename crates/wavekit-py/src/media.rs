@@ -9,7 +9,7 @@ use wavekit_codec::{Chroma, EncodeConfig, Header};
 use wavekit_dwt::{Color, Dwt, Wavelet};
 
 use crate::error::{Error, Result};
-use crate::{cached, cast, ctx, out};
+use crate::{cached, cast, ctx, host, host_mut, out};
 
 fn wavelet_of(name: &str) -> Result<Wavelet> {
     match name {
@@ -61,46 +61,54 @@ fn plan(
     )
 }
 
-/// The wavelet transform of `planes` planes of `width × height` samples (f4 for the 9/7, i4
-/// for the 5/3), `levels` levels, forward or inverse, in JPEG 2000's Mallat layout.
+/// The wavelet transform of `shape` = `(width, height, levels, planes)` (`planes` planes of
+/// `width × height` samples, `levels` levels), forward or `inverse`, in JPEG 2000's Mallat
+/// layout, with the colour transform `color` (`"none"`, `"rct"`, `"ict"`): f32 samples for the
+/// 9/7 (`"97"`), i32 for the 5/3 (`"53"`). `data` and `out` are each the Python half's
+/// `(address, bytes)` of a C-contiguous array, `data` read in place and `out` allocated by it
+/// for the result: one copy each way, through the context's kept staging buffers.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
-pub fn dwt<'py>(
-    py: Python<'py>,
-    data: &[u8],
+pub fn dwt_into(
+    py: Python<'_>,
+    data: (usize, usize),
+    out: (usize, usize),
     wavelet: &str,
-    width: u32,
-    height: u32,
-    levels: u32,
-    planes: u32,
+    shape: (u32, u32, u32, u32),
     color: &str,
     inverse: bool,
-) -> PyResult<Bound<'py, PyBytes>> {
+) -> PyResult<()> {
     let w = wavelet_of(wavelet)?;
     let color = color_of(color)?;
     let c = ctx()?;
-    let bytes = py.detach(|| -> Result<Vec<u8>> {
-        let p = plan(w, (width, height, levels, planes), color)?;
-        Ok(match (w, inverse) {
-            (Wavelet::Irreversible97, false) => {
-                bytemuck::cast_slice(&p.forward_f32(c, &cast::<f32>(data)?).map_err(dwt_err)?)
-                    .to_vec()
-            }
-            (Wavelet::Irreversible97, true) => {
-                bytemuck::cast_slice(&p.inverse_f32(c, &cast::<f32>(data)?).map_err(dwt_err)?)
-                    .to_vec()
-            }
-            (_, false) => {
-                bytemuck::cast_slice(&p.forward_i32(c, &cast::<i32>(data)?).map_err(dwt_err)?)
-                    .to_vec()
-            }
-            (_, true) => {
-                bytemuck::cast_slice(&p.inverse_i32(c, &cast::<i32>(data)?).map_err(dwt_err)?)
-                    .to_vec()
-            }
-        })
+    if data.1 != out.1 {
+        return Err(Error::InvalidArgument(format!(
+            "a wavelet transform of {} bytes into {}: the output must be as large as the input",
+            data.1, out.1
+        ))
+        .into());
+    }
+    py.detach(|| -> Result<()> {
+        let p = plan(w, shape, color)?;
+        let (input, output) = (host(data), host_mut(out));
+        match w {
+            Wavelet::Irreversible97 => p.transform_with(c, &samples::<f32>(input)?, inverse, |r| {
+                output.copy_from_slice(bytemuck::cast_slice(r))
+            }),
+            _ => p.transform_with(c, &samples::<i32>(input)?, inverse, |r| {
+                output.copy_from_slice(bytemuck::cast_slice(r))
+            }),
+        }
+        .map_err(dwt_err)
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    Ok(())
+}
+
+/// `data`'s 4-byte samples: read in place where aligned (numpy's arrays are), copied where not.
+fn samples<T: bytemuck::Pod>(data: &[u8]) -> Result<std::borrow::Cow<'_, [T]>> {
+    match bytemuck::try_cast_slice::<u8, T>(data) {
+        Ok(s) => Ok(std::borrow::Cow::Borrowed(s)),
+        Err(_) => cast::<T>(data).map(std::borrow::Cow::Owned),
+    }
 }
 
 fn config(chroma: u32, levels: u8, budget: usize, lossless: bool) -> Result<EncodeConfig> {

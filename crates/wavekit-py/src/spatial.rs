@@ -2,6 +2,7 @@
 //! BVH of `wavekit-spatial`, periodic where a box is given) and its queries, on bytes. The
 //! Python half pads 2-D points to 3-D, checks shapes and dtypes, and gives SciPy's results.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -9,7 +10,16 @@ use pyo3::types::PyBytes;
 use wavekit_spatial::{PointTree, Spatial, SpatialConfig};
 
 use crate::error::{Error, Result};
-use crate::{cached, cast, ctx, out};
+use crate::{cached, cast, ctx, host, host_mut, out};
+
+/// Points from bytes of three f32 each: read in place where aligned (numpy's arrays are),
+/// copied where not.
+fn points_in<'a>(data: &'a [u8], what: &str) -> Result<Cow<'a, [[f32; 3]]>> {
+    match bytemuck::try_cast_slice::<u8, [f32; 3]>(data) {
+        Ok(p) => Ok(Cow::Borrowed(p)),
+        Err(_) => points(data, what).map(Cow::Owned),
+    }
+}
 
 /// Points from bytes of three f32 each.
 fn points(data: &[u8], what: &str) -> Result<Vec<[f32; 3]>> {
@@ -34,11 +44,18 @@ pub struct Tree {
 impl Tree {
     /// Build from `data` (three f32 a point), leaves of `leaf` points (a power of two, 4 to
     /// 256), in a periodic box where `boxsize` is given (each axis's length, 0 for open).
+    /// `data` is the Python half's `(address, bytes)` of a C-contiguous float32 array, read in
+    /// place.
     #[new]
     #[pyo3(signature = (data, leaf, boxsize=None))]
-    fn new(py: Python<'_>, data: &[u8], leaf: u32, boxsize: Option<[f32; 3]>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        data: (usize, usize),
+        leaf: u32,
+        boxsize: Option<[f32; 3]>,
+    ) -> PyResult<Self> {
         let ctx = ctx()?;
-        let pts = points(data, "KDTree data")?;
+        let pts = points_in(host(data), "KDTree data")?;
         let built = py.detach(|| -> Result<(Arc<Spatial>, PointTree)> {
             let config = SpatialConfig {
                 leaf,
@@ -61,24 +78,46 @@ impl Tree {
         })
     }
 
-    /// The k nearest points of each query within `max_dist` (inclusive; None: any): k u32
-    /// indices (u32::MAX where missing) and k f32 squared distances a query, sorted.
-    #[pyo3(signature = (queries, k, max_dist=None))]
-    fn knn<'py>(
+    /// The k nearest points of each query within `max_dist` (inclusive; None: any), written
+    /// as SciPy gives them into the caller's arrays, `outputs` = `(distances, indices)` (each
+    /// the Python half's `(address, bytes)` of a C-contiguous array of `queries × k` elements,
+    /// held by it for the call): float64 distances, sorted (inf where missing), and int64
+    /// indices (`n` where missing). Converted from the mapped read-back by several threads: no
+    /// copy of the results between.
+    #[pyo3(signature = (queries, k, max_dist, n, outputs))]
+    fn knn_into(
         &self,
-        py: Python<'py>,
-        queries: &[u8],
+        py: Python<'_>,
+        queries: (usize, usize),
         k: u32,
         max_dist: Option<f32>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        n: i64,
+        outputs: ((usize, usize), (usize, usize)),
+    ) -> PyResult<()> {
+        let (distances, indices) = outputs;
         let ctx = ctx()?;
-        let q = points(queries, "query")?;
-        let (i, d) = py.detach(|| {
+        let q = points_in(host(queries), "query")?;
+        let want = q.len() * k as usize * 8;
+        if distances.1 != want || indices.1 != want {
+            return Err(Error::InvalidArgument(format!(
+                "k-NN outputs of {} and {} bytes for {} queries and k = {k}: each must be {want}",
+                distances.1,
+                indices.1,
+                q.len()
+            ))
+            .into());
+        }
+        py.detach(|| {
+            // SAFETY of host_mut: the Python half allocated both arrays for this call and
+            // holds them until it returns; nothing else refers to them yet.
+            let (dout, iout) = (host_mut(distances), host_mut(indices));
             self.spatial
-                .knn_any(ctx, &self.tree, &q, k, max_dist)
+                .knn_with(ctx, &self.tree, &q, k, max_dist, |i, d2| {
+                    scipy_knn(i, d2, n, dout, iout)
+                })
                 .map_err(spatial_err)
         })?;
-        Ok((out(py, &i), out(py, &d)))
+        Ok(())
     }
 
     /// Every point within `r` (inclusive) of each query: u64 offsets (`queries + 1`; read as
@@ -87,11 +126,11 @@ impl Tree {
     fn radius<'py>(
         &self,
         py: Python<'py>,
-        queries: &[u8],
+        queries: (usize, usize),
         r: f32,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let ctx = ctx()?;
-        let q = points(queries, "query")?;
+        let q = points_in(host(queries), "query")?;
         let (offsets, indices) = py.detach(|| {
             self.spatial
                 .radius_whole(ctx, &self.tree, &q, r)
@@ -101,9 +140,14 @@ impl Tree {
     }
 
     /// How many points are within `r` (inclusive) of each query (u32 each).
-    fn count<'py>(&self, py: Python<'py>, queries: &[u8], r: f32) -> PyResult<Bound<'py, PyBytes>> {
+    fn count<'py>(
+        &self,
+        py: Python<'py>,
+        queries: (usize, usize),
+        r: f32,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let ctx = ctx()?;
-        let q = points(queries, "query")?;
+        let q = points_in(host(queries), "query")?;
         let c = py.detach(|| {
             self.spatial
                 .count(ctx, &self.tree, &q, r)
@@ -111,6 +155,40 @@ impl Tree {
         })?;
         Ok(out(py, &c))
     }
+}
+
+/// k-NN results as SciPy's: each u32 index as int64 (`n` where missing, `u32::MAX`) and each
+/// f32 squared distance as its float64 square root (inf where missing), little-endian into
+/// `dout` and `iout` (8 bytes an element). Large results are split over the CPU's threads (the
+/// conversion is bound by memory; one thread writes about 2 GB/s).
+fn scipy_knn(i: &[u32], d2: &[f32], n: i64, dout: &mut [u8], iout: &mut [u8]) {
+    let convert = |i: &[u32], d2: &[f32], dout: &mut [u8], iout: &mut [u8]| {
+        let outs = dout.chunks_exact_mut(8).zip(iout.chunks_exact_mut(8));
+        for ((&i, &d2), (d, o)) in i.iter().zip(d2).zip(outs) {
+            let (dist, idx) = if i == u32::MAX {
+                (f64::INFINITY, n)
+            } else {
+                (f64::from(d2).sqrt(), i64::from(i))
+            };
+            d.copy_from_slice(&dist.to_le_bytes());
+            o.copy_from_slice(&idx.to_le_bytes());
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(16));
+    if threads == 1 || i.len() < 1 << 16 {
+        convert(i, d2, dout, iout);
+        return;
+    }
+    let per = i.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let parts = i
+            .chunks(per)
+            .zip(d2.chunks(per))
+            .zip(dout.chunks_mut(per * 8).zip(iout.chunks_mut(per * 8)));
+        for ((i, d2), (dout, iout)) in parts {
+            s.spawn(move || convert(i, d2, dout, iout));
+        }
+    });
 }
 
 fn spatial_err(e: wavekit_spatial::SpatialError) -> Error {

@@ -64,6 +64,10 @@ def test_query_is_scipys(m):
         for bound in [0.05, 0.3]:
             check_query(data, x, ours.query(x, k=12, distance_upper_bound=bound),
                         theirs.query(x, k=12, distance_upper_bound=bound))
+        if n == 4099:
+            # Results of 2^16 elements or more are converted by several threads.
+            xl = rng.random((4111, m))
+            check_query(data, xl, ours.query(xl, k=17), theirs.query(xl, k=17))
         # One point, and a batch of another shape.
         d, i = ours.query(x[0])
         wd, wi = theirs.query(x[0])
@@ -145,9 +149,14 @@ def test_query_ball_point_is_scipys():
         radii = rng.choice([0.02, 0.05, 0.1], size=len(x))
         check_balls(data, x, radii, ours.query_ball_point(x, radii),
                     theirs.query_ball_point(x, radii, return_sorted=True))
-        got = ours.query_ball_point(x, 0.1, return_length=True)
-        want = theirs.query_ball_point(x, 0.1, return_length=True)
-        assert got.shape == want.shape and np.max(np.abs(got - want)) <= 1
+        # Counts (counted on the GPU without the lists), for one radius and one a query.
+        for r in [0.1, radii]:
+            got = ours.query_ball_point(x, r, return_length=True)
+            want = theirs.query_ball_point(x, r, return_length=True)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert np.max(np.abs(got - want)) <= 1
+            lists = ours.query_ball_point(x, r)
+            np.testing.assert_array_equal(got, [len(g) for g in lists])
         one = ours.query_ball_point(x[0], 0.1)
         assert isinstance(one, list)
         assert isinstance(ours.query_ball_point(x[0], 0.1, return_length=True), int)

@@ -397,6 +397,12 @@ impl Spatial {
 /// Points as the kernels read them (three f32 each), checked: finite coordinates, at most
 /// 2^31 points.
 pub fn flatten(points: &[[f32; 3]], what: &str) -> Result<Vec<f32>> {
+    check_points(points, what)?;
+    Ok(points.iter().flatten().copied().collect())
+}
+
+/// The checks of [`flatten`] without its copy: fewer than 2^31 points, every coordinate finite.
+fn check_points(points: &[[f32; 3]], what: &str) -> Result<()> {
     if points.len() >= 1 << 31 {
         return Err(SpatialError::InvalidArgument(format!(
             "{} {what}: at most 2^31 - 1",
@@ -409,13 +415,17 @@ pub fn flatten(points: &[[f32; 3]], what: &str) -> Result<Vec<f32>> {
             points[i]
         )));
     }
-    Ok(points.iter().flatten().copied().collect())
+    Ok(())
 }
 
 /// `points` checked ([`flatten`], whose errors name each one a `what`) in a new storage buffer
 /// labelled "spatial {what}s" (one word when empty: a binding is never of size 0).
 pub fn upload_points(ctx: &GpuContext, points: &[[f32; 3]], what: &str) -> Result<wgpu::Buffer> {
-    let flat = flatten(points, what)?;
-    let words = if flat.is_empty() { vec![0.0] } else { flat };
-    Ok(ctx.storage_from(&format!("spatial {what}s"), &words)?)
+    check_points(points, what)?;
+    let label = format!("spatial {what}s");
+    if points.is_empty() {
+        return Ok(ctx.storage_from(&label, &[0.0f32])?);
+    }
+    // Straight from the caller's points (through the kept staging buffer), no flat copy.
+    Ok(ctx.storage_from(&label, bytemuck::cast_slice::<[f32; 3], f32>(points))?)
 }

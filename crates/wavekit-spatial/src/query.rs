@@ -339,6 +339,53 @@ impl Spatial {
         ))
     }
 
+    /// As [`Spatial::knn_any`] (any `k`), the results handed to `f` in place: `f` reads the k
+    /// indices and k squared distances a query where the read-back left them (the context's
+    /// mapped staging memory, ADR-0100) instead of from copies, and its result is returned. For
+    /// callers that convert the results into memory of their own (the Python package writes
+    /// SciPy's float64 distances and int64 indices straight into numpy's arrays).
+    pub fn knn_with<R>(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        k: u32,
+        max_dist: Option<f32>,
+        f: impl FnOnce(&[u32], &[f32]) -> R,
+    ) -> Result<R> {
+        if k > MAX_K {
+            let (i, d) = crate::many::knn_many(self, ctx, tree, queries, k, max_dist)?;
+            return Ok(f(&i, &d));
+        }
+        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
+        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
+        ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
+        bound.check(ctx)?;
+        let bytes = queries.len() * k as usize * 4;
+        if bytes == 0 {
+            return Ok(f(&[], &[]));
+        }
+        let mi = ctx.read_back_mapped("spatial k-NN indices", &bound.indices, bytes)?;
+        let md = ctx.read_back_mapped("spatial k-NN distances", &bound.distances, bytes)?;
+        let r = mi.with(|bi| {
+            md.with(|bd| {
+                // Mapped ranges are aligned far beyond 4 bytes (wgpu's MAP_ALIGNMENT): these
+                // casts cannot fail; copies stand in should one ever be misaligned.
+                match (
+                    bytemuck::try_cast_slice::<u8, u32>(bi),
+                    bytemuck::try_cast_slice::<u8, f32>(bd),
+                ) {
+                    (Ok(i), Ok(d)) => f(i, d),
+                    _ => f(
+                        &bytemuck::pod_collect_to_vec::<u8, u32>(bi),
+                        &bytemuck::pod_collect_to_vec::<u8, f32>(bd),
+                    ),
+                }
+            })
+        });
+        Ok(r??)
+    }
+
     /// Bind the count pass of a radius search (radius `r`, as [`Spatial::radius`] takes);
     /// `counts` get the number of points within it a query, then their exclusive scan (`nq + 1`
     /// words).

@@ -479,7 +479,8 @@ fn gpu_periodic_box_queries_equal_brute_force() {
 }
 
 /// k past the kernels' MAX_K (Spatial::knn_any's slower path) against brute force: k > n,
-/// a largest distance, a periodic box; and radius search in pieces equal to one call.
+/// a largest distance, a periodic box (and k = 16 in one kernel); `knn_with` equal to
+/// `knn_any`; and radius search in pieces equal to one call.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_knn_past_max_k_and_radius_in_pieces_equal_brute_force() {
@@ -514,13 +515,21 @@ fn gpu_knn_past_max_k_and_radius_in_pieces_equal_brute_force() {
             let b = if periodic { boxsize } else { [0.0; 3] };
             let wrapped: Vec<[f32; 3]> = queries.iter().map(|q| wrap(*q, b)).collect();
             for (k, max_dist) in [
-                (65u32, None),
+                (16u32, None),
+                (65, None),
                 (100, None),
                 (300, None),
                 (200, Some(0.15f32)),
             ] {
                 let case = format!("n {n} periodic {periodic} k {k} max {max_dist:?}");
                 let (gi, gd) = spatial.knn_any(ctx, &tree, &queries, k, max_dist).unwrap();
+                // The in-place form (the mapped read-back handed over) gives the same.
+                let handed = spatial
+                    .knn_with(ctx, &tree, &queries, k, max_dist, |i, d| {
+                        (i.to_vec(), d.to_vec())
+                    })
+                    .unwrap();
+                assert!(handed == (gi.clone(), gd.clone()), "{case}: knn_with");
                 let max_d2 = max_dist.map_or(f32::INFINITY, |r| r * r);
                 let (wi, wd) = knn_brute_in(&points, &queries, k as usize, max_d2, b);
                 let k = k as usize;

@@ -29,6 +29,7 @@ numpy's pairwise sum: they agree to float32 rounding, not bit for bit.
 import numpy as _np
 
 from . import _native
+from ._inplace import host as _host
 from . import codec, dwt, spatial  # noqa: F401 (wavekit.codec, wavekit.dwt, wavekit.spatial)
 
 __all__ = [
@@ -81,14 +82,6 @@ def _array(a, call):
             f"a.astype(numpy.float32) (or int32, uint32) where the values fit"
         )
     return _np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<"), copy=False), code
-
-
-def _host(a):
-    """A C-contiguous array's (data address, bytes), read in place by the native half while
-    the caller holds ``a``."""
-    if not a.flags.c_contiguous:
-        raise RuntimeError("wavekit: an array passed in place must be C-contiguous (a bug here)")
-    return (a.__array_interface__["data"][0], a.nbytes)
 
 
 def _from(buf, dtype):

@@ -26,6 +26,7 @@ in the first level, and ``waverec2`` with the same ``color`` undoes it.
 import numpy as _np
 
 from . import _native
+from ._inplace import host as _host
 
 __all__ = ["wavedec2", "waverec2", "wavelist", "dwt_max_level"]
 
@@ -123,8 +124,8 @@ def wavedec2(data, wavelet, mode="jpeg2000", level=None, axes=(-2, -1), color=No
     color = _color(color, wavelet, planes)
     if h == 0 or wd == 0 or planes == 0:
         raise ValueError(f"wavedec2 of an empty array (shape {a.shape})")
-    raw = _native.dwt(a.tobytes(), w, wd, h, levels, planes, color, False)
-    c = _np.frombuffer(raw, dtype=a.dtype).reshape(lead + (h, wd))
+    c = _np.empty_like(a)
+    _native.dwt_into(_host(a), _host(c), w, (wd, h, levels, planes), color, False)
     out = []
     for (rh, rw) in reversed(_regions(h, wd, levels)):
         lh, lw = (rh + 1) // 2, (rw + 1) // 2
@@ -179,5 +180,6 @@ def waverec2(coeffs, wavelet, mode="jpeg2000", axes=(-2, -1), color=None):
             c[..., ys, xs] = b
     planes = int(_np.prod(lead)) if lead else 1
     color = _color(color, wavelet, planes)
-    raw = _native.dwt(c.tobytes(), w, wd, h, levels, planes, color, True)
-    return _np.frombuffer(raw, dtype=dtype).reshape(lead + (h, wd)).copy()
+    out = _np.empty_like(c)
+    _native.dwt_into(_host(c), _host(out), w, (wd, h, levels, planes), color, True)
+    return out

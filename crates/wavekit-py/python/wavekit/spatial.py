@@ -31,10 +31,9 @@ import numbers
 import numpy as _np
 
 from . import _native
+from ._inplace import host as _host
 
 __all__ = ["KDTree"]
-
-_NO_POINT = 0xFFFFFFFF
 
 
 def _leaf(leafsize):
@@ -89,7 +88,7 @@ class KDTree:
             self._box = [float(x) for x in b32]
         else:
             self.boxsize = None
-        self._tree = _native.Tree(pts.tobytes(), _leaf(leafsize), self._box)
+        self._tree = _native.Tree(_host(pts), _leaf(leafsize), self._box)
 
     def _pad(self, x, what):
         x = _np.asarray(x)
@@ -129,9 +128,13 @@ class KDTree:
             raise ValueError(f"distance_upper_bound must be non-negative, not {bound}")
         q = self._pad(x, "query points")
         nq = q.shape[0]
+        # SciPy's results, written in place by the native half (float64 distances, int64
+        # indices; missing neighbours inf and n).
+        d = _np.empty((nq, kmax), dtype="<f8")
+        i = _np.empty((nq, kmax), dtype="<i8")
         if bound == 0:
-            idx = _np.full((nq, kmax), _NO_POINT, dtype=_np.uint32)
-            d2 = _np.full((nq, kmax), _np.inf, dtype=_np.float32)
+            d.fill(_np.inf)
+            i.fill(self.n)
         else:
             # SciPy's bound is exclusive, wavekit's inclusive: the float below it.
             limit = None
@@ -140,13 +143,9 @@ class KDTree:
                 if float(b32) >= bound:
                     b32 = _np.nextafter(b32, _np.float32(0))
                 limit = float(b32)
-            ri, rd = self._tree.knn(q.tobytes(), kmax, limit)
-            idx = _np.frombuffer(ri, dtype="<u4").reshape(nq, kmax)
-            d2 = _np.frombuffer(rd, dtype="<f4").reshape(nq, kmax)
-        d = _np.sqrt(d2.astype(_np.float64))
-        i = idx.astype(_np.intp)
-        i[idx == _NO_POINT] = self.n
-        d[idx == _NO_POINT] = _np.inf
+            self._tree.knn_into(_host(q), kmax, limit, self.n, (_host(d), _host(i)))
+        d = d.astype(_np.float64, copy=False)
+        i = i.astype(_np.intp, copy=False)
         if ranks is not None:
             d, i = d[:, ranks - 1], i[:, ranks - 1]
             shape = lead + (ranks.size,)
@@ -160,29 +159,45 @@ class KDTree:
             return float(d), int(i)
         return d, i
 
-    def _ball(self, x, r):
-        """(offsets int64, indices intp, lead shape, single) of every query's ball."""
+    def _radii(self, x, r):
+        """(queries as float32 points, their radii as float32, lead shape, single)."""
         x = _np.asarray(x)
         single = x.ndim == 1
         lead = () if single else x.shape[:-1]
         q = self._pad(x, "query points")
-        nq = q.shape[0]
         r = _np.broadcast_to(_np.asarray(r, dtype=_np.float64), lead).reshape(-1)
         if _np.any(_np.isnan(r)) or _np.any(r < 0):
             raise ValueError("r must be non-negative")
-        # One search a distinct radius (most calls have one); infinite radii as the largest
-        # finite f32.
+        # Infinite radii as the largest finite f32.
         r32 = _np.minimum(r, _np.finfo(_np.float32).max).astype(_np.float32)
+        return q, r32, lead, single
+
+    def _lengths(self, x, r):
+        """(how many points are within r of each query (intp), lead shape, single): counted
+        on the GPU without writing the neighbours (one count a distinct radius)."""
+        q, r32, lead, single = self._radii(x, r)
+        counts = _np.empty(q.shape[0], dtype=_np.intp)
+        for value in _np.unique(r32):
+            which = _np.nonzero(r32 == value)[0]
+            part = q if len(which) == q.shape[0] else q[which]
+            counts[which] = _np.frombuffer(self._tree.count(_host(part), float(value)), "<u4")
+        return counts, lead, single
+
+    def _ball(self, x, r):
+        """(offsets int64, indices intp, lead shape, single) of every query's ball."""
+        q, r32, lead, single = self._radii(x, r)
+        nq = q.shape[0]
+        # One search a distinct radius (most calls have one).
         values = _np.unique(r32)
         if len(values) == 1:
-            ro, ri = self._tree.radius(q.tobytes(), float(values[0]))
+            ro, ri = self._tree.radius(_host(q), float(values[0]))
             offsets = _np.frombuffer(ro, dtype="<i8").copy()
             return offsets, _np.frombuffer(ri, dtype="<u4").astype(_np.intp), lead, single
         counts = _np.zeros(nq, dtype=_np.int64)
         parts = {}
         for value in values:
             which = _np.nonzero(r32 == value)[0]
-            ro, ri = self._tree.radius(q[which].tobytes(), float(value))
+            ro, ri = self._tree.radius(_host(q[which]), float(value))
             off = _np.frombuffer(ro, dtype="<i8")
             parts[float(value)] = (which, off, _np.frombuffer(ri, dtype="<u4"))
             counts[which] = _np.diff(off)
@@ -199,10 +214,10 @@ class KDTree:
         """The points within ``r`` of each point of ``x`` (inclusive), as SciPy's: a list for
         one point, else an object array of lists; with ``return_length``, their counts."""
         _euclidean(p, eps)
-        offsets, indices, lead, single = self._ball(x, r)
         if return_length:
-            counts = _np.diff(offsets).astype(_np.intp)
+            counts, lead, single = self._lengths(x, r)
             return int(counts[0]) if single else counts.reshape(lead)
+        offsets, indices, lead, single = self._ball(x, r)
         lists = [indices[offsets[j]:offsets[j + 1]].tolist() for j in range(len(offsets) - 1)]
         if single:
             return lists[0]
