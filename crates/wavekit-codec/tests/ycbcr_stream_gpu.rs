@@ -385,6 +385,9 @@ fn gpu_ycbcr_frames_equal_the_cpus() {
         (64, 48, Chroma::Yuv420, false, true),
         (33, 17, Chroma::Yuv444, true, true),
         (46, 30, Chroma::Yuv444, false, false),
+        // Planes whose bytes are not whole words (the input pads each to a word).
+        (38, 22, Chroma::Yuv420, false, false),
+        (34, 18, Chroma::Yuv420, true, true),
     ]) {
         let img = picture(w, h, chroma, limited, seed);
         let case = format!("{w}x{h} {chroma:?} limited {limited} lossless {lossless}");

@@ -747,13 +747,7 @@ impl Dwt {
                 bound.record_forward(enc);
             }
         })?;
-        let mapped = ctx.read_back_mapped("dwt data", &buf, std::mem::size_of_val(planes))?;
-        // Mapped ranges are aligned far beyond 4 bytes (wgpu's MAP_ALIGNMENT): the cast cannot
-        // fail; a copy stands in should one ever be misaligned.
-        Ok(mapped.with(|b| match bytemuck::try_cast_slice::<u8, T>(b) {
-            Ok(s) => f(s),
-            Err(_) => f(&bytemuck::pod_collect_to_vec::<u8, T>(b)),
-        })?)
+        Ok(ctx.read_back_with("dwt data", &buf, planes.len(), f)?)
     }
 
     /// Forward 5/3 or fixed-point 9/7 of `planes` (a one-call convenience).

@@ -137,6 +137,34 @@ impl GpuContext {
         pending.now()
     }
 
+    /// `f` of the first `len` elements of `buffer` (named `what` in errors) where the read-back
+    /// left them, and `f`'s result: on native devices the mapped staging memory itself
+    /// ([`GpuContext::read_back_mapped`]: no copy into a vector first), on the web the vector
+    /// of [`GpuContext::read_back`] (which fails there: await the async form). For callers that
+    /// convert the elements into memory of their own. Waits for the GPU.
+    pub fn read_back_with<T: bytemuck::Pod, R>(
+        &self,
+        what: &str,
+        buffer: &wgpu::Buffer,
+        len: usize,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let mapped = self.read_back_mapped(what, buffer, len * std::mem::size_of::<T>())?;
+            // Mapped ranges are aligned to wgpu's MAP_ALIGNMENT (8 bytes), enough for the
+            // elements the kernels write; a copy stands in should one be more aligned.
+            mapped.with(|b| match bytemuck::try_cast_slice::<u8, T>(b) {
+                Ok(e) => f(e),
+                Err(_) => f(&bytemuck::pod_collect_to_vec::<u8, T>(b)),
+            })
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            Ok(f(&self.read_back::<T>(what, buffer, len)?))
+        }
+    }
+
     /// The first `bytes` bytes of `buffer` (named `what` in errors), mapped in a kept staging
     /// buffer for the caller to copy where it wants them ([`MappedRead::with`]) without an
     /// intermediate vector; the staging buffer goes back to the pool when the result is

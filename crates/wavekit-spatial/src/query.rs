@@ -361,29 +361,17 @@ impl Spatial {
         let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
         ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
         bound.check(ctx)?;
-        let bytes = queries.len() * k as usize * 4;
-        if bytes == 0 {
-            return Ok(f(&[], &[]));
-        }
-        let mi = ctx.read_back_mapped("spatial k-NN indices", &bound.indices, bytes)?;
-        let md = ctx.read_back_mapped("spatial k-NN distances", &bound.distances, bytes)?;
-        let r = mi.with(|bi| {
-            md.with(|bd| {
-                // Mapped ranges are aligned far beyond 4 bytes (wgpu's MAP_ALIGNMENT): these
-                // casts cannot fail; copies stand in should one ever be misaligned.
-                match (
-                    bytemuck::try_cast_slice::<u8, u32>(bi),
-                    bytemuck::try_cast_slice::<u8, f32>(bd),
-                ) {
-                    (Ok(i), Ok(d)) => f(i, d),
-                    _ => f(
-                        &bytemuck::pod_collect_to_vec::<u8, u32>(bi),
-                        &bytemuck::pod_collect_to_vec::<u8, f32>(bd),
-                    ),
-                }
-            })
-        });
-        Ok(r??)
+        let n = queries.len() * k as usize;
+        let r =
+            ctx.read_back_with("spatial k-NN indices", &bound.indices, n, |i: &[u32]| {
+                ctx.read_back_with(
+                    "spatial k-NN distances",
+                    &bound.distances,
+                    n,
+                    |d: &[f32]| f(i, d),
+                )
+            })??;
+        Ok(r)
     }
 
     /// Bind the count pass of a radius search (radius `r`, as [`Spatial::radius`] takes);

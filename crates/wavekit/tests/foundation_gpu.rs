@@ -555,7 +555,21 @@ fn kept_staging_buffers_move_every_byte_and_stay_bounded() {
             .with(|b| b == bytemuck::cast_slice::<u32, u8>(&data))
             .unwrap();
         assert!(same, "{words} words, mapped");
+        // Handed over as elements (read_back_with), and a prefix of them.
+        let got = ctx
+            .read_back_with("staged", &buf, words, <[u32]>::to_vec)
+            .unwrap();
+        assert_eq!(got, data, "{words} words, handed over");
+        let few = ctx
+            .read_back_with("staged", &buf, words / 2, |e: &[u32]| e.to_vec())
+            .unwrap();
+        assert_eq!(few, data[..words / 2], "{words} words, half handed over");
     }
+    let none = ctx.storage_from("none", &[7u32]).unwrap();
+    let n = ctx
+        .read_back_with("none", &none, 0, |e: &[u32]| e.len())
+        .unwrap();
+    assert_eq!(n, 0, "nothing handed over");
     // Chunks converted on the way, odd lengths, and a size not a multiple of 4 (zero padding
     // after a larger transfer through the same staging buffer).
     let bytes: Vec<u8> = (0..(3 << 20) + 5).map(|_| next() as u8).collect();

@@ -5,18 +5,37 @@
 // SOURCE 0, RGB: BT.709 YCbCr in fixed point (5 fractional bits, Y shifted by −128), 4:2:0
 // chroma the rounded mean of four; LOSSLESS, the reversible colour transform (RCT) instead, in
 // whole units (4:4:4). SOURCE 1 or 2, YCbCr in full or limited range: each sample mapped on its
-// own (4:2:0 chroma from the block's top-left word, which carries the block's sample); LOSSLESS,
-// the sample less 128.
+// own (4:2:0 chroma: the block's one sample, taken with its top-left pixel); LOSSLESS, the
+// sample less 128.
 //
-// Bindings: 0 the frame (one word a pixel: R | G << 8 | B << 16, or Y | Cb << 8 | Cr << 16),
-// 1 the luma plane, 2 the chroma planes (Cb then Cr), 3 params: width, height, chroma width,
-// chroma plane size.
+// Bindings: 0 the frame (RGB: one word a pixel, R | G << 8 | B << 16; YCbCr: the picture's
+// planes as bytes, four to a word, Y (width × height) then Cb and Cr (chroma plane size each),
+// each plane from a word boundary: as a y4m holds them, uploaded without conversion), 1 the
+// luma plane, 2 the chroma planes (Cb then Cr), 3 params: width, height, chroma width, chroma
+// plane size.
 #import codec/ycbcr
 
 @group(0) @binding(0) var<storage, read> words: array<u32>;
 @group(0) @binding(1) var<storage, read_write> luma: array<i32>;
 @group(0) @binding(2) var<storage, read_write> chroma: array<i32>;
 @group(0) @binding(3) var<uniform> params: vec4<u32>;
+
+// Byte k of the planar YCbCr input.
+fn byte_at(k: u32) -> u32 {
+    return (words[k >> 2u] >> ((k & 3u) * 8u)) & 0xffu;
+}
+
+// Pixel i's word, Y | Cb << 8 | Cr << 16 for a YCbCr source (c: its chroma sample), as the
+// RGB source's words hold its samples.
+fn word_of(i: u32, c: u32) -> u32 {
+    if (SOURCE == 0u) {
+        return words[i];
+    }
+    let luma_words = (params.x * params.y + 3u) / 4u;
+    let chroma_words = (params.w + 3u) / 4u;
+    let cb = 4u * luma_words + c;
+    return byte_at(i) | (byte_at(cb) << 8u) | (byte_at(cb + 4u * chroma_words) << 16u);
+}
 
 fn planes_of(p: u32) -> vec3<i32> {
     let s = unpack(p);
@@ -43,7 +62,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let cx = c % cw;
     let cy = c / cw;
     if (!CHROMA_420) {
-        let v = planes_of(words[c]);
+        let v = planes_of(word_of(c, c));
         luma[c] = v.x;
         chroma[c] = v.y;
         chroma[c + params.w] = v.z;
@@ -54,7 +73,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var dy = 0u; dy < 2u; dy++) {
         for (var dx = 0u; dx < 2u; dx++) {
             let i = (2u * cy + dy) * w + 2u * cx + dx;
-            let v = planes_of(words[i]);
+            let v = planes_of(word_of(i, c));
             luma[i] = v.x;
             if (SOURCE == 0u || (dx == 0u && dy == 0u)) {
                 cb += v.y;

@@ -333,9 +333,10 @@ impl Encoder {
         &self.header
     }
 
-    /// The input the encoder reads: one `u32` a pixel, `R | G << 8 | B << 16` (RGBA8 in
-    /// memory, alpha ignored), rows top to bottom; write it, or copy into it, before
-    /// [`Encoder::record`].
+    /// The input the encoder reads, rows top to bottom; write it, or copy into it, before
+    /// [`Encoder::record`]. From an RGB source one `u32` a pixel, `R | G << 8 | B << 16` (RGBA8
+    /// in memory, alpha ignored); from a YCbCr source the picture's 8-bit planes, Y then Cb
+    /// then Cr (each of [`YcbcrImage::plane_sizes`]), each from a 4-byte boundary.
     pub fn input(&self) -> &wgpu::Buffer {
         &self.input
     }
@@ -403,9 +404,7 @@ impl Encoder {
     /// Encode an 8-bit YCbCr picture on the GPU (an encoder built with its chroma and its
     /// source, as [`crate::cpu::encode_ycbcr`] takes them) and read the frame back.
     pub fn encode_ycbcr(&self, ctx: &GpuContext, img: &YcbcrImage) -> Result<Vec<u8>> {
-        let mut words = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        self.ycbcr_words(img, &mut words)?;
-        self.run(ctx, &words)
+        Ok(self.encode_ycbcr_with_stats(ctx, img)?.0)
     }
 
     /// [`Encoder::input`]'s words for 8-bit RGB, into `words` (its allocation reused).
@@ -434,8 +433,10 @@ impl Encoder {
         Ok(())
     }
 
-    /// [`Encoder::input`]'s words for a YCbCr picture, into `words` (its allocation reused).
-    pub(crate) fn ycbcr_words(&self, img: &YcbcrImage, words: &mut Vec<u32>) -> Result<()> {
+    /// [`Encoder::input`] for a YCbCr picture: its planes as they are, each from a 4-byte
+    /// boundary (the zeros between given as pieces of their own), and the bytes in all; after
+    /// checking that the picture is this encoder's format.
+    pub(crate) fn ycbcr_input<'a>(&self, img: &'a YcbcrImage) -> Result<([&'a [u8]; 5], u64)> {
         img.check()?;
         let h = &self.header;
         if (img.width, img.height, img.chroma, img.source())
@@ -454,24 +455,11 @@ impl Encoder {
                 h.source
             )));
         }
-        let [(w, hh), (cw, _), _] = img.plane_sizes();
-        let step = if img.chroma == crate::Chroma::Yuv420 {
-            2
-        } else {
-            1
-        };
-        words.clear();
-        for y in 0..hh {
-            for x in 0..w {
-                let c = (y / step) * cw + x / step;
-                words.push(
-                    u32::from(img.planes[0][y * w + x])
-                        | u32::from(img.planes[1][c]) << 8
-                        | u32::from(img.planes[2][c]) << 16,
-                );
-            }
-        }
-        Ok(())
+        let pad = |n: usize| &[0u8; 3][..n.next_multiple_of(4) - n];
+        let [y, cb, cr] = &img.planes;
+        let pieces = [&y[..], pad(y.len()), &cb[..], pad(cb.len()), &cr[..]];
+        let bytes = pieces.iter().map(|p| p.len() as u64).sum();
+        Ok((pieces, bytes))
     }
 
     /// The frame's length from [`Encoder::control`]'s words, or why there is no frame.
@@ -499,19 +487,30 @@ impl Encoder {
     }
 
     fn run_with_stats(&self, ctx: &GpuContext, words: &[u32]) -> Result<(Vec<u8>, EncodeStats)> {
-        // Through the context's kept staging buffer (`write_buffer` makes a fresh one of the
-        // frame's size each call: on the H100, 49 ms of a 4K frame's 50 ms encode from the
-        // host). The web has no waiting upload: write_buffer there.
+        self.upload(ctx, &[bytemuck::cast_slice::<u32, u8>(words)])?;
+        self.finish(ctx)
+    }
+
+    /// Write `pieces` (the input, in order) to [`Encoder::input`]: through the context's kept
+    /// staging buffer (`write_buffer` makes a fresh one of the frame's size each call: on the
+    /// H100, 49 ms of a 4K frame's 50 ms encode from the host). The web has no waiting upload:
+    /// write_buffer there.
+    fn upload(&self, ctx: &GpuContext, pieces: &[&[u8]]) -> Result<()> {
+        let bytes: u64 = pieces.iter().map(|p| p.len() as u64).sum();
         #[cfg(not(target_arch = "wasm32"))]
-        ctx.write_from_chunks(
-            "codec input",
-            &self.input,
-            std::mem::size_of_val(words) as u64,
-            [bytemuck::cast_slice::<u32, u8>(words)],
-        )?;
+        ctx.write_from_chunks("codec input", &self.input, bytes, pieces)?;
         #[cfg(target_arch = "wasm32")]
-        ctx.queue
-            .write_buffer(&self.input, 0, bytemuck::cast_slice(words));
+        {
+            let mut all = Vec::with_capacity(bytes.next_multiple_of(4) as usize);
+            pieces.iter().for_each(|p| all.extend_from_slice(p));
+            all.resize(all.len().next_multiple_of(4), 0);
+            ctx.queue.write_buffer(&self.input, 0, &all);
+        }
+        Ok(())
+    }
+
+    /// Encode what [`Encoder::input`] holds and read the frame back.
+    fn finish(&self, ctx: &GpuContext) -> Result<(Vec<u8>, EncodeStats)> {
         ctx.submit_checked("encoding a frame", |enc| self.record(enc))?;
         let control: Vec<u32> = ctx.read_back("codec control", &self.control, 3)?;
         let len = self.frame_len(&control)?;
@@ -559,9 +558,9 @@ impl Encoder {
         ctx: &GpuContext,
         img: &YcbcrImage,
     ) -> Result<(Vec<u8>, EncodeStats)> {
-        let mut words = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        self.ycbcr_words(img, &mut words)?;
-        self.run_with_stats(ctx, &words)
+        let (pieces, _) = self.ycbcr_input(img)?;
+        self.upload(ctx, &pieces)?;
+        self.finish(ctx)
     }
 
     /// After [`Encoder::record_until`] its first stage, for diagnosing a difference from the

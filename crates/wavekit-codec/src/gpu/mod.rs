@@ -479,12 +479,13 @@ impl Decoder {
                 "decode() of a decoder built for YCbCr output: call decode_ycbcr()".into(),
             ));
         }
-        let (words, report) = self.run(ctx, bytes)?;
-        let mut rgb = Vec::with_capacity(3 * words.len());
-        for p in words {
-            rgb.extend_from_slice(&p.to_le_bytes()[..3]);
-        }
-        Ok((rgb, report))
+        self.run(ctx, bytes, |words| {
+            let mut rgb = vec![0u8; 3 * words.len()];
+            for (o, p) in rgb.chunks_exact_mut(3).zip(words) {
+                o.copy_from_slice(&p.to_le_bytes()[..3]);
+            }
+            rgb
+        })
     }
 
     /// Decode `bytes` on the GPU to 8-bit YCbCr, as [`crate::cpu::decode_ycbcr`] gives it (the
@@ -500,25 +501,32 @@ impl Decoder {
                     .into(),
             ));
         }
-        let (words, report) = self.run(ctx, bytes)?;
         let h = &self.header;
         let (w, cw, ch) = match h.planes() {
             [(w, _), (cw, ch), _] => (w, cw, ch),
         };
         let step = if h.chroma == Chroma::Yuv420 { 2 } else { 1 };
-        let mut planes = [
-            Vec::with_capacity(words.len()),
-            Vec::with_capacity(cw * ch),
-            Vec::with_capacity(cw * ch),
-        ];
-        planes[0].extend(words.iter().map(|p| p.to_le_bytes()[0]));
-        for y in 0..ch {
-            for x in 0..cw {
-                let b = words[step * y * w + step * x].to_le_bytes();
-                planes[1].push(b[1]);
-                planes[2].push(b[2]);
+        // The planes straight from the mapped read-back, a row at a time.
+        let (planes, report) = self.run(ctx, bytes, |words| {
+            let mut planes = [
+                vec![0u8; words.len()],
+                vec![0u8; cw * ch],
+                vec![0u8; cw * ch],
+            ];
+            for (o, p) in planes[0].iter_mut().zip(words) {
+                *o = *p as u8;
             }
-        }
+            let [_, cb, cr] = &mut planes;
+            let rows = cb.chunks_exact_mut(cw).zip(cr.chunks_exact_mut(cw));
+            for (y, (cb, cr)) in rows.enumerate() {
+                let row = &words[step * y * w..];
+                for (x, (b, r)) in cb.iter_mut().zip(cr.iter_mut()).enumerate() {
+                    let p = row[step * x];
+                    (*b, *r) = ((p >> 8) as u8, (p >> 16) as u8);
+                }
+            }
+            planes
+        })?;
         let img = crate::format::YcbcrImage {
             width: h.width,
             height: h.height,
@@ -560,19 +568,26 @@ impl Decoder {
         Ok((rgb, report))
     }
 
-    /// Upload, decode and read back the output words and the damage report.
-    fn run(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<(Vec<u32>, DecodeReport)> {
+    /// Upload and decode; `f` of the output words where the read-back left them (the
+    /// context's mapped staging memory: no copy of the frame's words between), and the damage
+    /// report.
+    fn run<R>(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> Result<(R, DecodeReport)> {
         self.upload(ctx, bytes)?;
         ctx.submit_checked("decoding a frame", |enc| self.record(enc))?;
-        let pixels = (self.header.width * self.header.height) as usize;
-        let words: Vec<u32> = ctx.read_back("codec output", &self.rgba, pixels)?;
         let flags: Vec<u32> =
             ctx.read_back("codec damaged", &self.damaged, self.blocks as usize)?;
         let report = DecodeReport {
             damaged: (0..flags.len()).filter(|&i| flags[i] != 0).collect(),
             blocks: flags.len(),
         };
-        Ok((words, report))
+        let pixels = (self.header.width * self.header.height) as usize;
+        let out = ctx.read_back_with("codec output", &self.rgba, pixels, f)?;
+        Ok((out, report))
     }
 }
 

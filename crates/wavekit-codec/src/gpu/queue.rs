@@ -26,6 +26,8 @@ pub struct EncodeQueue {
     free: Vec<usize>,
     pending: VecDeque<(usize, wgpu::SubmissionIndex, Mapped)>,
     words: Vec<u32>,
+    /// A YCbCr picture's planes as the encoder reads them.
+    bytes: Vec<u8>,
 }
 
 impl EncodeQueue {
@@ -58,6 +60,7 @@ impl EncodeQueue {
             free: (0..frames_in_flight).rev().collect(),
             pending: VecDeque::with_capacity(frames_in_flight),
             words: Vec::new(),
+            bytes: Vec::new(),
         })
     }
 
@@ -92,14 +95,18 @@ impl EncodeQueue {
     pub fn submit_rgb(&mut self, ctx: &GpuContext, rgb: &[u8]) -> Result<()> {
         self.check_room()?;
         self.encoder.rgb_words(rgb, &mut self.words)?;
-        self.submit(ctx)
+        self.submit(ctx, true)
     }
 
     /// Submit the encode of a YCbCr picture (an encoder built for its format); returns at once.
     pub fn submit_ycbcr(&mut self, ctx: &GpuContext, img: &YcbcrImage) -> Result<()> {
         self.check_room()?;
-        self.encoder.ycbcr_words(img, &mut self.words)?;
-        self.submit(ctx)
+        let (pieces, bytes) = self.encoder.ycbcr_input(img)?;
+        self.bytes.clear();
+        self.bytes.reserve(bytes.next_multiple_of(4) as usize);
+        pieces.iter().for_each(|p| self.bytes.extend_from_slice(p));
+        self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
+        self.submit(ctx, false)
     }
 
     fn check_room(&self) -> Result<()> {
@@ -112,11 +119,15 @@ impl EncodeQueue {
         Ok(())
     }
 
-    fn submit(&mut self, ctx: &GpuContext) -> Result<()> {
+    fn submit(&mut self, ctx: &GpuContext, rgb: bool) -> Result<()> {
         let slot = self.free.pop().expect("checked for room");
         let staging = &self.staging[slot];
-        ctx.queue
-            .write_buffer(self.encoder.input(), 0, bytemuck::cast_slice(&self.words));
+        let input: &[u8] = if rgb {
+            bytemuck::cast_slice(&self.words)
+        } else {
+            &self.bytes
+        };
+        ctx.queue.write_buffer(self.encoder.input(), 0, input);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         self.encoder.record(&mut enc);
         enc.copy_buffer_to_buffer(self.encoder.control(), 0, staging, 0, CONTROL);
