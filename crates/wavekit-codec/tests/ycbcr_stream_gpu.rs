@@ -388,6 +388,9 @@ fn gpu_ycbcr_frames_equal_the_cpus() {
         // Planes whose bytes are not whole words (the input pads each to a word).
         (38, 22, Chroma::Yuv420, false, false),
         (34, 18, Chroma::Yuv420, true, true),
+        // The smallest frames: the planar output holds more words than pixels.
+        (1, 1, Chroma::Yuv444, false, false),
+        (2, 2, Chroma::Yuv420, true, true),
     ]) {
         let img = picture(w, h, chroma, limited, seed);
         let case = format!("{w}x{h} {chroma:?} limited {limited} lossless {lossless}");

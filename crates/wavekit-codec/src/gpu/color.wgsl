@@ -4,9 +4,11 @@
 // in fixed point (5 fractional bits, Y shifted by −128); LOSSLESS, whole units: the RCT's when
 // SOURCE is 0 (RGB), the samples less 128 when it is 1 or 2 (YCbCr, full or limited range).
 //
-// Bindings: 0 the luma plane, 1 the chroma planes (Cb then Cr), 2 the output (one word a pixel:
-// R | G << 8 | B << 16 | 255 << 24, or Y | Cb << 8 | Cr << 16 of the pixel's samples, in the
-// source's range), 3 params: width, height, chroma width, chroma plane size.
+// Bindings: 0 the luma plane, 1 the chroma planes (Cb then Cr), 2 the output (RGB: one word a
+// pixel, R | G << 8 | B << 16 | 255 << 24; YCBCR_OUT: the 8-bit planes as a y4m holds them, Y
+// then Cb then Cr, each from a word boundary, four samples a word and one invocation a word,
+// a 4:2:0 chroma sample that of its block's top-left pixel, in the source's range), 3 params:
+// width, height, chroma width, chroma plane size.
 #import codec/ycbcr
 
 @group(0) @binding(0) var<storage, read> luma: array<i32>;
@@ -14,14 +16,9 @@
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 @group(0) @binding(3) var<uniform> params: vec4<u32>;
 
-@compute @workgroup_size(WG_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG_SIZE;
+// Pixel i's output samples (RGB, or YCbCr in the source's range).
+fn pixel(i: u32) -> vec3<i32> {
     let w = params.x;
-    let h = params.y;
-    if (i >= w * h) {
-        return;
-    }
     let x = i % w;
     let y = i / w;
     var c = y * params.z + x;
@@ -30,29 +27,70 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let p = vec3<i32>(luma[i], chroma[c], chroma[c + params.w]);
     let limited = SOURCE == 2u;
-    var px: vec3<i32>;
     if (LOSSLESS && SOURCE == 0u) {
         let rgb = rct_inverse(p);
         if (YCBCR_OUT) {
-            px = planes_to_samples(rgb_to_ycbcr(rgb.x, rgb.y, rgb.z), false);
-        } else {
-            px = rgb;
+            return planes_to_samples(rgb_to_ycbcr(rgb.x, rgb.y, rgb.z), false);
         }
+        return rgb;
     } else if (LOSSLESS) {
         let s = clamp(p + vec3<i32>(128i), vec3<i32>(0i), vec3<i32>(255i));
         if (YCBCR_OUT) {
-            px = s;
-        } else {
-            px = ycbcr_to_rgb(samples_to_planes(s, limited));
+            return s;
         }
+        return ycbcr_to_rgb(samples_to_planes(s, limited));
     } else if (YCBCR_OUT) {
-        px = planes_to_samples(p, limited);
-    } else {
-        px = ycbcr_to_rgb(p);
+        return planes_to_samples(p, limited);
     }
-    if (YCBCR_OUT) {
-        out[i] = pack(px);
-    } else {
-        out[i] = pack(px) | (255u << 24u);
+    return ycbcr_to_rgb(p);
+}
+
+// Sample b (0 to 3) of output word j of the planar YCbCr output.
+fn planar_sample(j: u32, b: u32) -> u32 {
+    let pixels = params.x * params.y;
+    let luma_words = (pixels + 3u) / 4u;
+    if (j < luma_words) {
+        let i = 4u * j + b;
+        if (i >= pixels) {
+            return 0u;
+        }
+        return u32(pixel(i).x);
     }
+    let chroma_words = (params.w + 3u) / 4u;
+    let plane = (j - luma_words) / chroma_words;
+    let c = 4u * ((j - luma_words) % chroma_words) + b;
+    if (c >= params.w) {
+        return 0u;
+    }
+    var step = 1u;
+    if (CHROMA_420) {
+        step = 2u;
+    }
+    let px = pixel(step * (c / params.z) * params.x + step * (c % params.z));
+    return u32(select(px.y, px.z, plane == 1u));
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let j = gid.x + gid.y * nwg.x * WG_SIZE;
+    if (!YCBCR_OUT) {
+        if (j >= params.x * params.y) {
+            return;
+        }
+        out[j] = pack(pixel(j)) | (255u << 24u);
+        return;
+    }
+    if (j >= planar_words()) {
+        return;
+    }
+    var word = 0u;
+    for (var b = 0u; b < 4u; b++) {
+        word |= (planar_sample(j, b) & 0xffu) << (8u * b);
+    }
+    out[j] = word;
+}
+
+// Words of the planar YCbCr output.
+fn planar_words() -> u32 {
+    return (params.x * params.y + 3u) / 4u + 2u * ((params.w + 3u) / 4u);
 }

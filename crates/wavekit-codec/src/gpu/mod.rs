@@ -239,6 +239,13 @@ fn block_table(header: &Header, layout: &Layout) -> Vec<u32> {
     t
 }
 
+/// Words of the decoder's planar YCbCr output (color.wgsl, YCBCR_OUT): the luma plane's bytes
+/// and each chroma plane's, each rounded up to whole words.
+fn planar_words(header: &Header) -> usize {
+    let [(w, h), (cw, ch), _] = header.planes();
+    (w * h).div_ceil(4) + 2 * (cw * ch).div_ceil(4)
+}
+
 /// A GPU decoder for frames of one size and format.
 pub struct Decoder {
     header: Header,
@@ -307,7 +314,10 @@ impl Decoder {
         let chroma_img = ctx.storage_uninit("codec chroma planes", (2 * cw * ch * 4) as u64)?;
         let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
         let damaged = ctx.storage_uninit("codec damaged blocks", layout.blocks.len() as u64 * 4)?;
-        let rgba = ctx.storage_uninit("codec rgba", (w * h * 4) as u64)?;
+        // One word a pixel (RGB), or the planar YCbCr output (more words than pixels only for
+        // the smallest frames).
+        let rgba =
+            ctx.storage_uninit("codec rgba", ((w * h).max(planar_words(header)) * 4) as u64)?;
         let params = ctx.uniform_from("codec block params", &[0u32; 4])?;
         let color_params = ctx.uniform_from(
             "codec colour params",
@@ -371,8 +381,9 @@ impl Decoder {
         &self.header
     }
 
-    /// The decoded frame after [`Decoder::record`]: one `u32` a pixel, `R | G << 8 | B << 16 |
-    /// 255 << 24` (RGBA8 in memory), rows top to bottom.
+    /// The decoded frame after [`Decoder::record`], rows top to bottom: for RGB output one
+    /// `u32` a pixel, `R | G << 8 | B << 16 | 255 << 24` (RGBA8 in memory); for YCbCr output
+    /// the 8-bit planes, Y then Cb then Cr, each from a 4-byte boundary.
     pub fn output(&self) -> &wgpu::Buffer {
         &self.rgba
     }
@@ -464,11 +475,11 @@ impl Decoder {
         if stages < 3 {
             return;
         }
-        let pixels = self.header.width * self.header.height;
+        let words = self.output_words() as u32;
         let mut pass = enc.begin_compute_pass(&Default::default());
         self.color
             .0
-            .dispatch(&mut pass, &self.color.1, pixels.div_ceil(256));
+            .dispatch(&mut pass, &self.color.1, words.div_ceil(256));
     }
 
     /// Decode `bytes` on the GPU and read the frame back: 8-bit RGB and what was damaged, as
@@ -501,37 +512,26 @@ impl Decoder {
                     .into(),
             ));
         }
-        let h = &self.header;
-        let (w, cw, ch) = match h.planes() {
-            [(w, _), (cw, ch), _] => (w, cw, ch),
-        };
-        let step = if h.chroma == Chroma::Yuv420 { 2 } else { 1 };
-        // The planes straight from the mapped read-back, a row at a time.
+        let hdr = &self.header;
+        let [(w, h), (cw, ch), _] = hdr.planes();
+        // The planes as the GPU wrote them (each from a word boundary), copied straight from
+        // the mapped read-back.
         let (planes, report) = self.run(ctx, bytes, |words| {
-            let mut planes = [
-                vec![0u8; words.len()],
-                vec![0u8; cw * ch],
-                vec![0u8; cw * ch],
-            ];
-            for (o, p) in planes[0].iter_mut().zip(words) {
-                *o = *p as u8;
-            }
-            let [_, cb, cr] = &mut planes;
-            let rows = cb.chunks_exact_mut(cw).zip(cr.chunks_exact_mut(cw));
-            for (y, (cb, cr)) in rows.enumerate() {
-                let row = &words[step * y * w..];
-                for (x, (b, r)) in cb.iter_mut().zip(cr.iter_mut()).enumerate() {
-                    let p = row[step * x];
-                    (*b, *r) = ((p >> 8) as u8, (p >> 16) as u8);
-                }
-            }
-            planes
+            let b: &[u8] = bytemuck::cast_slice(words);
+            let luma = w * h;
+            let cb = 4 * luma.div_ceil(4);
+            let cr = cb + 4 * (cw * ch).div_ceil(4);
+            [
+                b[..luma].to_vec(),
+                b[cb..cb + cw * ch].to_vec(),
+                b[cr..cr + cw * ch].to_vec(),
+            ]
         })?;
         let img = crate::format::YcbcrImage {
-            width: h.width,
-            height: h.height,
-            chroma: h.chroma,
-            limited: h.source == crate::format::Source::YcbcrLimited,
+            width: hdr.width,
+            height: hdr.height,
+            chroma: hdr.chroma,
+            limited: hdr.source == crate::format::Source::YcbcrLimited,
             planes,
         };
         Ok((img, report))
@@ -568,6 +568,14 @@ impl Decoder {
         Ok((rgb, report))
     }
 
+    /// Words of [`Decoder::output`]: one a pixel (RGB), or the planar YCbCr's.
+    fn output_words(&self) -> usize {
+        match self.output {
+            Output::Rgb => (self.header.width * self.header.height) as usize,
+            Output::Ycbcr => planar_words(&self.header),
+        }
+    }
+
     /// Upload and decode; `f` of the output words where the read-back left them (the
     /// context's mapped staging memory: no copy of the frame's words between), and the damage
     /// report.
@@ -585,8 +593,7 @@ impl Decoder {
             damaged: (0..flags.len()).filter(|&i| flags[i] != 0).collect(),
             blocks: flags.len(),
         };
-        let pixels = (self.header.width * self.header.height) as usize;
-        let out = ctx.read_back_with("codec output", &self.rgba, pixels, f)?;
+        let out = ctx.read_back_with("codec output", &self.rgba, self.output_words(), f)?;
         Ok((out, report))
     }
 }
