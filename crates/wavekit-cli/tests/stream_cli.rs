@@ -479,11 +479,11 @@ fn an_ffmpeg_stream_loses_quality_smoothly_with_loss() {
                 "--deadline-ms",
                 "30",
                 "--idle-ms",
-                "800",
+                "500",
             ]);
             let impair = format!("loss={loss}%,seed=11");
             let mut send = vec![
-                "stream", "send", &src_s, "--to", &at, "--bytes", "1536", "--fps", "40", "--mtu",
+                "stream", "send", &src_s, "--to", &at, "--bytes", "1536", "--fps", "100", "--mtu",
                 "360", "--fec", fec, "--cpu",
             ];
             if loss > 0 {

@@ -380,18 +380,25 @@ fn streams_hold_frames_and_survive_truncation_and_damage() {
 fn gpu_ycbcr_frames_equal_the_cpus() {
     use wavekit_codec::gpu::{Decoder, Encoder, Output};
     let ctx = gpu();
-    for (seed, (w, h, chroma, limited, lossless)) in (20u64..).zip([
-        (64u32, 48u32, Chroma::Yuv420, true, false),
-        (64, 48, Chroma::Yuv420, false, true),
-        (33, 17, Chroma::Yuv444, true, true),
-        (46, 30, Chroma::Yuv444, false, false),
-        // Planes whose bytes are not whole words (the input pads each to a word).
-        (38, 22, Chroma::Yuv420, false, false),
-        (34, 18, Chroma::Yuv420, true, true),
-        // The smallest frames: the planar output holds more words than pixels.
-        (1, 1, Chroma::Yuv444, false, false),
-        (2, 2, Chroma::Yuv420, true, true),
-    ]) {
+    // The short sweep (ADR-0084) keeps the first four: the other cases are the host's
+    // padding of the planes and the smallest frames' buffers, not the subgroup width.
+    let cases = if wavekit_harness::short_sweep() { 4 } else { 8 };
+    for (seed, (w, h, chroma, limited, lossless)) in (20u64..).zip(
+        [
+            (64u32, 48u32, Chroma::Yuv420, true, false),
+            (64, 48, Chroma::Yuv420, false, true),
+            (33, 17, Chroma::Yuv444, true, true),
+            (46, 30, Chroma::Yuv444, false, false),
+            // Planes whose bytes are not whole words (the input pads each to a word).
+            (38, 22, Chroma::Yuv420, false, false),
+            (34, 18, Chroma::Yuv420, true, true),
+            // The smallest frames: the planar output holds more words than pixels.
+            (1, 1, Chroma::Yuv444, false, false),
+            (2, 2, Chroma::Yuv420, true, true),
+        ]
+        .into_iter()
+        .take(cases),
+    ) {
         let img = picture(w, h, chroma, limited, seed);
         let case = format!("{w}x{h} {chroma:?} limited {limited} lossless {lossless}");
         let budget = if lossless {

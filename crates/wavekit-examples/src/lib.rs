@@ -5,7 +5,7 @@
 //! `wavekit-trace`), [`codec`] (a frame coded and decoded on the GPU with `wavekit-codec`),
 //! [`spatial`] (k-NN and radius search with `wavekit-spatial`). `examples/` runs each from the command line (`cargo run -p
 //! wavekit-examples --example primitives`), and the panel in a window (`--example panel`);
-//! `tests/examples_gpu.rs` runs each on every test device. The README's code blocks are this
+//! `tests/examples.rs` runs each on the test device. The README's code blocks are this
 //! crate's doctests, so that they stay true.
 
 #![warn(missing_docs)]

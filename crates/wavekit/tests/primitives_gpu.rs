@@ -173,17 +173,36 @@ fn scan_one(
     }
 }
 
+/// The built-in types and operators a sweep covers: every pair at the first width; in the
+/// short sweep (the other widths and without subgroups, where each pair's kernels are compiled
+/// again: ADR-0084) a transversal, each type once and each operator once, so that every
+/// subgroup operation the kernels use still runs at every width.
+fn types_and_operators() -> Vec<(Scalar, Op)> {
+    if wavekit_harness::short_sweep() {
+        return vec![
+            (Scalar::F32, Op::Add),
+            (Scalar::U32, Op::Max),
+            (Scalar::I32, Op::Min),
+        ];
+    }
+    let mut all = Vec::new();
+    for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
+        for op in [Op::Add, Op::Min, Op::Max] {
+            all.push((scalar, op));
+        }
+    }
+    all
+}
+
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn scan_every_type_operator_direction_and_size() {
     let ctx = gpu();
-    for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
-        for op in [Op::Add, Op::Min, Op::Max] {
-            for inclusive in [true, false] {
-                let scan = scan_of(ctx, scalar, op, inclusive, false);
-                for n in sizes_if(large_for(scalar, op)) {
-                    scan_one(ctx, &scan, (scalar, op, inclusive, false), n);
-                }
+    for (scalar, op) in types_and_operators() {
+        for inclusive in [true, false] {
+            let scan = scan_of(ctx, scalar, op, inclusive, false);
+            for n in sizes_if(large_for(scalar, op)) {
+                scan_one(ctx, &scan, (scalar, op, inclusive, false), n);
             }
         }
     }
@@ -198,7 +217,13 @@ fn scan_in_place() {
         (Scalar::F32, Op::Max),
         (Scalar::I32, Op::Add),
     ] {
-        for inclusive in [true, false] {
+        // The short sweep: one direction a pair (each direction at least once).
+        let directions: &[bool] = match (wavekit_harness::short_sweep(), scalar) {
+            (false, _) => &[true, false],
+            (true, Scalar::F32) => &[false],
+            (true, _) => &[true],
+        };
+        for &inclusive in directions {
             let scan = scan_of(ctx, scalar, op, inclusive, true);
             for n in sizes() {
                 scan_one(ctx, &scan, (scalar, op, inclusive, true), n);
@@ -211,41 +236,39 @@ fn scan_in_place() {
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn reduce_every_type_operator_and_size() {
     let ctx = gpu();
-    for scalar in [Scalar::U32, Scalar::I32, Scalar::F32] {
-        for op in [Op::Add, Op::Min, Op::Max] {
-            let r = Reduce::new(ctx, &ReduceConfig::new(Monoid::builtin(scalar, op))).unwrap();
-            let large = large_for(scalar, op);
-            let extra = if large { vec![(1 << 22) + 17] } else { vec![] };
-            for n in sizes_if(large).into_iter().chain(extra) {
-                let what = format!("reduce {scalar:?} {op:?} n={n}");
-                let seed = 99 + op as u64;
-                let words: Vec<u32> = match scalar {
-                    Scalar::U32 => random_u32(seed, n),
-                    Scalar::I32 => bytemuck::cast_vec(random_i32(seed, n)),
-                    Scalar::F32 => bytemuck::cast_vec(random_f32(seed, n)),
-                };
-                let src = ctx.storage_from("src", &words).unwrap();
-                let bound = r.bind(ctx, &src, n as u64).unwrap();
-                run(ctx, |e| bound.record(e));
-                let got: u32 = ctx.read_back("result", bound.result(), 1).unwrap()[0];
-                match scalar {
-                    Scalar::U32 => assert_eq!(got, reference::reduce(&words, op), "{what}"),
-                    Scalar::I32 => {
-                        let x: Vec<i32> = bytemuck::cast_vec(words);
-                        assert_eq!(got as i32, reference::reduce(&x, op), "{}: {what}", on(ctx));
-                    }
-                    Scalar::F32 => {
-                        let x: Vec<f32> = bytemuck::cast_vec(words);
-                        let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-                        let want = reference::reduce(&x64, op);
-                        let abs: f64 = x64.iter().map(|v| v.abs()).sum();
-                        let g = f64::from(f32::from_bits(got));
-                        let ok = match op {
-                            Op::Add => (g - want).abs() <= F32_ADD_TOLERANCE * abs + 1e-30,
-                            _ => g == want,
-                        };
-                        assert!(ok, "{}: {what}: {g} vs {want}", on(ctx));
-                    }
+    for (scalar, op) in types_and_operators() {
+        let r = Reduce::new(ctx, &ReduceConfig::new(Monoid::builtin(scalar, op))).unwrap();
+        let large = large_for(scalar, op);
+        let extra = if large { vec![(1 << 22) + 17] } else { vec![] };
+        for n in sizes_if(large).into_iter().chain(extra) {
+            let what = format!("reduce {scalar:?} {op:?} n={n}");
+            let seed = 99 + op as u64;
+            let words: Vec<u32> = match scalar {
+                Scalar::U32 => random_u32(seed, n),
+                Scalar::I32 => bytemuck::cast_vec(random_i32(seed, n)),
+                Scalar::F32 => bytemuck::cast_vec(random_f32(seed, n)),
+            };
+            let src = ctx.storage_from("src", &words).unwrap();
+            let bound = r.bind(ctx, &src, n as u64).unwrap();
+            run(ctx, |e| bound.record(e));
+            let got: u32 = ctx.read_back("result", bound.result(), 1).unwrap()[0];
+            match scalar {
+                Scalar::U32 => assert_eq!(got, reference::reduce(&words, op), "{what}"),
+                Scalar::I32 => {
+                    let x: Vec<i32> = bytemuck::cast_vec(words);
+                    assert_eq!(got as i32, reference::reduce(&x, op), "{}: {what}", on(ctx));
+                }
+                Scalar::F32 => {
+                    let x: Vec<f32> = bytemuck::cast_vec(words);
+                    let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+                    let want = reference::reduce(&x64, op);
+                    let abs: f64 = x64.iter().map(|v| v.abs()).sum();
+                    let g = f64::from(f32::from_bits(got));
+                    let ok = match op {
+                        Op::Add => (g - want).abs() <= F32_ADD_TOLERANCE * abs + 1e-30,
+                        _ => g == want,
+                    };
+                    assert!(ok, "{}: {what}: {g} vs {want}", on(ctx));
                 }
             }
         }
@@ -903,7 +926,14 @@ fn custom_one_word_non_commutative_scan() {
 fn segmented_scan_every_operator() {
     let ctx = gpu();
     for op in [Op::Add, Op::Min, Op::Max] {
-        for inclusive in [true, false] {
+        // The short sweep: each operator in one direction (both directions, each operator, at
+        // the first width).
+        let directions: &[bool] = match (wavekit_harness::short_sweep(), op) {
+            (false, _) => &[true, false],
+            (true, Op::Min) => &[false],
+            (true, _) => &[true],
+        };
+        for &inclusive in directions {
             let scan = Scan::segmented(ctx, Scalar::I32, op, inclusive, None).unwrap();
             for n in sizes() {
                 let x = random_i32(3, n);
@@ -944,10 +974,18 @@ fn select_and_partition_keep_order() {
         )
         .unwrap();
         let t = flags.tile_elements() as usize;
-        let mut all = sizes();
+        // The short sweep (ADR-0084): without the largest size, and the densities that differ
+        // in kind (none, some, all kept).
+        let short = wavekit_harness::short_sweep();
+        let mut all = sizes_if(!short);
         all.extend([t - 1, t, t + 1, 2 * t + 1]);
+        let densities: &[u32] = if short {
+            &[0, 50, 100]
+        } else {
+            &[0, 1, 50, 100]
+        };
         for &n in &all {
-            for density in [0, 1, 50, 100] {
+            for &density in densities {
                 check_select(ctx, &flags, &Keep::Flags, partition, n, density);
             }
             check_select(ctx, &by_pred, &pred, partition, n, 0);
@@ -1010,8 +1048,19 @@ fn select_and_partition_in_every_store_mode() {
             )
             .unwrap();
             let t = flags.tile_elements() as usize;
-            for n in [0, 1, 5, 33, t - 1, t, t + 1, 3 * t + 7] {
-                for density in [0, 50, 100] {
+            // The short sweep: the tile's edges and several tiles, all densities on the last.
+            let sizes = if wavekit_harness::short_sweep() {
+                vec![1, t - 1, t + 1, 3 * t + 7]
+            } else {
+                vec![0, 1, 5, 33, t - 1, t, t + 1, 3 * t + 7]
+            };
+            for &n in &sizes {
+                let densities: &[u32] = if n == 3 * t + 7 || !wavekit_harness::short_sweep() {
+                    &[0, 50, 100]
+                } else {
+                    &[50]
+                };
+                for &density in densities {
                     check_select(ctx, &flags, &Keep::Flags, partition, n, density);
                 }
                 check_select(ctx, &by_pred, &pred, partition, n, 0);

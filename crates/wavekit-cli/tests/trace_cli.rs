@@ -1,6 +1,9 @@
 //! `wavekit trace` end to end: a render is a PNG of the asked size with the mesh in it, rays from
 //! a .npy come back as structured hits (and bools with --any-hit) equal to the library's, the
 //! benchmark writes the peer's files, and wrong input is a usage error naming what to fix.
+//!
+//! Run once (lavapipe's first width in the test command): the CLI's host code around the
+//! kernels that `wavekit-trace`'s own `*_gpu` tests run at every width (ADR-0101).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,4 +1,6 @@
-//! Every example on the test device (lavapipe at each width, without subgroups, the H200).
+//! Every example on the test device, once (lavapipe's first width in the test command, and
+//! the H200): the examples call the public API, whose kernels the crates' own `*_gpu` tests run
+//! at every width and without subgroups (ADR-0066, ADR-0101).
 
 use wavekit_harness::gpu;
 

@@ -1,6 +1,9 @@
 //! `wavekit knn` and `wavekit radius` from `.npy` files against brute force, and the user's
 //! mistakes (wrong shape or dtype, NaN points, k = 0, a negative radius, an output over an
 //! input) as clear exit-2 errors with nothing written.
+//!
+//! Run once (lavapipe's first width in the test command): the CLI's host code around the
+//! kernels that `wavekit-spatial`'s own `*_gpu` tests run at every width (ADR-0101).
 
 use std::path::Path;
 use std::process::{Command, Output};
