@@ -408,8 +408,15 @@ impl<'a, T: bytemuck::Pod> ReadBack<'a, T> {
     }
 
     fn poll_once(&mut self, cx: &mut Context<'_>, poll_device: bool) -> Poll<Result<Vec<T>>> {
-        self.poll_mapped(cx, poll_device)
-            .map(|m| m.and_then(|m| m.with(bytemuck::pod_collect_to_vec)))
+        self.poll_mapped(cx, poll_device).map(|m| {
+            m.and_then(|m| {
+                m.with(|b| {
+                    let mut v = vec![T::zeroed(); b.len() / std::mem::size_of::<T>()];
+                    crate::staging::copy_bytes(bytemuck::cast_slice_mut(&mut v), b);
+                    v
+                })
+            })
+        })
     }
 
     /// The copy, mapped, once it is (its staging buffer back to the pool when the result is

@@ -43,5 +43,6 @@ pub use context::{
     TimestampSupport, list_adapters_async,
 };
 pub use error::{Error, Result};
+pub use staging::copy_bytes;
 pub use tiling::LookbackStats;
 pub use timer::{GpuTimer, Timing, TimingMethod};

@@ -238,7 +238,7 @@ fn to_py<'py>(py: Python<'py>, m: &Option<MappedRead<'_>>) -> PyResult<Bound<'py
         return Ok(PyByteArray::new(py, &[]));
     };
     PyByteArray::new_with(py, m.len(), |dst| {
-        m.with(|src| dst.copy_from_slice(src))
+        m.with(|src| wavekit::copy_bytes(dst, src))
             .map_err(|e| PyErr::from(Error::from(e)))
     })
 }

@@ -92,10 +92,10 @@ pub fn dwt_into(
         let (input, output) = (host(data), host_mut(out));
         match w {
             Wavelet::Irreversible97 => p.transform_with(c, &samples::<f32>(input)?, inverse, |r| {
-                output.copy_from_slice(bytemuck::cast_slice(r))
+                wavekit::copy_bytes(output, bytemuck::cast_slice(r))
             }),
             _ => p.transform_with(c, &samples::<i32>(input)?, inverse, |r| {
-                output.copy_from_slice(bytemuck::cast_slice(r))
+                wavekit::copy_bytes(output, bytemuck::cast_slice(r))
             }),
         }
         .map_err(dwt_err)

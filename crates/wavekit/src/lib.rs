@@ -53,5 +53,5 @@ pub use wavekit_gpu::list_adapters;
 pub use wavekit_gpu::{
     AdapterSummary, Capabilities, ContextOptions, Error, GpuContext, GpuTimer, LimitsSummary,
     LookbackStats, MappedRead, POISON, ReadBack, Result, SubgroupCaps, TimestampSupport, Timing,
-    TimingMethod, list_adapters_async,
+    TimingMethod, copy_bytes, list_adapters_async,
 };

@@ -540,7 +540,17 @@ fn kept_staging_buffers_move_every_byte_and_stay_bounded() {
         seed
     };
     let mib = 1usize << 18; // words in a mebibyte
-    for words in [3 * mib + 1, mib, mib - 1, 2 * mib + 7, 3, mib + 3, 5 * mib] {
+    // 9 MiB and more: copied by several threads each way (`copy_bytes`).
+    for words in [
+        3 * mib + 1,
+        mib,
+        mib - 1,
+        2 * mib + 7,
+        3,
+        mib + 3,
+        5 * mib,
+        9 * mib + 5,
+    ] {
         let data: Vec<u32> = (0..words).map(|_| next()).collect();
         let buf = ctx.storage_from("staged", &data).unwrap();
         assert_eq!(
