@@ -705,26 +705,6 @@ impl Dwt {
         Ok(())
     }
 
-    fn run<T: bytemuck::Pod>(
-        &self,
-        ctx: &GpuContext,
-        planes: &[T],
-        inverse: bool,
-        want: Wavelet,
-    ) -> Result<Vec<T>> {
-        self.check_input(planes.len(), want)?;
-        let buf = ctx.storage_from("dwt data", planes)?;
-        let bound = self.bind(ctx, &buf)?;
-        ctx.submit_checked("a wavelet transform", |enc| {
-            if inverse {
-                bound.record_inverse(enc);
-            } else {
-                bound.record_forward(enc);
-            }
-        })?;
-        Ok(ctx.read_back("dwt data", &buf, planes.len())?)
-    }
-
     /// As the one-call forms ([`Dwt::forward_f32`] and the rest: `T` says which wavelet, f32
     /// the 9/7, i32 the 5/3 and the fixed-point 9/7), the result handed to `f` where the
     /// read-back left it (the context's mapped staging memory) instead of copied into a `Vec`,
@@ -752,22 +732,22 @@ impl Dwt {
 
     /// Forward 5/3 or fixed-point 9/7 of `planes` (a one-call convenience).
     pub fn forward_i32(&self, ctx: &GpuContext, planes: &[i32]) -> Result<Vec<i32>> {
-        self.run(ctx, planes, false, Wavelet::Reversible53)
+        self.transform_with(ctx, planes, false, <[i32]>::to_vec)
     }
 
     /// Inverse 5/3 or fixed-point 9/7.
     pub fn inverse_i32(&self, ctx: &GpuContext, coeffs: &[i32]) -> Result<Vec<i32>> {
-        self.run(ctx, coeffs, true, Wavelet::Reversible53)
+        self.transform_with(ctx, coeffs, true, <[i32]>::to_vec)
     }
 
     /// Forward 9/7 of `planes`.
     pub fn forward_f32(&self, ctx: &GpuContext, planes: &[f32]) -> Result<Vec<f32>> {
-        self.run(ctx, planes, false, Wavelet::Irreversible97)
+        self.transform_with(ctx, planes, false, <[f32]>::to_vec)
     }
 
     /// Inverse 9/7.
     pub fn inverse_f32(&self, ctx: &GpuContext, coeffs: &[f32]) -> Result<Vec<f32>> {
-        self.run(ctx, coeffs, true, Wavelet::Irreversible97)
+        self.transform_with(ctx, coeffs, true, <[f32]>::to_vec)
     }
 }
 

@@ -328,15 +328,29 @@ impl Spatial {
         k: u32,
         max_dist: Option<f32>,
     ) -> Result<(Vec<u32>, Vec<f32>)> {
-        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
-        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
-        ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
-        bound.check(ctx)?;
+        let bound = self.knn_run(ctx, tree, queries, k, max_dist)?;
         let n = queries.len() * k as usize;
         Ok((
             ctx.read_back("spatial k-NN indices", &bound.indices, n)?,
             ctx.read_back("spatial k-NN distances", &bound.distances, n)?,
         ))
+    }
+
+    /// Upload `queries`, run the k-NN kernels (k up to [`MAX_K`]) and check every query was
+    /// answered: the bound buffers, for the caller to read back.
+    fn knn_run(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        k: u32,
+        max_dist: Option<f32>,
+    ) -> Result<BoundKnn> {
+        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
+        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
+        ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
+        bound.check(ctx)?;
+        Ok(bound)
     }
 
     /// As [`Spatial::knn_any`] (any `k`), the results handed to `f` in place: `f` reads the k
@@ -357,10 +371,7 @@ impl Spatial {
             let (i, d) = crate::many::knn_many(self, ctx, tree, queries, k, max_dist)?;
             return Ok(f(&i, &d));
         }
-        let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
-        let bound = self.bind_knn(ctx, tree, &q, queries.len() as u32, k, max_dist)?;
-        ctx.submit_checked("a k-NN query", |e| bound.record(e))?;
-        bound.check(ctx)?;
+        let bound = self.knn_run(ctx, tree, queries, k, max_dist)?;
         let n = queries.len() * k as usize;
         let r =
             ctx.read_back_with("spatial k-NN indices", &bound.indices, n, |i: &[u32]| {
