@@ -73,6 +73,17 @@ pub fn plane_sizes(width: u32, height: u32, chroma: Chroma) -> [(usize, usize); 
     [(w, h), c, c]
 }
 
+/// The byte offsets of the planar YCbCr layout the GPU kernels read and write (the encoder's
+/// input from a YCbCr source, the decoder's YCbCr output): Y, Cb and Cr one after another,
+/// each from a 4-byte boundary; the fourth offset is the end (a whole number of words).
+pub fn planar_offsets(planes: [(usize, usize); 3]) -> [usize; 4] {
+    let mut at = [0; 4];
+    for (k, (w, h)) in planes.into_iter().enumerate() {
+        at[k + 1] = at[k] + (w * h).next_multiple_of(4);
+    }
+    at
+}
+
 /// An 8-bit YCbCr picture, as a `.y4m` stream carries it: three planes, row by row, the chroma
 /// planes at half width and height (rounded up) at 4:2:0.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -273,35 +273,16 @@ pub fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     });
 }
 
-/// `src` into a mapped upload's `dst` (as `dst.copy_from_slice(src)`), on several threads when
-/// large, as [`copy_bytes`].
+/// `src` into a mapped upload's `dst` (as `dst.copy_from_slice(src)`), through
+/// [`copy_bytes`] (on several threads when large).
 #[cfg(not(target_arch = "wasm32"))]
 fn write_bytes(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "write_bytes of unequal lengths");
-    let threads = copy_threads(src.len());
-    if threads < 2 {
-        dst.copy_from_slice(src);
-        return;
-    }
-    // The view's memory as an address: `WriteOnly<[u8]>` is not `Send`, and each thread
-    // writes its own disjoint part of it while `dst`, held by this call, keeps it mapped and
-    // borrowed exclusively.
-    let base = dst.as_raw_element_ptr().as_ptr() as usize;
-    let per = src.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (i, c) in src.chunks(per).enumerate() {
-            s.spawn(move || {
-                // SAFETY: `base + i * per .. + c.len()` lies within `dst` (the chunks of `src`
-                // tile its length, equal to `dst`'s), the ranges of the threads are disjoint,
-                // `dst` outlives the scope, and nothing reads the mapped memory meanwhile.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        c.as_ptr(),
-                        (base as *mut u8).add(i * per),
-                        c.len(),
-                    );
-                }
-            });
-        }
-    });
+    // `WriteOnly<[u8]>` is neither `Send` nor divisible into plain slices; its memory as a
+    // slice that is only written is.
+    // SAFETY: the pointer and length are `dst`'s, a live mapping that `dst` borrows
+    // exclusively for this call; `copy_bytes` only writes to it.
+    let dst =
+        unsafe { std::slice::from_raw_parts_mut(dst.as_raw_element_ptr().as_ptr(), src.len()) };
+    copy_bytes(dst, src);
 }

@@ -48,7 +48,7 @@ fn pixel(i: u32) -> vec3<i32> {
 // Sample b (0 to 3) of output word j of the planar YCbCr output.
 fn planar_sample(j: u32, b: u32) -> u32 {
     let pixels = params.x * params.y;
-    let luma_words = (pixels + 3u) / 4u;
+    let luma_words = plane_words(pixels);
     if (j < luma_words) {
         let i = 4u * j + b;
         if (i >= pixels) {
@@ -56,7 +56,7 @@ fn planar_sample(j: u32, b: u32) -> u32 {
         }
         return u32(pixel(i).x);
     }
-    let chroma_words = (params.w + 3u) / 4u;
+    let chroma_words = plane_words(params.w);
     let plane = (j - luma_words) / chroma_words;
     let c = 4u * ((j - luma_words) % chroma_words) + b;
     if (c >= params.w) {
@@ -92,5 +92,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 // Words of the planar YCbCr output.
 fn planar_words() -> u32 {
-    return (params.x * params.y + 3u) / 4u + 2u * ((params.w + 3u) / 4u);
+    return plane_words(params.x * params.y) + 2u * plane_words(params.w);
 }

@@ -31,10 +31,8 @@ fn word_of(i: u32, c: u32) -> u32 {
     if (SOURCE == 0u) {
         return words[i];
     }
-    let luma_words = (params.x * params.y + 3u) / 4u;
-    let chroma_words = (params.w + 3u) / 4u;
-    let cb = 4u * luma_words + c;
-    return byte_at(i) | (byte_at(cb) << 8u) | (byte_at(cb + 4u * chroma_words) << 16u);
+    let cb = 4u * plane_words(params.x * params.y) + c;
+    return byte_at(i) | (byte_at(cb) << 8u) | (byte_at(cb + 4u * plane_words(params.w)) << 16u);
 }
 
 fn planes_of(p: u32) -> vec3<i32> {

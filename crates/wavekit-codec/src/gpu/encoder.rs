@@ -434,9 +434,9 @@ impl Encoder {
     }
 
     /// [`Encoder::input`] for a YCbCr picture: its planes as they are, each from a 4-byte
-    /// boundary (the zeros between given as pieces of their own), and the bytes in all; after
-    /// checking that the picture is this encoder's format.
-    pub(crate) fn ycbcr_input<'a>(&self, img: &'a YcbcrImage) -> Result<([&'a [u8]; 5], u64)> {
+    /// boundary (`format::planar_offsets`; the zeros between given as pieces of their own),
+    /// after checking that the picture is this encoder's format.
+    pub(crate) fn ycbcr_input<'a>(&self, img: &'a YcbcrImage) -> Result<[&'a [u8]; 5]> {
         img.check()?;
         let h = &self.header;
         if (img.width, img.height, img.chroma, img.source())
@@ -457,9 +457,7 @@ impl Encoder {
         }
         let pad = |n: usize| &[0u8; 3][..n.next_multiple_of(4) - n];
         let [y, cb, cr] = &img.planes;
-        let pieces = [&y[..], pad(y.len()), &cb[..], pad(cb.len()), &cr[..]];
-        let bytes = pieces.iter().map(|p| p.len() as u64).sum();
-        Ok((pieces, bytes))
+        Ok([&y[..], pad(y.len()), &cb[..], pad(cb.len()), &cr[..]])
     }
 
     /// The frame's length from [`Encoder::control`]'s words, or why there is no frame.
@@ -558,8 +556,7 @@ impl Encoder {
         ctx: &GpuContext,
         img: &YcbcrImage,
     ) -> Result<(Vec<u8>, EncodeStats)> {
-        let (pieces, _) = self.ycbcr_input(img)?;
-        self.upload(ctx, &pieces)?;
+        self.upload(ctx, &self.ycbcr_input(img)?)?;
         self.finish(ctx)
     }
 

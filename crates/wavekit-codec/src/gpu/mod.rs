@@ -239,11 +239,9 @@ fn block_table(header: &Header, layout: &Layout) -> Vec<u32> {
     t
 }
 
-/// Words of the decoder's planar YCbCr output (color.wgsl, YCBCR_OUT): the luma plane's bytes
-/// and each chroma plane's, each rounded up to whole words.
+/// Words of the decoder's planar YCbCr output (color.wgsl, YCBCR_OUT).
 fn planar_words(header: &Header) -> usize {
-    let [(w, h), (cw, ch), _] = header.planes();
-    (w * h).div_ceil(4) + 2 * (cw * ch).div_ceil(4)
+    crate::format::planar_offsets(header.planes())[3] / 4
 }
 
 /// A GPU decoder for frames of one size and format.
@@ -513,19 +511,13 @@ impl Decoder {
             ));
         }
         let hdr = &self.header;
-        let [(w, h), (cw, ch), _] = hdr.planes();
+        let sizes = hdr.planes();
+        let at = crate::format::planar_offsets(sizes);
         // The planes as the GPU wrote them (each from a word boundary), copied straight from
         // the mapped read-back.
         let (planes, report) = self.run(ctx, bytes, |words| {
             let b: &[u8] = bytemuck::cast_slice(words);
-            let luma = w * h;
-            let cb = 4 * luma.div_ceil(4);
-            let cr = cb + 4 * (cw * ch).div_ceil(4);
-            [
-                b[..luma].to_vec(),
-                b[cb..cb + cw * ch].to_vec(),
-                b[cr..cr + cw * ch].to_vec(),
-            ]
+            std::array::from_fn(|k| b[at[k]..at[k] + sizes[k].0 * sizes[k].1].to_vec())
         })?;
         let img = crate::format::YcbcrImage {
             width: hdr.width,

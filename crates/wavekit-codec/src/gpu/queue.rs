@@ -101,10 +101,10 @@ impl EncodeQueue {
     /// Submit the encode of a YCbCr picture (an encoder built for its format); returns at once.
     pub fn submit_ycbcr(&mut self, ctx: &GpuContext, img: &YcbcrImage) -> Result<()> {
         self.check_room()?;
-        let (pieces, bytes) = self.encoder.ycbcr_input(img)?;
         self.bytes.clear();
-        self.bytes.reserve(bytes.next_multiple_of(4) as usize);
-        pieces.iter().for_each(|p| self.bytes.extend_from_slice(p));
+        for p in self.encoder.ycbcr_input(img)? {
+            self.bytes.extend_from_slice(p);
+        }
         self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
         self.submit(ctx, false)
     }

@@ -92,6 +92,12 @@ fn rct_inverse(v: vec3<i32>) -> vec3<i32> {
     return vec3<i32>(clamp(cr + gg, 0i, 255i), clamp(gg, 0i, 255i), clamp(cb + gg, 0i, 255i));
 }
 
+// Words a plane of n 8-bit samples takes in the planar YCbCr layout (each plane from a word
+// boundary: `format::planar_offsets`).
+fn plane_words(n: u32) -> u32 {
+    return (n + 3u) / 4u;
+}
+
 fn pack(v: vec3<i32>) -> u32 {
     return u32(v.x) | (u32(v.y) << 8u) | (u32(v.z) << 16u);
 }
