@@ -180,15 +180,12 @@ impl GpuContext {
         chunks: impl IntoIterator<Item = C>,
     ) -> Result<()> {
         let staging = self.staging(Way::Up, size);
-        let mapped = std::sync::Arc::new(Mutex::new(None));
-        let m = mapped.clone();
+        let (tx, mapped) = std::sync::mpsc::channel();
         staging.map_async(wgpu::MapMode::Write, ..size, move |r| {
-            if let Ok(mut m) = m.lock() {
-                *m = Some(r.map_err(|e| e.to_string()));
-            }
+            let _ = tx.send(r.map_err(|e| e.to_string()));
         });
         self.wait()?;
-        let state = mapped.lock().ok().and_then(|mut m| m.take());
+        let state = self.mapping_done(&mapped);
         let fail = |message: String| Error::Readback {
             what: format!("'{label}' (mapping its upload buffer)"),
             message,
@@ -240,6 +237,29 @@ impl GpuContext {
         // The next mapping of this buffer waits for the copy.
         self.unstage(Way::Up, staging);
         copied
+    }
+}
+
+impl GpuContext {
+    /// The result of a mapping whose submission the GPU has finished: its callback is at most a
+    /// poll away, but another thread polling the same device may be the one to run it, a little
+    /// after this thread's wait returned. Polls now and then in case nothing else does; `None`
+    /// after ten seconds without it (a lost device).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn mapping_done(
+        &self,
+        mapped: &std::sync::mpsc::Receiver<std::result::Result<(), String>>,
+    ) -> Option<std::result::Result<(), String>> {
+        for _ in 0..2000 {
+            match mapped.recv_timeout(std::time::Duration::from_millis(5)) {
+                Ok(r) => return Some(r),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = self.device.poll(wgpu::PollType::Poll);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+        None
     }
 }
 
