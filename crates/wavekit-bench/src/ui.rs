@@ -395,6 +395,7 @@ pub fn scene_file(scene: &str, n: usize, (w, h): (u32, u32)) -> Result<SceneFile
         width: w,
         height: h,
         background: [255, 255, 255, 255],
+        system_fonts: false,
         items,
     })
 }

@@ -57,19 +57,19 @@ pub fn encode(
     let mut reader = Reader::new(BufReader::new(f)).map_err(|e| file_err(input, e))?;
     let info = *reader.info();
     let chroma = info.tag.chroma();
-    if let Some(c) = mode.chroma {
-        if Chroma::from(c) != chroma {
-            return Err(CliError::Usage(format!(
-                "--chroma {}: the stream is {:?}, and its planes are coded as they are; leave \
+    if let Some(c) = mode.chroma
+        && Chroma::from(c) != chroma
+    {
+        return Err(CliError::Usage(format!(
+            "--chroma {}: the stream is {:?}, and its planes are coded as they are; leave \
                  out --chroma, or convert the stream first",
-                if Chroma::from(c) == Chroma::Yuv420 {
-                    "420"
-                } else {
-                    "444"
-                },
-                chroma
-            )));
-        }
+            if Chroma::from(c) == Chroma::Yuv420 {
+                "420"
+            } else {
+                "444"
+            },
+            chroma
+        )));
     }
     if info.interlaced {
         eprintln!(

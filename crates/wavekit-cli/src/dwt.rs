@@ -521,21 +521,21 @@ pub fn inverse<C: std::ops::Deref<Target = GpuContext>>(
     }
     let p = read_npy(coeffs)?;
     check_note(coeffs, (wavelet, levels, color))?;
-    if let (true, Samples::Float(c)) = (image, &p.samples) {
-        if let Some(i) = c.iter().position(|v| !v.is_finite()) {
-            let n = (p.width * p.height) as usize;
-            return Err(bad(
-                coeffs,
-                format!(
-                    "coefficient {i} (plane {}, row {}, column {}) is {}: an image needs finite \
+    if let (true, Samples::Float(c)) = (image, &p.samples)
+        && let Some(i) = c.iter().position(|v| !v.is_finite())
+    {
+        let n = (p.width * p.height) as usize;
+        return Err(bad(
+            coeffs,
+            format!(
+                "coefficient {i} (plane {}, row {}, column {}) is {}: an image needs finite \
                      samples (write a .npy to see what the inverse gives)",
-                    i / n,
-                    i % n / p.width as usize,
-                    i % p.width as usize,
-                    c[i]
-                ),
-            ));
-        }
+                i / n,
+                i % n / p.width as usize,
+                i % p.width as usize,
+                c[i]
+            ),
+        ));
     }
     let ctx = ctx()?;
     let ctx = &*ctx;
@@ -603,16 +603,16 @@ fn write_image(path: &Path, p: &Planes, bits: u32) -> Result<(), CliError> {
     let max = (1i64 << bits) - 1;
     let shift = 1i64 << (bits - 1);
     let n = (p.width * p.height) as usize;
-    if let Samples::Float(s) = &p.samples {
-        if let Some(i) = s.iter().position(|v| v.is_nan()) {
-            return Err(bad(
-                path,
-                format!(
-                    "sample {i} of the inverse is NaN (coefficients too large for f32?): not \
+    if let Samples::Float(s) = &p.samples
+        && let Some(i) = s.iter().position(|v| v.is_nan())
+    {
+        return Err(bad(
+            path,
+            format!(
+                "sample {i} of the inverse is NaN (coefficients too large for f32?): not \
                      written"
-                ),
-            ));
-        }
+            ),
+        ));
     }
     let value = |i: usize| -> u16 {
         let v = match &p.samples {

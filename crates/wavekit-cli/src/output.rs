@@ -26,10 +26,10 @@ pub(crate) fn check_output(input: &Path, output: &Path) -> Result<(), CliError> 
         ));
     }
     let dir = output.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(d) = dir {
-        if !d.is_dir() {
-            return Err(file_err(output, format!("no such folder {}", d.display())));
-        }
+    if let Some(d) = dir
+        && !d.is_dir()
+    {
+        return Err(file_err(output, format!("no such folder {}", d.display())));
     }
     Ok(())
 }
@@ -54,10 +54,10 @@ fn resolved(path: &Path) -> PathBuf {
 pub(crate) fn check_outputs(outputs: &[(&str, &Path)]) -> Result<(), CliError> {
     for (i, (what, out)) in outputs.iter().enumerate() {
         let dir = out.parent().filter(|p| !p.as_os_str().is_empty());
-        if let Some(d) = dir {
-            if !d.is_dir() {
-                return Err(file_err(out, format!("no such folder {}", d.display())));
-            }
+        if let Some(d) = dir
+            && !d.is_dir()
+        {
+            return Err(file_err(out, format!("no such folder {}", d.display())));
         }
         for (other, o) in &outputs[..i] {
             if resolved(out) == resolved(o) {

@@ -29,6 +29,10 @@ pub enum UiCommand {
         /// (only for a scene you trust).
         #[arg(long)]
         allow_any_path: bool,
+        /// Let paragraphs fall back to the fonts installed on this system (as the scene's
+        /// `"system_fonts": true` does) for characters the scene's fonts lack.
+        #[arg(long)]
+        system_fonts: bool,
     },
     /// Render the demo settings panel to a PNG.
     Demo {
@@ -141,6 +145,7 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             size,
             cpu,
             allow_any_path,
+            system_fonts,
         } => {
             crate::output::check_output(&scene, &output)?;
             rgba_output(&output)?;
@@ -149,7 +154,13 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             } else {
                 wavekit_ui::json::AssetAccess::SceneFolder
             };
-            let s = wavekit_ui::json::load_with(&scene, size, access)?;
+            let mut file = wavekit_ui::json::read(&scene)?;
+            file.system_fonts |= system_fonts;
+            let dir = scene.parent().unwrap_or(std::path::Path::new("."));
+            let s = file.build_with(dir, size, access)?;
+            for w in s.warnings() {
+                eprintln!("wavekit ui render: {}: {w}", scene.display());
+            }
             let img = if cpu {
                 wavekit_ui::cpu::render(&s)
             } else {

@@ -1393,7 +1393,10 @@ fn ui_render_demo_and_scene_errors() {
            {{"image": {{"x": 150, "y": 100, "w": 64, "h": 64, "path": "icon.png", "filter": "bilinear"}}}},
            {{"push_clip": {{"x": 0, "y": 90, "w": 140, "h": 100, "radius": 6}}}},
            {{"rect": {{"x": 5, "y": 95, "w": 300, "h": 20, "fill": [0, 160, 0, 128]}}}},
-           {{"pop_clip": {{}}}}
+           {{"pop_clip": {{}}}},
+           {{"paragraph": {{"x": 220, "y": 110, "width": 95, "size": 13, "font": "embedded:noto-samples",
+                          "text": "Hello مرحبا 你好 👍🏽", "align": "center"}}}},
+           {{"paragraph": {{"x": 220, "y": 170, "size": 12, "font": "{font}", "text": "カ"}}}}
          ]}}"#
     );
     let path = dir.join("scene.json");
@@ -1402,8 +1405,24 @@ fn ui_render_demo_and_scene_errors() {
     let out = dir.join("out.png");
     let o = wavekit(&["ui", "render", p, "-o", out.to_str().unwrap()], &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // The katakana no font of the scene covers: drawn as a box, reported once.
+    let err = text(&o.stderr);
+    assert_eq!(
+        err.matches("no font of the scene covers").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("U+30AB"), "{err}");
     let img = image::open(&out).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (320, 200));
+    // The paragraph drew ink, the emoji in colour (a pixel far from grey).
+    let colourful = (220..315)
+        .flat_map(|x| (110..165).map(move |y| (x, y)))
+        .any(|(x, y)| {
+            let [r, g, b, _] = img.get_pixel(x, y).0;
+            r.max(g).max(b) - r.min(g).min(b) > 60
+        });
+    assert!(colourful, "no colour glyph in the paragraph");
     assert_eq!(img.get_pixel(100, 20).0, [40, 90, 200, 255], "the button");
     assert_eq!(img.get_pixel(200, 60).0, [220, 40, 40, 255], "the circle");
     assert_eq!(

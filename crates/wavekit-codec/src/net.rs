@@ -549,16 +549,16 @@ impl Receiver {
     fn hand_over(&mut self, mut f: Partial) -> Assembled {
         let missing = f.payloads.iter().filter(|p| p.is_none()).count() as u32;
         let mut from_previous = 0;
-        if self.conceal == Conceal::Previous {
-            if let Some((h, prev)) = &self.previous {
-                // The same layout: every header byte but the quantizer step's.
-                let same = h[..16] == f.header[..16] && h[20..] == f.header[20..];
-                if same && prev.len() == f.payloads.len() {
-                    for (p, q) in f.payloads.iter_mut().zip(prev) {
-                        if p.is_none() && q.is_some() {
-                            *p = q.clone();
-                            from_previous += 1;
-                        }
+        if self.conceal == Conceal::Previous
+            && let Some((h, prev)) = &self.previous
+        {
+            // The same layout: every header byte but the quantizer step's.
+            let same = h[..16] == f.header[..16] && h[20..] == f.header[20..];
+            if same && prev.len() == f.payloads.len() {
+                for (p, q) in f.payloads.iter_mut().zip(prev) {
+                    if p.is_none() && q.is_some() {
+                        *p = q.clone();
+                        from_previous += 1;
                     }
                 }
             }
@@ -595,10 +595,10 @@ impl Receiver {
     pub fn accept(&mut self, datagram: &[u8], now_us: u64) -> std::result::Result<(), Dropped> {
         let frame = self.accept_one(datagram, now_us)?;
         for rebuilt in self.rebuildable(frame) {
-            if self.accept_one(&rebuilt, now_us).is_ok() {
-                if let Some(f) = self.frames.get_mut(&frame) {
-                    f.recovered += 1;
-                }
+            if self.accept_one(&rebuilt, now_us).is_ok()
+                && let Some(f) = self.frames.get_mut(&frame)
+            {
+                f.recovered += 1;
             }
         }
         Ok(())

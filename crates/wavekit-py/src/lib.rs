@@ -38,10 +38,10 @@ static CACHE: OnceLock<Cache> = OnceLock::new();
 /// a process, not once a call.
 fn cached<T: Any + Send + Sync>(key: &str, make: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
-        if let Ok(t) = found.clone().downcast::<T>() {
-            return Ok(t);
-        }
+    if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(key)
+        && let Ok(t) = found.clone().downcast::<T>()
+    {
+        return Ok(t);
     }
     let made = Arc::new(make()?);
     cache

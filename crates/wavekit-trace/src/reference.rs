@@ -173,15 +173,16 @@ pub fn brute_force(mesh: &crate::Mesh, rays: &[Ray]) -> Vec<Hit> {
                 ..Hit::NONE
             };
             for i in 0..mesh.len() {
-                if let Some((t, u, v)) = intersect(r.origin, &sh, mesh.corners(i)) {
-                    if t >= r.tmin && t < best.t {
-                        best = Hit {
-                            t,
-                            prim: i as u32,
-                            u,
-                            v,
-                        };
-                    }
+                if let Some((t, u, v)) = intersect(r.origin, &sh, mesh.corners(i))
+                    && t >= r.tmin
+                    && t < best.t
+                {
+                    best = Hit {
+                        t,
+                        prim: i as u32,
+                        u,
+                        v,
+                    };
                 }
             }
             if best.prim == MISS { Hit::NONE } else { best }
@@ -284,11 +285,12 @@ impl Task {
             let first = leaf_first(cur);
             for k in first..first + leaf_count(cur) {
                 work.tris += 1;
-                if let Some((t, _, _)) = intersect(self.o, &sh, bvh.corners(k as usize)) {
-                    if t >= self.tmin && t < self.t {
-                        self.t = t;
-                        self.best = k;
-                    }
+                if let Some((t, _, _)) = intersect(self.o, &sh, bvh.corners(k as usize))
+                    && t >= self.tmin
+                    && t < self.t
+                {
+                    self.t = t;
+                    self.best = k;
                 }
             }
             cur = if any_hit && self.best != EMPTY {

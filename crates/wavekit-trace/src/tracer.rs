@@ -370,14 +370,14 @@ impl Tracer {
                 out.size()
             )));
         }
-        if let Some(d) = bvh.depth {
-            if d > c.stack {
-                return Err(TraceError::InvalidArgument(format!(
-                    "the BVH is {d} nodes deep but the traversal stack holds {}; set \
+        if let Some(d) = bvh.depth
+            && d > c.stack
+        {
+            return Err(TraceError::InvalidArgument(format!(
+                "the BVH is {d} nodes deep but the traversal stack holds {}; set \
                      TraceConfig::stack to at least {d}",
-                    c.stack
-                )));
-            }
+                c.stack
+            )));
         }
         ctx.check_binding("trace rays", need_rays)?;
         ctx.check_binding("trace hits", need_out)?;
@@ -449,18 +449,19 @@ impl Tracer {
         // claimed, the whole budget a ray (a grid for every ray; those past the count return).
         let mut rest = None;
         let mut rest_limits = None;
-        if pool && n > 0 {
-            if let Some(b) = loop_budget {
-                let kernel = self.rest_kernel(ctx)?;
-                let flag = ctx.uniform_from("trace loop budget, rest", &[b, 1, 0, 0])?;
-                // The same buffers, the rest pass's budget and flag (the baseline kernel binds
-                // no stacks: its own are private).
-                entries.retain(|(b, _)| *b != 10);
-                entries.push((10, &flag));
-                let bind = kernel.bind(ctx, &entries)?;
-                rest = Some((kernel, bind, n.div_ceil(c.workgroup)));
-                rest_limits = Some(flag);
-            }
+        if pool
+            && n > 0
+            && let Some(b) = loop_budget
+        {
+            let kernel = self.rest_kernel(ctx)?;
+            let flag = ctx.uniform_from("trace loop budget, rest", &[b, 1, 0, 0])?;
+            // The same buffers, the rest pass's budget and flag (the baseline kernel binds
+            // no stacks: its own are private).
+            entries.retain(|(b, _)| *b != 10);
+            entries.push((10, &flag));
+            let bind = kernel.bind(ctx, &entries)?;
+            rest = Some((kernel, bind, n.div_ceil(c.workgroup)));
+            rest_limits = Some(flag);
         }
         Ok(BoundTrace {
             kernel: self.kernel.clone(),

@@ -1,12 +1,14 @@
 //! The demo panel: a small settings card — a title, buttons with text on them, a slider with
 //! a round knob on its track, a checkbox, an image in a rounded clip, a clipped scrolling list,
-//! and a tooltip over the list — every item kind, drawn in an order where any mistake shows
+//! a text field of several scripts and an emoji (a shaped paragraph), and a tooltip over the
+//! list — every item kind, drawn in an order where any mistake shows
 //! (text over buttons, the knob over the track's fill, the tooltip's shadow over the list).
 
 use crate::atlas::ImageId;
 use crate::error::Result;
 use crate::scene::{
-    BoxShadow, Clip, Color, Ellipse, Fill, FontId, Image, LinearGradient, Rect, Scene, Text,
+    BoxShadow, Clip, Color, Ellipse, Fill, FontId, Image, LinearGradient, Paragraph, Rect, Scene,
+    Text,
 };
 use crate::text::Font;
 
@@ -17,8 +19,14 @@ pub const SIZE: (u32, u32) = (560, 360);
 #[derive(Clone, Copy, Debug)]
 pub struct Panel {
     font: FontId,
+    /// Noto Sans, the other sample fonts after it for fallback.
+    sample: FontId,
     image: ImageId,
 }
+
+/// The text field's text: a greeting in several scripts, right-to-left ones among them, and an
+/// emoji with a skin tone (the sample fonts cover these characters).
+pub const FIELD_TEXT: &str = "Hello, world! مرحبا שלום नमस्ते สวัสดี 你好世界 👍🏽";
 
 /// The demo image: a procedural picture (rings of colour over a gradient), no asset.
 pub fn picture(w: u32, h: u32) -> image::RgbaImage {
@@ -44,8 +52,14 @@ const WHITE: Color = [255, 255, 255, 255];
 impl Panel {
     /// Add the panel's font and image to `scene`.
     pub fn new(scene: &mut Scene) -> Result<Panel> {
+        let font = scene.add_font(Font::dejavu_sans());
+        let samples: Vec<FontId> = Font::noto_samples()
+            .into_iter()
+            .map(|f| scene.add_font(f))
+            .collect();
         Ok(Panel {
-            font: scene.add_font(Font::dejavu_sans()),
+            font,
+            sample: samples[0],
             image: scene.add_image(&picture(96, 96))?,
         })
     }
@@ -234,6 +248,19 @@ impl Panel {
         s.rect(&Rect::new(ix, iy + 52.0, 72.0, 20.0, [0, 0, 0, 120]))?;
         self.text(s, ix + 8.0, iy + 66.0, 11.0, WHITE, "avatar")?;
         s.pop_clip()?;
+
+        // A text field: a paragraph of several scripts wrapped to its width.
+        let (fx, fy, fw, fh) = (126.0, 216.0, 164.0, 72.0);
+        s.rect(
+            &Rect::new(fx, fy, fw, fh, WHITE)
+                .radius(8.0)
+                .border(1.5, ACCENT),
+        )?;
+        let mut field = Paragraph::new(FIELD_TEXT, self.sample, 13.0, fx + 8.0, fy + 5.0);
+        field.width = Some(fw - 16.0);
+        field.line_height = 1.3;
+        field.color = INK;
+        s.paragraph(&field)?;
 
         // The clipped scrolling list, with a scrollbar.
         let (lx, ly, lw, lh) = (352.0, 96.0, 168.0, 178.0);

@@ -185,6 +185,140 @@ pub struct Text {
     pub opacity: f32,
 }
 
+/// How a paragraph's lines sit in its width (JSON: `"start"`, `"end"`, `"left"`, `"right"`,
+/// `"center"`, `"justify"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Align {
+    /// The line's own start: left for a left-to-right line, right for a right-to-left one.
+    #[default]
+    Start,
+    /// The line's end.
+    End,
+    /// Left.
+    Left,
+    /// Right.
+    Right,
+    /// Centred.
+    Center,
+    /// Stretched to the width (the last line of a paragraph at its start).
+    Justify,
+}
+
+impl Align {
+    /// Every alignment.
+    pub const ALL: [Align; 6] = [
+        Align::Start,
+        Align::End,
+        Align::Left,
+        Align::Right,
+        Align::Center,
+        Align::Justify,
+    ];
+}
+
+/// A paragraph's base direction (the direction of its lines, into which runs of the other
+/// direction are ordered by the Unicode bidirectional algorithm; JSON: `"auto"`, `"ltr"`,
+/// `"rtl"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From the first strong character of each line (Unicode's rule).
+    #[default]
+    Auto,
+    /// Left to right.
+    Ltr,
+    /// Right to left.
+    Rtl,
+}
+
+/// A paragraph: text shaped in any script (joining, reordering, marks, ligatures, emoji),
+/// ordered by the bidirectional algorithm, broken into lines at `width`, aligned; characters
+/// the font lacks drawn from fallback fonts. `\n` starts a new line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paragraph {
+    /// Left of the paragraph's box.
+    pub x: f32,
+    /// Top of the paragraph's box (the first line's top; its baseline is lower by the line's
+    /// ascent and half the leading).
+    pub y: f32,
+    /// The width lines wrap at (at word boundaries, inside a word too long for a line);
+    /// `None`: lines end only at `\n`. Alignment other than the start needs a width.
+    pub width: Option<f32>,
+    /// Pixels to the em.
+    pub size: f32,
+    /// Line height as a multiple of `size` (CSS's unitless `line-height`).
+    pub line_height: f32,
+    /// The font tried first, from [`crate::Scene::add_font`].
+    pub font: FontId,
+    /// Alignment in the width.
+    pub align: Align,
+    /// Base direction.
+    pub direction: Direction,
+    /// Colour (colour glyphs, emoji, keep their own and take only the opacity).
+    pub color: Color,
+    /// Opacity, 0..=1.
+    pub opacity: f32,
+    /// The text.
+    pub text: String,
+}
+
+impl Paragraph {
+    /// A paragraph of `text` at `x, y` in `font` at `size`, black, unwrapped, start-aligned,
+    /// direction from the text, lines 1.25 × the size apart.
+    pub fn new(text: impl Into<String>, font: FontId, size: f32, x: f32, y: f32) -> Self {
+        Paragraph {
+            x,
+            y,
+            width: None,
+            size,
+            line_height: 1.25,
+            font,
+            align: Align::Start,
+            direction: Direction::Auto,
+            color: [0, 0, 0, 255],
+            opacity: 1.0,
+            text: text.into(),
+        }
+    }
+}
+
+/// One glyph of a laid-out paragraph, as the shaper placed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapedGlyph {
+    /// The family of the font that drew it (the paragraph's, or a fallback's).
+    pub family: std::sync::Arc<str>,
+    /// The glyph in that font (0: the missing-glyph box).
+    pub glyph: u16,
+    /// The pen position on its baseline, before rounding to the rasterized subpixel step.
+    pub x: f32,
+    /// The baseline.
+    pub y: f32,
+    /// The advance.
+    pub advance: f32,
+    /// The bytes of the text it draws (a cluster: several characters for a ligature).
+    pub text: std::ops::Range<usize>,
+    /// Whether it sits in a right-to-left run.
+    pub rtl: bool,
+    /// Whether it was drawn in colour (from the image atlas).
+    pub color: bool,
+}
+
+/// What [`crate::Scene::paragraph`] laid out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParagraphLayout {
+    /// The glyphs, line by line, each line in visual order (left to right).
+    pub glyphs: Vec<ShapedGlyph>,
+    /// Lines.
+    pub lines: usize,
+    /// The widest line's width.
+    pub width: f32,
+    /// The height of the lines.
+    pub height: f32,
+    /// Characters no font covers (drawn as the missing-glyph box).
+    pub missing: Vec<char>,
+}
+
 /// A box shadow, as CSS's `box-shadow`: the rounded rectangle `x, y, w, h` with its radii,
 /// moved by `offset`, grown by `spread`, blurred by a Gaussian of standard deviation `blur /
 /// 2` (CSS's blur radius).

@@ -15,6 +15,11 @@
 //!  ]}
 //! ```
 //!
+//! A paragraph is shaped in any script, ordered by the bidirectional algorithm and wrapped
+//! ([`Scene::paragraph`]); its characters the font lacks come from the scene's other fonts, in
+//! the order they were named, and, with `"system_fonts": true` at the top level, from the
+//! system's.
+//!
 //! Colours are 8-bit sRGB-encoded RGBA, straight alpha; coordinates are pixels, origin top
 //! left; paths are relative to the scene file and must lie in its folder or below
 //! ([`AssetAccess`] allows more). Later items are drawn over earlier ones.
@@ -25,6 +30,7 @@
 //! | `circle` | `cx cy r` \[`fill`\] \[`border`\] \[`ring`\] \[`opacity`\] |
 //! | `ellipse` | `cx cy rx ry` \[`fill`\] \[`border`\] \[`ring`\] \[`opacity`\] |
 //! | `text` | `x y` (start of the baseline) `size` (pixels to the em) `color` `font` (a path, or `"embedded:dejavu-sans"`) `text` \[`opacity`\] |
+//! | `paragraph` | `x y` (top left of its box) `size` `font` (a path, `"embedded:dejavu-sans"` or `"embedded:noto-samples"`) `text` \[`width`: where lines wrap\] \[`line_height`: × size, 1.25\] \[`color`\] \[`fallback`: more fonts, in order\] \[`align`: `start` `end` `left` `right` `center` `justify`\] \[`direction`: `auto` `ltr` `rtl`\] \[`opacity`\] |
 //! | `image` | `x y w h path` \[`filter`: `"nearest"` or `"bilinear"`\] \[`tint`\] \[`src`: `[x, y, w, h]` of the image\] \[`opacity`\] |
 //! | `shadow` | `x y w h` \[`radius`\] \[`offset`: `[dx, dy]`\] \[`blur`: CSS blur radius\] \[`spread`\] `color` \[`opacity`\] |
 //! | `push_clip` | `x y w h` \[`radius`\] |
@@ -51,6 +57,11 @@ use crate::text::Font;
 /// The font name that means the embedded DejaVu Sans.
 pub const EMBEDDED_FONT: &str = "embedded:dejavu-sans";
 
+/// The font name that means the embedded Noto samples ([`Font::noto_samples`]): Noto Sans,
+/// with Arabic, Hebrew, Devanagari, Thai, Chinese and colour emoji to fall back to, for the
+/// characters of [`crate::SAMPLE_TEXT`] only.
+pub const SAMPLE_FONTS: &str = "embedded:noto-samples";
+
 /// A scene file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,6 +73,9 @@ pub struct SceneFile {
     /// The colour under everything (default transparent).
     #[serde(default)]
     pub background: Color,
+    /// Whether paragraphs may fall back to the system's fonts ([`Scene::use_system_fonts`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub system_fonts: bool,
     /// The items, in draw order.
     pub items: Vec<Item>,
 }
@@ -276,6 +290,37 @@ pub struct TextJson {
     pub opacity: f32,
 }
 
+/// `paragraph`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ParagraphJson {
+    pub x: f32,
+    pub y: f32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f32>,
+    pub size: f32,
+    #[serde(default = "line_height")]
+    pub line_height: f32,
+    #[serde(default = "black")]
+    pub color: Color,
+    pub font: String,
+    /// More fonts the scene falls back to, in order (added to the scene as they appear).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback: Vec<String>,
+    #[serde(default)]
+    pub align: scene::Align,
+    #[serde(default)]
+    pub direction: scene::Direction,
+    pub text: String,
+    #[serde(default = "one")]
+    pub opacity: f32,
+}
+
+fn line_height() -> f32 {
+    1.25
+}
+
 /// `image`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -355,6 +400,7 @@ pub enum Item {
     Circle(CircleJson),
     Ellipse(EllipseJson),
     Text(TextJson),
+    Paragraph(ParagraphJson),
     Image(ImageJson),
     Shadow(ShadowJson),
     PushClip(ClipJson),
@@ -362,11 +408,12 @@ pub enum Item {
 }
 
 /// The item kinds, as the format spells them.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "rect",
     "circle",
     "ellipse",
     "text",
+    "paragraph",
     "image",
     "shadow",
     "push_clip",
@@ -381,6 +428,7 @@ impl Item {
             Item::Circle(_) => "circle",
             Item::Ellipse(_) => "ellipse",
             Item::Text(_) => "text",
+            Item::Paragraph(_) => "paragraph",
             Item::Image(_) => "image",
             Item::Shadow(_) => "shadow",
             Item::PushClip(_) => "push_clip",
@@ -397,6 +445,8 @@ struct RawFile {
     height: u32,
     #[serde(default)]
     background: Color,
+    #[serde(default)]
+    system_fonts: bool,
     items: Vec<serde_json::Value>,
 }
 
@@ -452,6 +502,7 @@ pub fn parse(name: &str, text: &str) -> Result<SceneFile> {
         width: raw.width,
         height: raw.height,
         background: raw.background,
+        system_fonts: raw.system_fonts,
         items,
     })
 }
@@ -580,6 +631,9 @@ impl SceneFile {
         access: AssetAccess,
     ) -> Result<()> {
         scene.set_background(self.background);
+        if self.system_fonts {
+            scene.use_system_fonts(true);
+        }
         let mut loaded = Loaded {
             access,
             ..Loaded::default()
@@ -635,29 +689,7 @@ impl SceneFile {
                 opacity: e.opacity,
             }),
             Item::Text(t) => {
-                let font = if t.font == EMBEDDED_FONT {
-                    let key = PathBuf::from(EMBEDDED_FONT);
-                    match loaded.fonts.get(&key) {
-                        Some(f) => *f,
-                        None => {
-                            let f = scene.add_font(Font::dejavu_sans());
-                            loaded.fonts.insert(key, f);
-                            f
-                        }
-                    }
-                } else {
-                    let path = asset(dir, &t.font, "font", loaded.access)?;
-                    match loaded.fonts.get(&path) {
-                        Some(f) => *f,
-                        None => {
-                            let f = scene.add_font(Font::from_file(&path).map_err(|e| {
-                                UiError::Invalid(format!("font '{}': {e}", t.font))
-                            })?);
-                            loaded.fonts.insert(path, f);
-                            f
-                        }
-                    }
-                };
+                let font = font(scene, dir, loaded, &t.font)?;
                 scene
                     .text(&scene::Text {
                         x: t.x,
@@ -669,6 +701,20 @@ impl SceneFile {
                         opacity: t.opacity,
                     })
                     .map(|_| ())
+            }
+            Item::Paragraph(p) => {
+                let first = font(scene, dir, loaded, &p.font)?;
+                for f in &p.fallback {
+                    font(scene, dir, loaded, f)?;
+                }
+                let mut para = scene::Paragraph::new(p.text.clone(), first, p.size, p.x, p.y);
+                para.width = p.width;
+                para.line_height = p.line_height;
+                para.color = p.color;
+                para.opacity = p.opacity;
+                para.align = p.align;
+                para.direction = p.direction;
+                scene.paragraph(&para).map(|_| ())
             }
             Item::Image(im) => {
                 let path = asset(dir, &im.path, "image", loaded.access)?;
@@ -726,6 +772,34 @@ impl SceneFile {
     }
 }
 
+/// The scene's font named `name` (a path, [`EMBEDDED_FONT`], or [`SAMPLE_FONTS`]: the
+/// first of them, the others added for fallback), added once however often it is named.
+fn font(scene: &mut Scene, dir: &Path, loaded: &mut Loaded, name: &str) -> Result<FontId> {
+    let key = if name == EMBEDDED_FONT || name == SAMPLE_FONTS {
+        PathBuf::from(name)
+    } else {
+        asset(dir, name, "font", loaded.access)?
+    };
+    if let Some(f) = loaded.fonts.get(&key) {
+        return Ok(*f);
+    }
+    let f = if name == EMBEDDED_FONT {
+        scene.add_font(Font::dejavu_sans())
+    } else if name == SAMPLE_FONTS {
+        let ids: Vec<FontId> = Font::noto_samples()
+            .into_iter()
+            .map(|f| scene.add_font(f))
+            .collect();
+        ids[0]
+    } else {
+        scene.add_font(
+            Font::from_file(&key).map_err(|e| UiError::Invalid(format!("font '{name}': {e}")))?,
+        )
+    };
+    loaded.fonts.insert(key, f);
+    Ok(f)
+}
+
 /// Read a scene file and build it (fonts and images relative to the file, from its folder
 /// or below).
 pub fn load(path: &Path, size: Option<(u32, u32)>) -> Result<Scene> {
@@ -772,6 +846,61 @@ mod tests {
             }
             true
         });
+    }
+
+    /// Paragraphs: every field read, defaults filled, the sample fonts added once however
+    /// often named (their other fonts for fallback), wrong values named.
+    #[test]
+    fn paragraphs_parse_and_build() {
+        let text = r#"{"width": 200, "height": 100, "items": [
+          {"paragraph": {"x": 4, "y": 5, "width": 150, "size": 14, "line_height": 1.5,
+            "font": "embedded:noto-samples", "text": "Hello مرحبا 你好 👍🏽", "align": "center",
+            "direction": "rtl", "color": [10, 20, 30, 255], "opacity": 0.5}},
+          {"paragraph": {"x": 4, "y": 50, "size": 12, "font": "embedded:dejavu-sans",
+            "fallback": ["embedded:noto-samples"], "text": "שלום"}}
+        ]}"#;
+        let f = parse("t.json", text).unwrap();
+        let Item::Paragraph(p) = &f.items[0] else {
+            panic!("{:?}", f.items[0]);
+        };
+        assert_eq!(
+            (p.align, p.direction, p.width),
+            (scene::Align::Center, scene::Direction::Rtl, Some(150.0))
+        );
+        let Item::Paragraph(q) = &f.items[1] else {
+            panic!("{:?}", f.items[1]);
+        };
+        assert_eq!(
+            (q.align, q.direction, q.line_height, q.color),
+            (
+                scene::Align::Start,
+                scene::Direction::Auto,
+                1.25,
+                [0, 0, 0, 255]
+            )
+        );
+        let scene = f.build(Path::new("."), None).unwrap();
+        assert!(scene.warnings().is_empty(), "{:?}", scene.warnings());
+        // Noto Sans' text, Arabic, Chinese, an emoji (colour: in the image atlas) and Hebrew.
+        assert!(scene.len() > 15, "{} items", scene.len());
+        assert_eq!(scene.image_count(), 1);
+        let again = parse("t.json", &serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(again.items, f.items);
+        let e = err(&format!(
+            r#"{HEAD}{{"paragraph": {{"x": 0, "y": 0, "size": 9, "font": "embedded:dejavu-sans", "text": "a", "align": "middle"}}}}]}}"#
+        ));
+        assert!(
+            e.contains("item 0 (paragraph)") && e.contains("middle") && e.contains("justify"),
+            "{e}"
+        );
+        let e = err(&format!(
+            r#"{HEAD}{{"paragraph": {{"x": 0, "y": 0, "size": 9, "font": "embedded:dejavu-sans", "text": "a", "align": "center"}}}}]}}"#
+        ));
+        assert!(e.contains("give the paragraph a width"), "{e}");
+        let e = err(&format!(
+            r#"{HEAD}{{"paragraph": {{"x": 0, "y": 0, "size": 9, "font": "missing.ttf", "text": "a"}}}}]}}"#
+        ));
+        assert!(e.contains("missing.ttf"), "{e}");
     }
 
     #[test]

@@ -57,16 +57,17 @@ pub mod items;
 pub mod json;
 pub mod records;
 pub mod scene;
+pub mod shape;
 pub mod text;
 
 pub use atlas::ImageId;
 pub use error::{Result, UiError};
 pub use gpu::{Compaction, Frame, FrameStats, RenderConfig, TargetKind, UiRenderer};
 pub use scene::{
-    Border, BoxShadow, Clip, Color, Ellipse, Fill, Filter, FontId, Image, LinearGradient, Rect,
-    Scene, Text,
+    Align, Border, BoxShadow, Clip, Color, Direction, Ellipse, Fill, Filter, FontId, Image,
+    LinearGradient, Paragraph, ParagraphLayout, Rect, Scene, ShapedGlyph, Text,
 };
-pub use text::Font;
+pub use text::{Font, SAMPLE_TEXT};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,9 @@ use crate::records::{
     self, CLIP_WORDS, ITEM_WORDS, MAX_SIDE, PixelBox, clip_word, flag, kind, pack_f16x4, premul,
     word,
 };
+use crate::shape::{Shaper, SharedShaper};
 use crate::text::{Font, GlyphCache, split_pen};
+use std::collections::{HashMap, HashSet};
 
 /// Glyphs whose pen is this far from the origin are not drawn: none can reach the frame (at
 /// most 16 384 pixels a side, glyphs at most 512 to the em), and their pixel boxes would
@@ -25,9 +27,38 @@ fn max4(r: [f32; 4]) -> f32 {
 }
 
 pub use crate::items::{
-    Border, BoxShadow, Clip, Color, Ellipse, Fill, Filter, FontId, Image, LinearGradient, Rect,
-    Text,
+    Align, Border, BoxShadow, Clip, Color, Direction, Ellipse, Fill, Filter, FontId, Image,
+    LinearGradient, Paragraph, ParagraphLayout, Rect, ShapedGlyph, Text,
 };
+
+/// The longest paragraph, in characters: shaping is CPU work on every frame that changes it.
+pub const MAX_PARAGRAPH_CHARS: usize = 100_000;
+
+/// Rows the glyph atlas may use: an item names its glyph's row in 16 bits.
+const GLYPH_ATLAS_ROWS: u32 = 1 << 16;
+
+/// Rows of glyph atlas past which [`Scene::clear`] starts it afresh (the next frame rasterizes
+/// what it draws again): 16 MiB of coverage.
+const GLYPH_ATLAS_KEEP_ROWS: u32 = 1 << 14;
+
+/// A paragraph being laid out: its glyphs with their index in their run and their pen
+/// position in their line.
+#[derive(Default)]
+struct Layout {
+    glyphs: Vec<(ShapedGlyph, usize, f32)>,
+    lines: usize,
+    width: f32,
+    height: f32,
+}
+
+/// A paragraph glyph as rasterized: coverage in the glyph atlas, or colour in the image atlas.
+#[derive(Clone, Copy, Debug)]
+enum Raster {
+    /// Atlas region (x, y, w, h) and the offset of its top-left from the whole-pixel pen.
+    Mask([u32; 4], [i32; 2]),
+    /// An image of the image atlas, its size, and the offset.
+    Colour(ImageId, [u32; 2], [i32; 2]),
+}
 
 /// A scene being built: the viewport, the encoded items, clips and gradients, and the
 /// resources they sample (fonts, the glyph atlas and its cache, the image atlas). [`Scene::clear`]
@@ -50,6 +81,16 @@ pub struct Scene {
     pub(crate) pair_bound: u64,
     /// Changes whenever an atlas does (the renderer uploads them again).
     pub(crate) atlas_version: u64,
+    /// Paragraph shaping (fonts, fallback, rasterizer), shared with clones.
+    shaper: SharedShaper,
+    /// Whether the shaper loads the system's fonts.
+    system_fonts: bool,
+    /// Paragraph glyphs rasterized so far (`None`: nothing to draw, a space).
+    rasters: HashMap<cosmic_text::CacheKey, Option<Raster>>,
+    /// What the scene reported (characters no font covers, an atlas started afresh).
+    warnings: Vec<String>,
+    /// Characters already reported missing.
+    reported: HashSet<char>,
 }
 
 fn finite(what: &str, v: f32) -> Result<f32> {
@@ -112,6 +153,11 @@ impl Scene {
             images: ImageAtlas::default(),
             pair_bound: 0,
             atlas_version: 0,
+            shaper: SharedShaper::default(),
+            system_fonts: false,
+            rasters: HashMap::new(),
+            warnings: Vec::new(),
+            reported: HashSet::new(),
         })
     }
 
@@ -150,13 +196,61 @@ impl Scene {
         self.gradients.clear();
         self.stack.clear();
         self.pair_bound = 0;
+        self.warnings.clear();
+        // Shaped runs not drawn in the last two frames are dropped from the shaper's cache.
+        if let Some(shaper) = self
+            .shaper
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            shaper.system.shape_run_cache.trim(2);
+        }
+        if self.glyphs.height() > GLYPH_ATLAS_KEEP_ROWS {
+            self.warnings.push(format!(
+                "the glyph atlas held {} rows ({} glyphs): started afresh for this frame",
+                self.glyphs.height(),
+                self.cache.len() + self.rasters.len()
+            ));
+            self.glyphs = GlyphAtlas::default();
+            self.cache = GlyphCache::default();
+            self.rasters
+                .retain(|_, r| !matches!(r, Some(Raster::Mask(..))));
+            self.atlas_version += 1;
+        }
         Ok(())
     }
 
-    /// Add a font; its id names it in [`Text`] items.
+    /// Add a font; its id names it in [`Text`] and [`Paragraph`] items, and paragraphs fall
+    /// back to it (in the order fonts were added) for characters their own font lacks.
     pub fn add_font(&mut self, font: Font) -> FontId {
         self.fonts.push(font);
+        self.reshape();
         FontId(self.fonts.len() as u32 - 1)
+    }
+
+    /// Whether paragraphs may also fall back to the fonts installed on this system (read once,
+    /// on the next paragraph; none on the web). Off by default: a scene then renders the same
+    /// everywhere.
+    pub fn use_system_fonts(&mut self, yes: bool) {
+        if self.system_fonts != yes {
+            self.system_fonts = yes;
+            self.reshape();
+        }
+    }
+
+    /// The shaper is rebuilt on the next paragraph (its font database changed).
+    fn reshape(&mut self) {
+        // A clone keeps the old one; this scene takes a new slot. Font ids of the new font
+        // database need not name the same fonts: what was rasterized is found again.
+        self.shaper = SharedShaper::default();
+        self.rasters.clear();
+    }
+
+    /// What building the scene reported since the last [`Scene::clear`]: characters no font
+    /// covers (drawn as the missing-glyph box; each reported once), an atlas started afresh.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// A font added earlier.
@@ -170,9 +264,14 @@ impl Scene {
         self.images.add(image)
     }
 
-    /// Glyphs rasterized so far.
+    /// Glyphs rasterized so far (for text runs and paragraphs).
     pub fn cached_glyphs(&self) -> usize {
-        self.cache.len()
+        self.cache.len() + self.rasters.len()
+    }
+
+    /// Rows of the glyph atlas in use (1024 texels a row).
+    pub fn glyph_atlas_rows(&self) -> u32 {
+        self.glyphs.height()
     }
 
     /// Images added so far (with [`Scene::add_image`]).
@@ -450,6 +549,228 @@ impl Scene {
         Ok(font.measure(&t.text, s))
     }
 
+    /// A paragraph: shaped, ordered, wrapped and aligned by cosmic-text (module [`crate::shape`]),
+    /// one glyph item per visible glyph. Returns what was laid out.
+    pub fn paragraph(&mut self, p: &Paragraph) -> Result<ParagraphLayout> {
+        let (x, y) = (finite("x", p.x)?, finite("y", p.y)?);
+        let s = size("size", p.size)?;
+        let op = opacity(p.opacity)?;
+        let lh = size("line height", p.line_height)?;
+        let width = match p.width {
+            Some(w) => Some(size("width", w)?),
+            None => None,
+        };
+        if p.font.0 as usize >= self.fonts.len() {
+            return Err(UiError::Invalid(format!(
+                "font {} was not added to this scene",
+                p.font.0
+            )));
+        }
+        if s > 512.0 {
+            return Err(UiError::Invalid(format!(
+                "text size {s}: give at most 512 pixels to the em"
+            )));
+        }
+        if lh > 100.0 {
+            return Err(UiError::Invalid(format!(
+                "line height {lh}: give a multiple of the size of at most 100"
+            )));
+        }
+        let chars = p.text.chars().count();
+        if chars > MAX_PARAGRAPH_CHARS {
+            return Err(UiError::Invalid(format!(
+                "a paragraph of {chars} characters: give at most {MAX_PARAGRAPH_CHARS} a \
+                 paragraph (split long text into paragraphs, one a line or a block)"
+            )));
+        }
+        if width.is_none() && !matches!(p.align, Align::Start) {
+            return Err(UiError::Invalid(format!(
+                "alignment {:?} without a width: give the paragraph a width to align in",
+                p.align
+            )));
+        }
+        if s == 0.0 || p.text.is_empty() {
+            return Ok(ParagraphLayout::default());
+        }
+        let mut out = Layout::default();
+        let shared = self.shaper.clone();
+        let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+        let shaper = guard.get_or_insert_with(|| Shaper::new(&self.fonts, self.system_fonts));
+        let family = shaper.families[p.font.0 as usize];
+        // A directional mark at the start of each line sets its base direction (Unicode's
+        // rule: the first strong character), where the caller chose one.
+        let mark = match p.direction {
+            Direction::Auto => None,
+            Direction::Ltr => Some('\u{200e}'),
+            Direction::Rtl => Some('\u{200f}'),
+        };
+        // Lines as cosmic-text splits them: glyph offsets count from their line's start.
+        let line_starts: Vec<usize> = cosmic_text::LineIter::new(&p.text)
+            .map(|(r, _)| r.start)
+            .collect();
+        let mark_len = mark.map_or(0, char::len_utf8);
+        let text: std::borrow::Cow<str> = match mark {
+            None => p.text.as_str().into(),
+            Some(m) => {
+                let mut t = String::with_capacity(p.text.len() + mark_len * line_starts.len());
+                for (r, ending) in cosmic_text::LineIter::new(&p.text) {
+                    t.push(m);
+                    t.push_str(&p.text[r]);
+                    t.push_str(ending.as_str());
+                }
+                t.into()
+            }
+        };
+        let metrics = cosmic_text::Metrics::new(s, (s * lh).max(f32::MIN_POSITIVE));
+        let mut buffer = cosmic_text::Buffer::new_empty(metrics);
+        {
+            let mut b = buffer.borrow_with(&mut shaper.system);
+            b.set_wrap(if width.is_some() {
+                cosmic_text::Wrap::WordOrGlyph
+            } else {
+                cosmic_text::Wrap::None
+            });
+            b.set_size(width, None);
+            let attrs = cosmic_text::Attrs::new().family(cosmic_text::Family::Name(family));
+            let align = match p.align {
+                Align::Start => None,
+                Align::End => Some(cosmic_text::Align::End),
+                Align::Left => Some(cosmic_text::Align::Left),
+                Align::Right => Some(cosmic_text::Align::Right),
+                Align::Center => Some(cosmic_text::Align::Center),
+                Align::Justify => Some(cosmic_text::Align::Justified),
+            };
+            b.set_text(&text, &attrs, cosmic_text::Shaping::Advanced, align);
+            b.shape_until_scroll(false);
+        }
+        let colour = pack_f16x4(premul(p.color, op));
+        let before = self.glyphs.height();
+        let images_before = self.images.regions.len();
+        let mut missing = Vec::new();
+        for run in buffer.layout_runs() {
+            out.lines += 1;
+            out.width = out.width.max(run.line_w);
+            out.height = out.height.max(run.line_top + run.line_height);
+            let line_start = line_starts.get(run.line_i).copied().unwrap_or(0);
+            let first = out.glyphs.len();
+            for (index, g) in run.glyphs.iter().enumerate() {
+                if g.start < mark_len {
+                    continue; // the direction mark
+                }
+                let range = line_start + g.start - mark_len..line_start + g.end - mark_len;
+                if g.glyph_id == 0 {
+                    for c in p.text.get(range.clone()).unwrap_or("").chars() {
+                        if !c.is_control() && !missing.contains(&c) {
+                            missing.push(c);
+                        }
+                    }
+                }
+                let face = shaper.system.db().face(g.font_id);
+                let fam: std::sync::Arc<str> = face
+                    .and_then(|f| f.families.first().map(|(n, _)| n.as_str()))
+                    .unwrap_or("")
+                    .into();
+                let mut shaped = ShapedGlyph {
+                    family: fam,
+                    glyph: g.glyph_id,
+                    x: x + g.x + g.font_size * g.x_offset,
+                    y: y + run.line_y - g.font_size * g.y_offset,
+                    advance: g.w,
+                    text: range,
+                    rtl: g.level.is_rtl(),
+                    color: false,
+                };
+                // Far pens are not drawn (their pixel positions would overflow an i32).
+                if shaped.x.abs() < FAR && shaped.y.abs() < FAR {
+                    let physical = g.physical((x, y + run.line_y), 1.0);
+                    let r = match self.rasters.get(&physical.cache_key) {
+                        Some(r) => *r,
+                        None => {
+                            let r = rasterize(
+                                shaper,
+                                physical.cache_key,
+                                &mut self.glyphs,
+                                &mut self.images,
+                            )?;
+                            self.rasters.insert(physical.cache_key, r);
+                            r
+                        }
+                    };
+                    match r {
+                        None => {}
+                        Some(Raster::Mask(region, off)) => {
+                            let gx = physical.x + off[0];
+                            let gy = physical.y + off[1];
+                            let mut rec = self.header(kind::GLYPH, 0);
+                            let [ax, ay, w, h] = region;
+                            for (i, v) in [gx, gy, gx + w as i32, gy + h as i32].iter().enumerate()
+                            {
+                                rec[word::BOX + i] = (*v as f32).to_bits();
+                            }
+                            rec[word::RADII] = ax | ay << 16;
+                            rec[word::FILL..word::FILL + 2].copy_from_slice(&colour);
+                            self.push_item(rec);
+                        }
+                        Some(Raster::Colour(image, [w, h], off)) => {
+                            shaped.color = true;
+                            self.image(&Image {
+                                x: (physical.x + off[0]) as f32,
+                                y: (physical.y + off[1]) as f32,
+                                w: w as f32,
+                                h: h as f32,
+                                image,
+                                src: None,
+                                filter: Filter::Nearest,
+                                tint: [255; 4],
+                                opacity: op,
+                            })?;
+                        }
+                    }
+                }
+                out.glyphs.push((shaped, index, g.x));
+            }
+            // Visual order: cosmic-text keeps a right-to-left run's glyphs in logical order;
+            // glyphs at one pen position (marks) in the order the shaper drew them.
+            out.glyphs[first..].sort_by(|(a, i, pa), (b, j, pb)| {
+                pa.total_cmp(pb)
+                    .then(if a.rtl && b.rtl { j.cmp(i) } else { i.cmp(j) })
+            });
+        }
+        drop(guard);
+        if self.glyphs.height() != before || self.images.regions.len() != images_before {
+            self.atlas_version += 1;
+        }
+        let fresh: Vec<char> = missing
+            .iter()
+            .copied()
+            .filter(|c| self.reported.insert(*c))
+            .collect();
+        if !fresh.is_empty() {
+            let shown: String = fresh
+                .iter()
+                .take(8)
+                .map(|c| format!("'{c}' (U+{:04X})", *c as u32))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if fresh.len() > 8 {
+                format!(" and {} more", fresh.len() - 8)
+            } else {
+                String::new()
+            };
+            self.warnings.push(format!(
+                "no font of the scene covers {shown}{more}: drawn as the missing-glyph box; \
+                 add a font that covers them (Scene::add_font, or the system's fonts)"
+            ));
+        }
+        Ok(ParagraphLayout {
+            glyphs: out.glyphs.into_iter().map(|(g, ..)| g).collect(),
+            lines: out.lines,
+            width: out.width,
+            height: out.height,
+            missing,
+        })
+    }
+
     /// `b` with each side brought to within `margin` + 4 pixels of the frame: what the frame
     /// shows of a rectangle (its edge, its corners of radius up to `margin`) is the same, and its
     /// signed distance keeps its precision (a side at 1e9 pixels rounded a whole tile's
@@ -601,6 +922,70 @@ impl Scene {
     /// The conservative count of item–bin pairs that sizes the bin lists.
     pub fn pair_bound(&self) -> u64 {
         self.pair_bound
+    }
+}
+
+/// Rasterize one paragraph glyph with swash: coverage into the glyph atlas, colour into the
+/// image atlas; `None` for a glyph with nothing to draw.
+fn rasterize(
+    shaper: &mut Shaper,
+    key: cosmic_text::CacheKey,
+    glyphs: &mut GlyphAtlas,
+    images: &mut ImageAtlas,
+) -> Result<Option<Raster>> {
+    let Some(img) = shaper.swash.get_image_uncached(&mut shaper.system, key) else {
+        return Ok(None);
+    };
+    let (w, h) = (img.placement.width, img.placement.height);
+    if w == 0 || h == 0 {
+        return Ok(None);
+    }
+    let off = [img.placement.left, -img.placement.top];
+    match img.content {
+        cosmic_text::SwashContent::Color => {
+            let Some(rgba) = image::RgbaImage::from_raw(w, h, img.data) else {
+                return Ok(None);
+            };
+            // swash composes COLR layers premultiplied (bitmaps come straight); the atlas
+            // holds straight alpha.
+            if !matches!(img.source, swash::scale::Source::ColorOutline(_)) {
+                let id = images.add(&rgba)?;
+                return Ok(Some(Raster::Colour(id, [w, h], off)));
+            }
+            let rgba = image::RgbaImage::from_fn(w, h, |x, y| {
+                let p = rgba.get_pixel(x, y).0;
+                let a = p[3] as u32;
+                let un = |c: u8| {
+                    (c as u32 * 255 + a / 2)
+                        .checked_div(a)
+                        .map_or(0, |v| v.min(255) as u8)
+                };
+                image::Rgba([un(p[0]), un(p[1]), un(p[2]), p[3]])
+            });
+            let id = images.add(&rgba)?;
+            Ok(Some(Raster::Colour(id, [w, h], off)))
+        }
+        cosmic_text::SwashContent::Mask | cosmic_text::SwashContent::SubpixelMask => {
+            let per = if img.content == cosmic_text::SwashContent::Mask {
+                1
+            } else {
+                4
+            };
+            let (ax, ay) = glyphs.place(w, h)?;
+            if ay + h > GLYPH_ATLAS_ROWS {
+                return Err(UiError::Invalid(format!(
+                    "the glyph atlas is full ({GLYPH_ATLAS_ROWS} rows): this frame draws more \
+                     distinct glyphs than fit; draw fewer sizes at once"
+                )));
+            }
+            for yy in 0..h {
+                for xx in 0..w {
+                    let i = ((yy * w + xx) * per) as usize;
+                    glyphs.set(ax + xx, ay + yy, img.data[i + per as usize - 1]);
+                }
+            }
+            Ok(Some(Raster::Mask([ax, ay, w, h], off)))
+        }
     }
 }
 

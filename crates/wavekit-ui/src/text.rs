@@ -19,7 +19,12 @@ use crate::records::SUBPIXEL_STEPS;
 pub struct Font {
     inner: FontArc,
     name: Arc<str>,
+    /// The file's bytes, for the paragraph shaper's font database.
+    bytes: FontBytes,
 }
+
+/// A font file's bytes, shared.
+pub(crate) type FontBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 impl std::fmt::Debug for Font {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -30,7 +35,8 @@ impl std::fmt::Debug for Font {
 impl Font {
     /// A font from the bytes of a `.ttf` or `.otf` file (`name` appears in errors).
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Font> {
-        let inner = FontArc::try_from_vec(bytes).map_err(|e| {
+        let bytes: Arc<Vec<u8>> = Arc::new(bytes);
+        let inner = FontArc::try_from_vec(bytes.to_vec()).map_err(|e| {
             UiError::Invalid(format!(
                 "font '{name}' is not a TrueType/OpenType font: {e}"
             ))
@@ -38,6 +44,7 @@ impl Font {
         Ok(Font {
             inner,
             name: name.into(),
+            bytes,
         })
     }
 
@@ -56,7 +63,38 @@ impl Font {
         Font {
             inner,
             name: "DejaVu Sans (embedded)".into(),
+            bytes: Arc::new(dejavu::sans::regular()),
         }
+    }
+
+    /// Noto fonts cut down to the sample text of [`SAMPLE_TEXT`] (the demo's text field and
+    /// the shaping tests): Noto Sans, Sans Arabic, Hebrew, Devanagari, Thai, Sans CJK SC and
+    /// Color Emoji, in that order (SIL Open Font License 1.1: `fonts/OFL.txt`). 150 KB in all.
+    pub fn noto_samples() -> Vec<Font> {
+        macro_rules! sample {
+            ($file:literal, $name:literal) => {{
+                let bytes: &'static [u8] = include_bytes!(concat!("../fonts/", $file));
+                Font {
+                    inner: FontArc::try_from_slice(bytes).expect("embedded font"),
+                    name: concat!($name, " (sample, embedded)").into(),
+                    bytes: Arc::new(bytes),
+                }
+            }};
+        }
+        vec![
+            sample!("NotoSans-subset.ttf", "Noto Sans"),
+            sample!("NotoSansArabic-subset.ttf", "Noto Sans Arabic"),
+            sample!("NotoSansHebrew-subset.ttf", "Noto Sans Hebrew"),
+            sample!("NotoSansDevanagari-subset.ttf", "Noto Sans Devanagari"),
+            sample!("NotoSansThai-subset.ttf", "Noto Sans Thai"),
+            sample!("NotoSansSC-subset.otf", "Noto Sans CJK SC"),
+            sample!("NotoColorEmoji-subset.ttf", "Noto Color Emoji"),
+        ]
+    }
+
+    /// The file's bytes.
+    pub(crate) fn bytes(&self) -> FontBytes {
+        self.bytes.clone()
     }
 
     /// The name errors use.
@@ -129,6 +167,10 @@ impl Font {
         (s.ascent(), s.descent())
     }
 }
+
+/// The text the sample fonts ([`Font::noto_samples`]) cover, a line a script: Latin with
+/// ligatures, Arabic, Hebrew with points, Devanagari, Thai, Chinese, emoji sequences.
+pub const SAMPLE_TEXT: &str = include_str!("../fonts/strings.txt");
 
 /// A rasterized glyph in the atlas: its texels and where its top-left pixel lies relative to
 /// the pen's whole-pixel position.

@@ -261,6 +261,54 @@ fn the_demo_panel_matches_the_reference() {
         .ok();
 }
 
+/// Shaped paragraphs of every sample script and emoji, wrapped, aligned every way, both
+/// directions, translucent, over shapes and in a clip, at several sizes (subpixel pens, colour
+/// glyphs from the image atlas): GPU = CPU.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn shaped_paragraphs_match_the_reference() {
+    let ctx = gpu();
+    let ui = renderer(ctx, RenderConfig::default());
+    let mut s = Scene::new(333, 251).unwrap();
+    s.set_background([250, 248, 240, 255]);
+    let fonts: Vec<FontId> = Font::noto_samples()
+        .into_iter()
+        .map(|f| s.add_font(f))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(0x9a7a);
+    s.rect(&Rect::new(20.0, 30.0, 140.0, 90.0, [60, 120, 220, 255]).radius(12.0))
+        .unwrap();
+    s.push_clip(&Clip {
+        x: 3.0,
+        y: 2.0,
+        w: 320.0,
+        h: 240.0,
+        radius: [20.0; 4],
+    })
+    .unwrap();
+    let aligns = Align::ALL;
+    let mut y = -3.0;
+    for (i, line) in SAMPLE_TEXT.lines().chain(SAMPLE_TEXT.lines()).enumerate() {
+        let size = 9.0 + rng.f32() * 14.0;
+        let mut p = Paragraph::new(line, fonts[0], size, 1.0 + rng.f32() * 30.0, y + rng.f32());
+        p.width = Some(90.0 + rng.f32() * 200.0);
+        p.align = aligns[i % aligns.len()];
+        p.direction = [Direction::Auto, Direction::Rtl, Direction::Ltr][i % 3];
+        p.color = colour(&mut rng, i % 2 == 1);
+        p.opacity = if i % 4 == 3 { 0.6 } else { 1.0 };
+        let l = s.paragraph(&p).unwrap();
+        assert!(l.missing.is_empty(), "{line}: {:?}", l.missing);
+        y += l.height * 0.8;
+    }
+    s.pop_clip().unwrap();
+    assert!(s.warnings().is_empty(), "{:?}", s.warnings());
+    let got = check(ctx, &ui, &s, "shaped paragraphs");
+    got.save(std::env::temp_dir().join("wavekit-ui-paragraphs-test.png"))
+        .ok();
+    // Colour glyphs drew colour: some pixel is far from grey and from every text colour.
+    assert!(s.image_count() >= 3, "{} colour glyphs", s.image_count());
+}
+
 /// Order: each colour's later copy must win. A stack of opaque and translucent rectangles
 /// where every pair overlaps, and text over buttons over a shadow.
 #[test]
