@@ -18,7 +18,7 @@ use wavekit_ui::error::UiError;
 use wavekit_ui::gpu::{Compaction, RenderConfig, UiRenderer};
 use wavekit_ui::json::{
     self, BorderJson, CircleJson, ClipJson, EllipseJson, FillJson, FilterJson, GradientJson,
-    ImageJson, Item, PopJson, Radius, RectJson, SceneFile, ShadowJson, TextJson,
+    ImageJson, Item, ParagraphJson, PopJson, Radius, RectJson, SceneFile, ShadowJson, TextJson,
 };
 use wavekit_ui::scene::{Color, Scene};
 
@@ -27,7 +27,7 @@ use wavekit_ui::scene::{Color, Scene};
 pub struct BenchArgs {
     /// Item counts of the scenes rects, text, images and mix.
     pub items: Vec<usize>,
-    /// Scenes: `rects`, `text`, `images`, `mix`, `stack`.
+    /// Scenes: `rects`, `text`, `images`, `mix`, `stack`, `paragraphs`.
     pub scenes: Vec<String>,
     /// Viewport.
     pub size: (u32, u32),
@@ -36,7 +36,7 @@ pub struct BenchArgs {
 }
 
 /// The scene kinds.
-pub const SCENES: [&str; 5] = ["rects", "text", "images", "mix", "stack"];
+pub const SCENES: [&str; 6] = ["rects", "text", "images", "mix", "stack", "paragraphs"];
 
 /// Items of the stacked scene (e).
 pub const STACK_ITEMS: usize = 10_000;
@@ -350,6 +350,57 @@ pub fn scene_file(scene: &str, n: usize, (w, h): (u32, u32)) -> Result<SceneFile
                     }));
                     count += 1;
                 }
+            }
+        }
+        "paragraphs" => {
+            // Shaped paragraphs of every sample script and emoji (the sample fonts), wrapped to
+            // widths of 200 to 600 pixels, aligned each way, until about n glyphs.
+            let lines: Vec<&str> = wavekit_ui::SAMPLE_TEXT.lines().collect();
+            let aligns = wavekit_ui::Align::ALL;
+            // The glyphs are counted as drawn (ligatures, marks and emoji sequences make fewer
+            // glyphs than characters).
+            let mut scratch = Scene::new(w, h)?;
+            let font = wavekit_ui::Font::noto_samples()
+                .into_iter()
+                .map(|f| scratch.add_font(f))
+                .collect::<Vec<_>>()[0];
+            let mut i = 0usize;
+            while count < n {
+                let mut text = String::new();
+                for _ in 0..2 + rng.usize(..4) {
+                    if !text.is_empty() {
+                        text.push(' ');
+                    }
+                    text.push_str(lines[rng.usize(..lines.len())]);
+                }
+                let width = 200.0 + rng.f32() * 400.0;
+                let (x, y) = (
+                    rng.f32() * (fw - width).max(1.0),
+                    rng.f32() * (fh - 60.0).max(1.0),
+                );
+                let size = 12.0 + rng.f32() * 8.0;
+                let mut p = wavekit_ui::Paragraph::new(text.clone(), font, size, x, y);
+                p.width = Some(width);
+                p.line_height = 1.3;
+                p.align = aligns[i % aligns.len()];
+                let before = scratch.len();
+                scratch.paragraph(&p)?;
+                count += scratch.len() - before;
+                items.push(Item::Paragraph(ParagraphJson {
+                    x,
+                    y,
+                    width: p.width,
+                    size,
+                    line_height: p.line_height,
+                    color: colour(&mut rng, 255),
+                    font: wavekit_ui::json::SAMPLE_FONTS.into(),
+                    fallback: Vec::new(),
+                    align: p.align,
+                    direction: p.direction,
+                    text,
+                    opacity: 1.0,
+                }));
+                i += 1;
             }
         }
         "stack" => {
@@ -704,7 +755,7 @@ mod tests {
             size,
             protocol: Protocol::default(),
         };
-        assert_eq!(write_scenes(&args, &dir).unwrap(), 5);
+        assert_eq!(write_scenes(&args, &dir).unwrap(), SCENES.len());
         for (s, n) in cases(&args) {
             let scene = json::load(&dir.join(file_name(&s, n)), None).unwrap();
             let want = if s == "stack" { STACK_ITEMS } else { 300 };

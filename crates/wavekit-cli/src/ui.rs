@@ -48,14 +48,14 @@ pub enum UiCommand {
         cpu: bool,
     },
     /// The compositor at 3840x2160: rounded rects, text, images, a mix, 10 000 items on one
-    /// tile; GPU time (median, p99), the compaction variants side by side, draw list to
+    /// tile, shaped multilingual paragraphs; GPU time (median, p99), the compaction variants side by side, draw list to
     /// finished frame; with --peer, a peer's times and the ratio.
     Bench {
         /// Item counts of the scenes (a)-(d).
         #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 100_000])]
         items: Vec<usize>,
-        /// Scenes: rects, text, images, mix, stack.
-        #[arg(long, value_delimiter = ',', default_values_t = ["rects".to_string(), "text".into(), "images".into(), "mix".into(), "stack".into()])]
+        /// Scenes: rects, text, images, mix, stack, paragraphs.
+        #[arg(long, value_delimiter = ',', default_values_t = ["rects".to_string(), "text".into(), "images".into(), "mix".into(), "stack".into(), "paragraphs".into()])]
         scenes: Vec<String>,
         /// Viewport WxH.
         #[arg(long, value_parser = parse_size, default_value = "3840x2160")]
