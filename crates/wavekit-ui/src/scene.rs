@@ -647,6 +647,9 @@ impl Scene {
         let before = self.glyphs.height();
         let images_before = self.images.regions.len();
         let mut missing = Vec::new();
+        let mut seen = HashSet::new();
+        // Each font's family name, made once a paragraph.
+        let mut names: HashMap<cosmic_text::fontdb::ID, std::sync::Arc<str>> = HashMap::new();
         for run in buffer.layout_runs() {
             out.lines += 1;
             out.width = out.width.max(run.line_w);
@@ -660,16 +663,21 @@ impl Scene {
                 let range = line_start + g.start - mark_len..line_start + g.end - mark_len;
                 if g.glyph_id == 0 {
                     for c in p.text.get(range.clone()).unwrap_or("").chars() {
-                        if !c.is_control() && !missing.contains(&c) {
+                        if !c.is_control() && seen.insert(c) {
                             missing.push(c);
                         }
                     }
                 }
-                let face = shaper.system.db().face(g.font_id);
-                let fam: std::sync::Arc<str> = face
-                    .and_then(|f| f.families.first().map(|(n, _)| n.as_str()))
-                    .unwrap_or("")
-                    .into();
+                let db = shaper.system.db();
+                let fam = names
+                    .entry(g.font_id)
+                    .or_insert_with(|| {
+                        db.face(g.font_id)
+                            .and_then(|f| f.families.first().map(|(n, _)| n.as_str()))
+                            .unwrap_or("")
+                            .into()
+                    })
+                    .clone();
                 let mut shaped = ShapedGlyph {
                     family: fam,
                     glyph: g.glyph_id,

@@ -387,6 +387,15 @@ fn bad_paragraphs_are_refused_and_odd_ones_drawn() {
             >= 10
     );
     assert!(l.lines >= 10, "{} lines", l.lines);
+    // Lines of no height: all on one baseline, nothing lost.
+    let mut p = base.clone();
+    p.line_height = 0.0;
+    p.width = Some(30.0);
+    let l = s.paragraph(&p).unwrap();
+    assert!(
+        l.lines >= 2 && l.glyphs.iter().all(|g| g.y == l.glyphs[0].y),
+        "{l:?}"
+    );
     // Empty text, zero size: nothing.
     let mut p = base.clone();
     p.text.clear();
