@@ -4,17 +4,17 @@
 //! glyphs (emoji: bitmaps or COLR) in the image atlas, each rasterized once per font, glyph,
 //! size and subpixel step.
 //!
-//! Font fallback, for each piece of text the paragraph's font cannot draw: the fonts cosmic-text
-//! names for its script (Noto families, found among the scene's fonts and, when loaded, the
-//! system's), then the scene's fonts in the order they were added, the embedded DejaVu Sans
-//! last, then any other font loaded. A character no font covers is drawn as the missing-glyph
-//! box and reported once ([`crate::Scene::warnings`]).
+//! Font fallback, for each piece of text the paragraph's font cannot draw: the Noto families
+//! that cover its script (a table of this module's, the same on every platform; found among
+//! the scene's fonts and, when loaded, the system's), then the scene's fonts in the order they
+//! were added, the embedded DejaVu Sans last, then any other font loaded. A character no font
+//! covers is drawn as the missing-glyph box and reported once ([`crate::Scene::warnings`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cosmic_text::fontdb;
-use cosmic_text::{Fallback, FontSystem, PlatformFallback, SwashCache};
+use cosmic_text::{Fallback, FontSystem, SwashCache};
 
 use crate::text::Font;
 
@@ -34,7 +34,7 @@ fn intern(name: &str) -> &'static str {
     n
 }
 
-/// The fallback order above: cosmic-text's per-script names, then the scene's families.
+/// The fallback order above: the script's Noto families, then the scene's families.
 struct SceneFallback {
     common: Vec<&'static str>,
 }
@@ -48,8 +48,47 @@ impl Fallback for SceneFallback {
         &[]
     }
 
-    fn script_fallback(&self, script: unicode_script::Script, locale: &str) -> &[&'static str] {
-        PlatformFallback.script_fallback(script, locale)
+    fn script_fallback(&self, script: unicode_script::Script, _locale: &str) -> &[&'static str] {
+        noto_for(script)
+    }
+}
+
+/// The Noto families that cover `script`, the same on every platform (cosmic-text's own lists
+/// differ by platform, and so would a scene's pixels: the web page drew Hebrew from DejaVu
+/// Sans where Linux drew it from Noto Sans Hebrew). Scripts not named here fall back to the
+/// scene's fonts in order.
+fn noto_for(script: unicode_script::Script) -> &'static [&'static str] {
+    use unicode_script::Script as S;
+    match script {
+        S::Arabic => &["Noto Sans Arabic", "Noto Naskh Arabic"],
+        S::Armenian => &["Noto Sans Armenian"],
+        S::Bengali => &["Noto Sans Bengali"],
+        S::Cyrillic | S::Greek => &["Noto Sans"],
+        S::Devanagari => &["Noto Sans Devanagari"],
+        S::Ethiopic => &["Noto Sans Ethiopic"],
+        S::Georgian => &["Noto Sans Georgian"],
+        S::Gujarati => &["Noto Sans Gujarati"],
+        S::Gurmukhi => &["Noto Sans Gurmukhi"],
+        S::Han | S::Bopomofo => &[
+            "Noto Sans CJK SC",
+            "Noto Sans CJK TC",
+            "Noto Sans CJK JP",
+            "Noto Sans CJK KR",
+        ],
+        S::Hiragana | S::Katakana => &["Noto Sans CJK JP", "Noto Sans CJK SC"],
+        S::Hangul => &["Noto Sans CJK KR", "Noto Sans CJK SC"],
+        S::Hebrew => &["Noto Sans Hebrew"],
+        S::Kannada => &["Noto Sans Kannada"],
+        S::Khmer => &["Noto Sans Khmer"],
+        S::Lao => &["Noto Sans Lao"],
+        S::Malayalam => &["Noto Sans Malayalam"],
+        S::Myanmar => &["Noto Sans Myanmar"],
+        S::Sinhala => &["Noto Sans Sinhala"],
+        S::Tamil => &["Noto Sans Tamil"],
+        S::Telugu => &["Noto Sans Telugu"],
+        S::Thai => &["Noto Sans Thai"],
+        S::Tibetan => &["Noto Serif Tibetan"],
+        _ => &[],
     }
 }
 

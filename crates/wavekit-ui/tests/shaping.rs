@@ -348,6 +348,32 @@ fn fallback_and_missing_glyphs() {
     assert_eq!(&*l.glyphs[0].family, "DejaVu Sans");
 }
 
+/// A script's Noto family comes before the scene's other fonts, whatever the platform: with
+/// DejaVu Sans added first (it has Hebrew and Arabic), Hebrew and Arabic in a Noto Sans
+/// paragraph still come from Noto Sans Hebrew and Arabic (the web page drew them from DejaVu
+/// when the order came from cosmic-text's per-platform lists).
+#[test]
+fn a_scripts_noto_family_comes_before_the_scenes_other_fonts() {
+    let mut s = Scene::new(100, 100).unwrap();
+    s.add_font(Font::dejavu_sans());
+    let ids: Vec<FontId> = Font::noto_samples()
+        .into_iter()
+        .map(|f| s.add_font(f))
+        .collect();
+    let l = s
+        .paragraph(&Paragraph::new("ab שלום مرحبا", ids[0], 12.0, 0.0, 0.0))
+        .unwrap();
+    let fam = |byte: usize| {
+        l.glyphs
+            .iter()
+            .find(|g| g.text.start == byte)
+            .map(|g| g.family.to_string())
+    };
+    assert_eq!(fam(0).as_deref(), Some("Noto Sans"));
+    assert_eq!(fam(3).as_deref(), Some("Noto Sans Hebrew"));
+    assert_eq!(fam(12).as_deref(), Some("Noto Sans Arabic"));
+}
+
 /// Bad paragraphs are errors that say what to do; odd ones have graceful results.
 #[test]
 fn bad_paragraphs_are_refused_and_odd_ones_drawn() {
