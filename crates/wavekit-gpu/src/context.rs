@@ -47,6 +47,11 @@ pub struct ContextOptions {
     /// read-backs): the largest buffers up to this much (default 512 MiB; 0 keeps none, and
     /// every transfer allocates its own). See [`GpuContext::staging_kept`].
     pub staging_keep_bytes: u64,
+    /// Kernels kept by their composed source (default 512): building a kernel this context
+    /// built before (another plan of the same primitive, another size of a plan, another
+    /// test) reuses its validated module and pipeline instead of compiling it again; past this
+    /// many, the kept ones are dropped and the count starts again (0 keeps none).
+    pub kernel_cache_entries: usize,
 }
 
 impl Default for ContextOptions {
@@ -62,6 +67,7 @@ impl Default for ContextOptions {
             pipeline_cache: None,
             store_uncaptured_errors: true,
             staging_keep_bytes: 512 << 20,
+            kernel_cache_entries: 512,
         }
     }
 }
@@ -236,6 +242,8 @@ pub struct GpuContext {
     uncaptured: Arc<Mutex<Vec<String>>>,
     /// Staging buffers kept for the next upload or read-back.
     pub(crate) staging: Mutex<crate::staging::StagingPool>,
+    /// Kernels built so far, by their name and source (`ContextOptions::kernel_cache_entries`).
+    pub(crate) kernels: Mutex<crate::kernel::Built>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -616,6 +624,7 @@ impl GpuContext {
             lost,
             uncaptured,
             staging: crate::staging::StagingPool::new(options.staging_keep_bytes),
+            kernels: Mutex::default(),
         }
     }
 

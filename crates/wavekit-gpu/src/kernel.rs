@@ -20,17 +20,62 @@ pub struct Kernel {
     bindings: Vec<u32>,
 }
 
+/// Kernels a context built, by a 128-bit digest of their name and source (two SipHash keys):
+/// a composed shader built again is found here instead of compiled again.
+#[derive(Debug, Default)]
+pub(crate) struct Built {
+    kernels: HashMap<(u64, u64), Kernel>,
+    /// Builds found here, for tests and tools.
+    hits: u64,
+}
+
+fn digest(composed: &Composed) -> (u64, u64) {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    let one = |salt: u64| {
+        BuildHasherDefault::<DefaultHasher>::default().hash_one((
+            salt,
+            &composed.name,
+            &composed.source,
+        ))
+    };
+    (one(0x9e37_79b9_7f4a_7c15), one(0xc2b2_ae3d_27d4_eb4f))
+}
+
 impl Kernel {
-    /// Validate, create and reflect `composed`.
+    /// Validate, create and reflect `composed`; a kernel of the same name and source that this
+    /// context built before is reused (`ContextOptions::kernel_cache_entries`).
     pub fn new(ctx: &GpuContext, composed: &Composed) -> Result<Self> {
+        let keep = ctx.options().kernel_cache_entries;
+        let key = digest(composed);
+        if keep > 0 {
+            let mut built = ctx.kernels.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(k) = built.kernels.get(&key).cloned() {
+                built.hits += 1;
+                return Ok(k);
+            }
+        }
         let (module, bindings) = ctx.shader_module_validated(composed)?;
         let label = format!("wavekit.{}", composed.name);
         let pipeline = ctx.compute_pipeline(&label, &module, "main")?;
-        Ok(Self {
+        let kernel = Self {
             label,
             pipeline,
             bindings,
-        })
+        };
+        if keep > 0 {
+            let mut built = ctx.kernels.lock().unwrap_or_else(|e| e.into_inner());
+            if built.kernels.len() >= keep {
+                built.kernels.clear();
+            }
+            built.kernels.insert(key, kernel.clone());
+        }
+        Ok(kernel)
+    }
+
+    /// Kernels this context keeps, and how many builds were found among them.
+    pub fn kept(ctx: &GpuContext) -> (usize, u64) {
+        let built = ctx.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        (built.kernels.len(), built.hits)
     }
 
     /// Build several kernels at once, each on a thread of its own: drivers compile pipelines

@@ -141,6 +141,14 @@ pub fn context_options(src: &dyn Source) -> Result<ContextOptions, KnobError> {
     o.zero_workgroup_memory = flag(src, "WAVEKIT_ZERO_WORKGROUP_MEMORY")?.unwrap_or(true);
     o.dump_wgsl = src.get("WAVEKIT_DUMP_WGSL").map(Into::into);
     o.pipeline_cache = src.get("WAVEKIT_PIPELINE_CACHE").map(Into::into);
+    if let Some(n) = parse(
+        src,
+        "WAVEKIT_KERNEL_CACHE",
+        "a count of kernels (0: none kept)",
+        |_: &usize| true,
+    )? {
+        o.kernel_cache_entries = n;
+    }
     Ok(o)
 }
 

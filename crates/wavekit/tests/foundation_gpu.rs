@@ -524,6 +524,65 @@ fn read_back_async_gives_what_read_back_gives_and_the_same_errors() {
     body().unwrap();
 }
 
+/// The context keeps the kernels it built (`kernel_cache_entries`): the same name and source
+/// built again is the kept kernel (and still runs), another source is built; past the count
+/// the kept ones are dropped; with 0 none is kept; a kernel that fails to build is not kept.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn built_kernels_are_kept_and_bounded() {
+    use wavekit::kernel::Kernel;
+    let source = |add: u32| {
+        let text = format!(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
+             \x20   if g.x < arrayLength(&out) {{ out[g.x] = g.x * 3u + {add}u; }}\n}}"
+        );
+        wavekit::shader::compose("t/kept", &[], &[], &[("t/kept", &text)]).unwrap()
+    };
+    let run = |ctx: &GpuContext, k: &Kernel, add: u32| {
+        let out = ctx.storage_poisoned("kept", 100).unwrap();
+        let bind = k.bind(ctx, &[(0, &out)]).unwrap();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            k.dispatch(&mut pass, &bind, 2);
+        }
+        ctx.queue.submit([enc.finish()]);
+        let got = ctx.read_back::<u32>("kept", &out, 100).unwrap();
+        let want: Vec<u32> = (0..100).map(|i| i * 3 + add).collect();
+        assert_eq!(got, want, "kernel adding {add}");
+    };
+    let ctx = GpuContext::new(&ContextOptions {
+        kernel_cache_entries: 2,
+        ..gpu().options().clone()
+    })
+    .unwrap();
+    let a = Kernel::new(&ctx, &source(1)).unwrap();
+    assert_eq!(Kernel::kept(&ctx), (1, 0));
+    let again = Kernel::new(&ctx, &source(1)).unwrap();
+    assert_eq!(Kernel::kept(&ctx), (1, 1), "the same source built twice");
+    run(&ctx, &a, 1);
+    run(&ctx, &again, 1);
+    let b = Kernel::new(&ctx, &source(2)).unwrap();
+    assert_eq!(Kernel::kept(&ctx), (2, 1));
+    run(&ctx, &b, 2);
+    Kernel::new(&ctx, &source(3)).unwrap();
+    assert_eq!(Kernel::kept(&ctx), (1, 1), "past the count: started afresh");
+    let bad = wavekit::shader::compose("t/bad", &[], &[], &[("t/bad", "fn main() {}")]).unwrap();
+    assert!(Kernel::new(&ctx, &bad).is_err());
+    assert!(Kernel::new(&ctx, &bad).is_err());
+    assert_eq!(Kernel::kept(&ctx).0, 1, "a failed build kept");
+    let none = GpuContext::new(&ContextOptions {
+        kernel_cache_entries: 0,
+        ..gpu().options().clone()
+    })
+    .unwrap();
+    let k = Kernel::new(&none, &source(4)).unwrap();
+    Kernel::new(&none, &source(4)).unwrap();
+    assert_eq!(Kernel::kept(&none), (0, 0));
+    run(&none, &k, 4);
+}
+
 /// Uploads and read-backs through kept staging buffers (ADR-0100): sizes up and down around
 /// the pool's grain reuse the same buffers and still move every byte; a buffer that served a
 /// larger transfer leaves nothing of it in a smaller one's padding; chunks that do not add up
