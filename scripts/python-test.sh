@@ -7,8 +7,6 @@
 #        scripts/python-test.sh --prepare   (only the virtual environment and its packages from
 #        PyPI: the test command runs this in the background while it builds)
 #        scripts/python-test.sh --no-build [pytest arguments]   (the wheel installed before)
-#        scripts/python-test.sh --build-only   (the wheel built and installed, no test run: the
-#        test command then runs the tests in the background, beside the next lavapipe widths)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,11 +29,6 @@ fi
 if [ "${1:-}" = "--prepare" ]; then
     exit 0
 fi
-build_only=0
-if [ "${1:-}" = "--build-only" ]; then
-    build_only=1
-    shift
-fi
 if [ "${1:-}" = "--no-build" ]; then
     # The wheel installed by an earlier run, tested again (another device setting).
     shift
@@ -45,9 +38,6 @@ else
         VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH" maturin build --quiet --out "$root/target/wheels-test")
     "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
         "$root"/target/wheels-test/*.whl
-fi
-if [ "$build_only" = 1 ]; then
-    exit 0
 fi
 # The CLI, where built (the test command builds it first): the codec's bytes are checked
 # against `wavekit encode --cpu`'s.

@@ -69,11 +69,11 @@ weblog=$(mktemp)
 bash scripts/web-test.sh --no-build --runs 3 >"$weblog" 2>&1 &
 webpid=$!
 web_started=$SECONDS
-pypid=""
-trap 'kill "$webpid" $pypid 2>/dev/null || true' EXIT
+trap 'kill "$webpid" 2>/dev/null || true' EXIT
 web_verdict() {
     local rc=0
     wait "$webpid" || rc=$?
+    trap - EXIT
     echo "== the web page (ran in the background for $((SECONDS - web_started)) s):"
     cat "$weblog"
     rm -f "$weblog"
@@ -129,36 +129,18 @@ for w in "${widths[@]}"; do
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
     if [ "$w" = "${widths[0]}" ]; then
-        phase "the Python package: a wheel by maturin; its tests against numpy and SciPy start (scripts/python-test.sh)"
+        phase "the Python package: a wheel by maturin, its tests against numpy and SciPy (scripts/python-test.sh)"
         if ! wait "$pyprep_pid"; then
             cat "$pyprep"
             echo "== the Python package's environment could not be made (above)" >&2
             exit 1
         fi
         rm -f "$pyprep"
-        bash scripts/python-test.sh --build-only
-        # Its tests (no cargo: the wheel is installed) run beside the next widths' (ADR-0101).
-        pylog=$(mktemp)
-        LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe bash scripts/python-test.sh --no-build \
-            >"$pylog" 2>&1 &
-        pypid=$!
-        py_started=$SECONDS
+        LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe bash scripts/python-test.sh
         phase "the web page's verdict"
         web_verdict
     fi
 done
-
-phase "the Python package's tests' verdict"
-rc=0
-wait "$pypid" || rc=$?
-trap - EXIT
-echo "== the Python package's tests (ran in the background for $((SECONDS - py_started)) s):"
-cat "$pylog"
-rm -f "$pylog"
-if [ "$rc" != 0 ]; then
-    echo "== the Python package's tests failed (above)" >&2
-    exit 1
-fi
 
 phase "lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the GPU tests on the emulated subgroup layer"
 # The self-test and the lane-0 pitfall check subgroup operations themselves: not here.
