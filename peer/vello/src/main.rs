@@ -11,6 +11,9 @@
 //! data is sized as the draw-info words plus the binning room, which cannot wrap: see
 //! vello_encoding-sizes.patch). Rounded rectangles keep their four radii; a box shadow takes
 //! one radius (the largest), as Vello's blurred rounded rectangle has one (its issue 1245).
+//! Paragraphs (the `paragraphs` scene) are laid out by parley 0.12, Vello's own text layout,
+//! with the same sample fonts wavekit-ui embeds and fallback for each script filled in (parley
+//! without system fonts has none); as wavekit's scene, once before the frames are timed.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,6 +25,123 @@ use vello::peniko::{
 };
 use vello::{AaConfig, AaSupport, RenderParams, Renderer, RendererOptions, Scene};
 use wavekit_ui::json::{FillJson, FilterJson, Item, SceneFile};
+
+/// wavekit-ui's sample fonts (`Font::noto_samples`), in its order: Noto Sans first.
+const SAMPLES: [&[u8]; 7] = [
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSans-subset.ttf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSansArabic-subset.ttf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSansHebrew-subset.ttf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSansDevanagari-subset.ttf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSansThai-subset.ttf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoSansSC-subset.otf"),
+    include_bytes!("../../../crates/wavekit-ui/fonts/NotoColorEmoji-subset.ttf"),
+];
+
+/// parley's contexts over the sample fonts, and each font as Vello takes it.
+struct Shaper {
+    fcx: parley::FontContext,
+    lcx: parley::LayoutContext<[u8; 4]>,
+    layout: parley::Layout<[u8; 4]>,
+    /// (parley's blob id, face index) → Vello's font.
+    fonts: Vec<(u64, u32, FontData)>,
+}
+
+impl Shaper {
+    fn new() -> Shaper {
+        use parley::fontique::{
+            Collection, CollectionOptions, FallbackKey, GenericFamily, Script, SourceCache,
+        };
+        let mut collection = Collection::new(CollectionOptions {
+            shared: false,
+            system_fonts: false,
+        });
+        let ids: Vec<_> = SAMPLES
+            .iter()
+            .map(|b| collection.register_fonts(parley::fontique::Blob::from(b.to_vec()), None)[0].0)
+            .collect();
+        for (i, script) in [(1, b"Arab"), (2, b"Hebr"), (3, b"Deva"), (4, b"Thai"), (5, b"Hani")] {
+            let key = FallbackKey::from(Script::from_bytes(*script));
+            collection.append_fallbacks(key, std::iter::once(ids[i]));
+        }
+        collection.append_generic_families(GenericFamily::Emoji, std::iter::once(ids[6]));
+        Shaper {
+            fcx: parley::FontContext {
+                collection,
+                source_cache: SourceCache::default(),
+            },
+            lcx: parley::LayoutContext::new(),
+            layout: parley::Layout::new(),
+            fonts: Vec::new(),
+        }
+    }
+
+    fn font(&mut self, f: &parley::FontData) -> FontData {
+        let key = (f.data.id(), f.index);
+        if let Some((.., d)) = self.fonts.iter().find(|(id, ix, _)| (*id, *ix) == key) {
+            return d.clone();
+        }
+        let d = FontData::new(Blob::new(std::sync::Arc::new(f.data.data().to_vec())), f.index);
+        self.fonts.push((key.0, key.1, d.clone()));
+        d
+    }
+
+    /// Lay `p` out with parley and draw its glyph runs into `s`.
+    fn paragraph(&mut self, s: &mut Scene, p: &wavekit_ui::json::ParagraphJson) {
+        use parley::{
+            Alignment, AlignmentOptions, FontFamily, FontFamilyName, LineHeight,
+            PositionedLayoutItem, StyleProperty,
+        };
+        if p.font != wavekit_ui::json::SAMPLE_FONTS || !p.fallback.is_empty() {
+            die(format!(
+                "paragraph in '{}': the peer lays out paragraphs in the sample fonts only",
+                p.font
+            ));
+        }
+        let mut b = self.lcx.ranged_builder(&mut self.fcx, &p.text, 1.0, true);
+        b.push_default(StyleProperty::FontFamily(FontFamily::Single(
+            FontFamilyName::Named("Noto Sans".into()),
+        )));
+        b.push_default(StyleProperty::FontSize(p.size));
+        b.push_default(StyleProperty::LineHeight(LineHeight::FontSizeRelative(
+            p.line_height,
+        )));
+        b.build_into(&mut self.layout, &p.text);
+        self.layout.break_all_lines(p.width);
+        let align = match p.align {
+            wavekit_ui::Align::Start => Alignment::Start,
+            wavekit_ui::Align::End => Alignment::End,
+            wavekit_ui::Align::Left => Alignment::Left,
+            wavekit_ui::Align::Right => Alignment::Right,
+            wavekit_ui::Align::Center => Alignment::Center,
+            wavekit_ui::Align::Justify => Alignment::Justify,
+        };
+        self.layout.align(align, AlignmentOptions::default());
+        let brush = color(p.color, p.opacity);
+        let mut runs = Vec::new();
+        for line in self.layout.lines() {
+            for item in line.items() {
+                if let PositionedLayoutItem::GlyphRun(run) = item {
+                    let glyphs: Vec<vello::Glyph> = run
+                        .positioned_glyphs()
+                        .map(|g| vello::Glyph {
+                            id: g.id,
+                            x: p.x + g.x,
+                            y: p.y + g.y,
+                        })
+                        .collect();
+                    runs.push((run.run().font().clone(), run.run().font_size(), glyphs));
+                }
+            }
+        }
+        for (font, size, glyphs) in runs {
+            let data = self.font(&font);
+            s.draw_glyphs(&data)
+                .font_size(size)
+                .brush(brush)
+                .draw(Fill::NonZero, glyphs.into_iter());
+        }
+    }
+}
 
 fn die(msg: String) -> ! {
     eprintln!("vello-peer: {msg}");
@@ -54,6 +174,8 @@ fn brush(f: &FillJson, opacity: f32) -> peniko::Brush {
 /// Fonts and images a scene file names, loaded once.
 struct Assets {
     dir: PathBuf,
+    /// Paragraphs' layout, made at the first.
+    shaper: Option<Shaper>,
     fonts: Vec<(String, wavekit_ui::Font, FontData)>,
     images: Vec<(String, ImageData)>,
 }
@@ -192,6 +314,9 @@ fn build(file: &SceneFile, assets: &mut Assets) -> Scene {
                     .font_size(t.size)
                     .brush(color(t.color, t.opacity))
                     .draw(Fill::NonZero, glyphs.into_iter());
+            }
+            Item::Paragraph(p) => {
+                assets.shaper.get_or_insert_with(Shaper::new).paragraph(&mut s, p);
             }
             Item::Image(im) => {
                 let data = assets.image(&im.path);
@@ -355,6 +480,7 @@ fn main() {
         let file = wavekit_ui::json::read(&path).unwrap_or_else(|e| die(e.to_string()));
         let mut assets = Assets {
             dir: dir.clone(),
+            shaper: None,
             fonts: Vec::new(),
             images: Vec::new(),
         };
