@@ -532,16 +532,7 @@ impl Scene {
                 .cache
                 .get(&mut self.glyphs, &font, t.font.0, id, s, sub)?;
             let Some(g) = g else { continue };
-            let gx = px + g.offset[0];
-            let gy = by + g.offset[1];
-            let mut rec = self.header(kind::GLYPH, 0);
-            let [ax, ay, w, h] = g.region;
-            for (i, v) in [gx, gy, gx + w as i32, gy + h as i32].iter().enumerate() {
-                rec[word::BOX + i] = (*v as f32).to_bits();
-            }
-            rec[word::RADII] = ax | ay << 16;
-            rec[word::FILL..word::FILL + 2].copy_from_slice(&colour);
-            self.push_item(rec);
+            self.push_glyph([px + g.offset[0], by + g.offset[1]], g.region, colour);
         }
         if self.cache.len() != before {
             self.atlas_version += 1;
@@ -707,17 +698,8 @@ impl Scene {
                     match r {
                         None => {}
                         Some(Raster::Mask(region, off)) => {
-                            let gx = physical.x + off[0];
-                            let gy = physical.y + off[1];
-                            let mut rec = self.header(kind::GLYPH, 0);
-                            let [ax, ay, w, h] = region;
-                            for (i, v) in [gx, gy, gx + w as i32, gy + h as i32].iter().enumerate()
-                            {
-                                rec[word::BOX + i] = (*v as f32).to_bits();
-                            }
-                            rec[word::RADII] = ax | ay << 16;
-                            rec[word::FILL..word::FILL + 2].copy_from_slice(&colour);
-                            self.push_item(rec);
+                            let at = [physical.x + off[0], physical.y + off[1]];
+                            self.push_glyph(at, region, colour);
                         }
                         Some(Raster::Colour(image, [w, h], off)) => {
                             shaped.color = true;
@@ -777,6 +759,20 @@ impl Scene {
             height: out.height,
             missing,
         })
+    }
+
+    /// A glyph item: the coverage at `region` (x, y, w, h) of the glyph atlas, its top-left
+    /// pixel at `at`, in `colour` (premultiplied, packed).
+    fn push_glyph(&mut self, at: [i32; 2], region: [u32; 4], colour: [u32; 2]) {
+        let mut rec = self.header(kind::GLYPH, 0);
+        let [ax, ay, w, h] = region;
+        let [gx, gy] = at;
+        for (i, v) in [gx, gy, gx + w as i32, gy + h as i32].iter().enumerate() {
+            rec[word::BOX + i] = (*v as f32).to_bits();
+        }
+        rec[word::RADII] = ax | ay << 16;
+        rec[word::FILL..word::FILL + 2].copy_from_slice(&colour);
+        self.push_item(rec);
     }
 
     /// `b` with each side brought to within `margin` + 4 pixels of the frame: what the frame
