@@ -136,7 +136,7 @@ impl Shaper {
                 common.push(family);
             }
         }
-        db.load_font_source(fontdb::Source::Binary(Font::dejavu_sans().bytes()));
+        db.load_font_source(fontdb::Source::Binary(Arc::new(dejavu::sans::regular())));
         if !common.contains(&EMBEDDED_FAMILY) {
             common.push(EMBEDDED_FAMILY);
         }
