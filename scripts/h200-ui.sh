@@ -11,6 +11,7 @@
 #                           compaction variants on mix and stack, draw list to finished frame for
 #                           the largest mix, and the ratio to Vello
 #   demo.png, mix.png       the demo panel and the 100 000-item mix as wavekit-ui draws them
+#   paragraphs-N.png        each paragraph scene as wavekit-ui draws it (Vello's: vello-png/)
 # Build first, here (not on the H200 machine):  scripts/h200-ui-build.sh
 # It puts the release CLI, the ui_gpu test binary and the peer in .dev/bin and the Vulkan loader
 # in .gl/; carry .gl and .dev. Usage:  scripts/h200-ui.sh OUTDIR
@@ -67,4 +68,9 @@ step "images"
 .dev/bin/wavekit ui demo -o "$out/demo.png" || status=1
 mix=$(ls "$out"/scenes/mix-*.json | sort -t- -k2 -n | tail -1)
 .dev/bin/wavekit ui render "$mix" -o "$out/mix.png" || status=1
+# The paragraph scenes as wavekit-ui draws them, beside Vello's in vello-png/.
+for p in "$out"/scenes/paragraphs-*.json; do
+    [ -f "$p" ] || continue
+    .dev/bin/wavekit ui render "$p" -o "$out/$(basename "${p%.json}").png" || status=1
+done
 exit $status

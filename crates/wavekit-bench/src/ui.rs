@@ -54,6 +54,10 @@ pub struct BenchResult {
     pub scene: String,
     /// Items encoded (a glyph is an item).
     pub items: usize,
+    /// Items asked for: the scene file's count (`scene-N.json`), which keys a peer's results
+    /// (a paragraph scene holds more glyphs than the items asked for).
+    #[serde(default)]
+    pub requested: usize,
     /// `ordered`, `serial`, `atomic` (GPU time of the frame with that compaction), `binning`
     /// (GPU time of the binning stages alone, ordered), or `frame` (draw list to finished frame,
     /// wall clock).
@@ -497,6 +501,7 @@ fn result(scene: &str, items: usize, variant: &str, t: &Timing) -> BenchResult {
     BenchResult {
         scene: scene.into(),
         items,
+        requested: items,
         variant: variant.into(),
         median_ns: t.median_ns,
         p99_ns: t.p99_ns,
@@ -543,7 +548,8 @@ fn run_dir(
     args.protocol.check()?;
     let (w, h) = args.size;
     let tex = target(ctx, w, h);
-    let renderers: Vec<(Compaction, UiRenderer)> = Compaction::ALL
+    // The default (ordered) renderer first, then the compaction variants (mix and stack).
+    let renderers: Vec<(&'static str, UiRenderer)> = Compaction::ALL
         .iter()
         .map(|&c| {
             UiRenderer::new(
@@ -553,7 +559,7 @@ fn run_dir(
                     ..Default::default()
                 },
             )
-            .map(|r| (c, r))
+            .map(|r| (c.name(), r))
         })
         .collect::<std::result::Result<_, UiError>>()?;
     let all = cases(args);
@@ -567,6 +573,7 @@ fn run_dir(
     struct Prepared<'r> {
         scene: String,
         items: usize,
+        requested: usize,
         variant: &'static str,
         stages: bool,
         ui: &'r UiRenderer,
@@ -582,15 +589,14 @@ fn run_dir(
             all.len(),
             scene.len()
         ));
-        let variants: &[(Compaction, UiRenderer)] = if scene_kind == "mix" || scene_kind == "stack"
-        {
-            &renderers
-        } else {
-            &renderers[..1]
-        };
-        for (c, ui) in variants {
-            let with_stages =
-                *c == Compaction::Ordered && (scene_kind == "mix" || scene_kind == "stack");
+        let every = scene_kind == "mix" || scene_kind == "stack";
+        for (i, (name, ui)) in renderers.iter().enumerate() {
+            // The compaction variants on mix and stack; the binning stages alone (with the
+            // default renderer) on every scene.
+            if !every && i != 0 {
+                continue;
+            }
+            let with_stages = i == 0;
             for stages in [false, true] {
                 if stages && !with_stages {
                     continue;
@@ -605,7 +611,8 @@ fn run_dir(
                 prepared.push(Prepared {
                     scene: scene_kind.clone(),
                     items: scene.len(),
-                    variant: if stages { "binning" } else { c.name() },
+                    requested: *n,
+                    variant: if stages { "binning" } else { name },
                     stages,
                     ui,
                     frame,
@@ -640,6 +647,7 @@ fn run_dir(
             spread: m.spread,
             clock: m.clock,
             clock_low: m.clock_low,
+            requested: p.requested,
             ..result(&p.scene, p.items, p.variant, &m.timing)
         })
         .collect();
@@ -677,6 +685,7 @@ fn run_dir(
         results.push(BenchResult {
             clock: window,
             clock_low: window.is_some_and(|w| w.below_max()),
+            requested: biggest_mix.unwrap_or(scene.len()),
             ..result("mix", scene.len(), "frame", &t)
         });
     }
@@ -698,8 +707,10 @@ pub fn report(results: &[BenchResult], peer: Option<&[PeerResult]>) -> Vec<Strin
     for r in results {
         // Peer results are keyed by the scene file's requested count.
         let p = peer.and_then(|p| {
-            p.iter()
-                .find(|q| q.scene == r.scene && (q.items == r.items || near(q.items, r.items)))
+            p.iter().find(|q| {
+                q.scene == r.scene
+                    && (q.items == r.requested || q.items == r.items || near(q.items, r.items))
+            })
         });
         let (pm, ratio) = match (p, r.variant.as_str()) {
             (Some(p), "frame") => match p.frame_ns {
@@ -767,5 +778,38 @@ mod tests {
         }
         std::fs::remove_dir_all(&dir).ok();
         assert!(scene_file("nope", 1, size).is_err());
+    }
+
+    /// A peer's line is found by the count asked for (its file's name), not only by the items
+    /// encoded: a paragraph scene asked for 10 000 glyphs holds 10 051.
+    #[test]
+    fn peer_results_are_matched_by_the_count_asked_for() {
+        let t = Timing::from_samples(TimingMethod::WallClock, vec![1e6; 3]);
+        let ours = |items, requested, variant: &str| BenchResult {
+            requested,
+            ..result("paragraphs", items, variant, &t)
+        };
+        let peer = |items| PeerResult {
+            scene: "paragraphs".into(),
+            items,
+            median_ns: 4e6,
+            p99_ns: 0.0,
+            frame_ns: None,
+            peer: "vello".into(),
+        };
+        let lines = report(
+            &[
+                ours(10_051, 10_000, "ordered"),
+                ours(12_000, 12_000, "ordered"),
+            ],
+            Some(&[peer(10_000)]),
+        );
+        assert!(
+            lines[1].contains("4.000") && lines[1].contains("4.0x"),
+            "{}",
+            lines[1]
+        );
+        // 12 000 is neither the count asked for nor within 2 % of it: no ratio.
+        assert!(!lines[2].contains('x'), "{}", lines[2]);
     }
 }
