@@ -18,7 +18,7 @@ if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
 fi
 rm -rf /tmp/site && mkdir -p /tmp/site
 for w in .whl/*.whl; do python3 -m zipfile -e "$w" /tmp/site; done
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem --format=csv -lms 200 >"$OUT/python-clock.csv" &
 clock=$!
 trap 'kill $clock 2>/dev/null || true' EXIT

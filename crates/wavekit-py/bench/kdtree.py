@@ -25,6 +25,59 @@ from wavekit.spatial import KDTree
 from protocol import print_ratios, timed, write_line
 
 
+def warp_ball(pts, qs, r):
+    """NVIDIA Warp's HashGrid as a Python user would call it for a radius search from host
+    arrays: the points and queries uploaded, the grid built (cell r, 128^3 cells), a count
+    kernel, an exclusive scan, a write kernel, offsets and indices back as numpy arrays (CSR,
+    like query_ball_point_csr). None where warp does not import."""
+    try:
+        import warp as wp
+        wp.init()
+    except Exception as e:  # noqa: BLE001 - report and go on
+        print(f"warp does not import: {e}"[:300], file=sys.stderr)
+        return None
+
+    @wp.kernel
+    def count(grid: wp.uint64, p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.vec3),
+              r: float, out: wp.array(dtype=wp.int32)):
+        t = wp.tid()
+        x = q[t]
+        c = int(0)
+        for i in wp.hash_grid_query(grid, x, r):
+            if wp.length_sq(p[i] - x) <= r * r:
+                c += 1
+        out[t] = c
+
+    @wp.kernel
+    def write(grid: wp.uint64, p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.vec3),
+              r: float, off: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+        t = wp.tid()
+        x = q[t]
+        c = off[t]
+        for i in wp.hash_grid_query(grid, x, r):
+            if wp.length_sq(p[i] - x) <= r * r:
+                out[c] = i
+                c += 1
+
+    dev = "cuda:0"
+    grid = wp.HashGrid(128, 128, 128, device=dev)
+
+    def call():
+        wp_p = wp.array(pts.astype(np.float32), dtype=wp.vec3, device=dev)
+        wp_q = wp.array(qs.astype(np.float32), dtype=wp.vec3, device=dev)
+        nq = len(qs)
+        counts = wp.zeros(nq + 1, dtype=wp.int32, device=dev)
+        off = wp.zeros(nq + 1, dtype=wp.int32, device=dev)
+        grid.build(wp_p, r)
+        wp.launch(count, dim=nq, inputs=[grid.id, wp_p, wp_q, r, counts], device=dev)
+        wp.utils.array_scan(counts, off, inclusive=False)
+        total = int(off[nq:].numpy()[0])
+        out = wp.empty(max(total, 1), dtype=wp.int32, device=dev)
+        wp.launch(write, dim=nq, inputs=[grid.id, wp_p, wp_q, r, off, out], device=dev)
+        return off.numpy().astype(np.int64), out.numpy()[:total]
+    return call
+
+
 def split(tree, qs, k, emit):
     """Where a query's wall time goes (the rows under it): the query points to float32, the
     native call into result arrays already touched (the GPU's walk, the read-back and the
@@ -112,6 +165,14 @@ def main():
              "scipy": emit(f"ball r {args.radius} {name}", "scipy",
                            lambda: theirs.query_ball_point(qs, args.radius, workers=workers,
                                                            return_length=True))}
+        if box is None:
+            warp = warp_ball(pts, qs, args.radius)
+            if warp is not None:
+                wo, _ = warp()
+                mine, _ = ours.query_ball_point_csr(qs, args.radius)
+                same = wo[-1] == mine[-1] and np.array_equal(np.diff(wo), np.diff(mine))
+                print(f"ball counts against Warp: {'ok' if same else 'DIFFERENT'}", file=sys.stderr)
+                t["warp hashgrid (host arrays)"] = emit(f"ball r {args.radius} {name}", "warp", warp)
         ratio(f"ball r {args.radius} {name} (scipy: counts only)", t)
     small = np.random.default_rng(3).random((1000, 3))
     tiny = KDTree(small)
