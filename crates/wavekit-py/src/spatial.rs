@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyByteArray, PyBytes};
 use wavekit_spatial::{PointTree, Spatial, SpatialConfig};
 
 use crate::error::{Error, Result};
@@ -120,15 +120,15 @@ impl Tree {
         Ok(())
     }
 
-    /// Every point within `r` (inclusive) of each query: u64 offsets (`queries + 1`; read as
-    /// int64, their values far below 2^63) and u32 indices, ascending a query; of any size
-    /// (taken in pieces).
+    /// Every point within `r` (inclusive) of each query, as `bytearray`s that numpy wraps
+    /// writable without a copy: int64 offsets (`queries + 1`) and int64 indices, ascending a
+    /// query; of any size (taken in pieces where one call cannot return it).
     fn radius<'py>(
         &self,
         py: Python<'py>,
         queries: (usize, usize),
         r: f32,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
         let ctx = ctx()?;
         let q = points_in(host(queries), "query")?;
         let (offsets, indices) = py.detach(|| {
@@ -136,7 +136,12 @@ impl Tree {
                 .radius_whole(ctx, &self.tree, &q, r)
                 .map_err(spatial_err)
         })?;
-        Ok((out(py, &offsets), out(py, &indices)))
+        let offsets = PyByteArray::new(py, bytemuck::cast_slice(&offsets));
+        let indices = PyByteArray::new_with(py, indices.len() * 8, |dst| {
+            widen(&indices, dst);
+            Ok(())
+        })?;
+        Ok((offsets, indices))
     }
 
     /// How many points are within `r` (inclusive) of each query (u32 each).
@@ -187,6 +192,27 @@ fn scipy_knn(i: &[u32], d2: &[f32], n: i64, dout: &mut [u8], iout: &mut [u8]) {
             .zip(dout.chunks_mut(per * 8).zip(iout.chunks_mut(per * 8)));
         for ((i, d2), (dout, iout)) in parts {
             s.spawn(move || convert(i, d2, dout, iout));
+        }
+    });
+}
+
+/// u32 indices as little-endian int64 into `dst` (8 bytes an element), on several threads
+/// where they are many.
+fn widen(src: &[u32], dst: &mut [u8]) {
+    let convert = |src: &[u32], dst: &mut [u8]| {
+        for (&i, d) in src.iter().zip(dst.chunks_exact_mut(8)) {
+            d.copy_from_slice(&i64::from(i).to_le_bytes());
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(16));
+    if threads == 1 || src.len() < 1 << 16 {
+        convert(src, dst);
+        return;
+    }
+    let per = src.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for (src, dst) in src.chunks(per).zip(dst.chunks_mut(per * 8)) {
+            s.spawn(move || convert(src, dst));
         }
     });
 }

@@ -164,6 +164,13 @@ def test_query_ball_point_is_scipys():
         off, ind = ours.query_ball_point_csr(x, 0.1)
         lists = ours.query_ball_point(x, 0.1)
         assert off.dtype == np.int64 and len(off) == len(x) + 1
+        # numpy's own arrays, writable like any result (wrapped from the native bytearrays).
+        assert ind.dtype == np.intp and off.flags.writeable and ind.flags.writeable
+        # The radius as a 0-d array and as one a query give the same lists.
+        off2, ind2 = ours.query_ball_point_csr(x, np.float64(0.1))
+        off3, ind3 = ours.query_ball_point_csr(x, np.full(len(x), 0.1))
+        assert np.array_equal(off, off2) and np.array_equal(ind, ind2)
+        assert np.array_equal(off, off3) and np.array_equal(ind, ind3)
         for j in range(len(x)):
             assert ind[off[j]:off[j + 1]].tolist() == lists[j]
 

@@ -438,6 +438,28 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
+        self.radius_or_counts(ctx, tree, queries, r)?
+            .map_err(|counts| {
+                let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+                SpatialError::InvalidArgument(format!(
+                    "a radius search of {whole} neighbours ({} bytes of indices): one call \
+                     returns at most {}; take it in pieces with Spatial::radius_pieces",
+                    whole * 4,
+                    radius_most(ctx)
+                ))
+            })
+    }
+
+    /// [`Spatial::radius`]'s CSR where one call can return it, else (`Ok(Err(counts))`) each
+    /// query's count, taken by the same pass, for [`Spatial::radius_pieces`] to split by.
+    #[allow(clippy::type_complexity)]
+    fn radius_or_counts(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+    ) -> Result<std::result::Result<(Vec<u32>, Vec<u32>), Vec<u32>>> {
         let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit_checked("counting a radius query's neighbours", |e| {
@@ -447,12 +469,8 @@ impl Spatial {
         // The counts summed in 64 bits: the 32-bit offsets wrap past 2^32 neighbours.
         let counts: Vec<u32> = ctx.read_back("spatial counts", &bound.counts, queries.len())?;
         let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-        let most = radius_most(ctx);
-        if whole > most {
-            return Err(SpatialError::InvalidArgument(format!(
-                "a radius search of {whole} neighbours ({} bytes of indices): one call returns                  at most {most}; take it in pieces with Spatial::radius_pieces",
-                whole * 4
-            )));
+        if whole > radius_most(ctx) {
+            return Ok(Err(counts));
         }
         let offsets: Vec<u32> =
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
@@ -464,15 +482,16 @@ impl Spatial {
         })?;
         bound.check_write(ctx)?;
         let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
-        Ok((offsets, got))
+        Ok(Ok((offsets, got)))
     }
 
     /// Every point within `r` of each query, of any total size, in pieces of consecutive
     /// queries of at most `most` neighbours each (and at most what one call returns,
     /// [`Spatial::radius`]; a query with more neighbours than that is refused with its count):
     /// `piece(first, offsets, indices)` gets each piece as CSR of its queries, from query
-    /// `first` on, in order. The counts are taken once for all queries, then each piece is
-    /// searched again and written.
+    /// `first` on, in order. Where `most` allows one call's worth and the whole fits in one
+    /// call, that call is the only piece (one count pass); otherwise the counts are taken once
+    /// for all queries, then each piece is searched again and written.
     pub fn radius_pieces(
         &self,
         ctx: &GpuContext,
@@ -482,8 +501,31 @@ impl Spatial {
         most: u64,
         mut piece: impl FnMut(usize, &[u32], &[u32]) -> Result<()>,
     ) -> Result<()> {
-        let counts = self.count(ctx, tree, queries, r)?;
         let most = most.clamp(1, radius_most(ctx));
+        let counts = if most == radius_most(ctx) {
+            // One call, if the whole fits in one; its count pass gives the counts if not.
+            match self.radius_or_counts(ctx, tree, queries, r)? {
+                Ok((offsets, indices)) => return piece(0, &offsets, &indices),
+                Err(counts) => counts,
+            }
+        } else {
+            self.count(ctx, tree, queries, r)?
+        };
+        self.radius_by_counts(ctx, tree, queries, r, &counts, most, piece)
+    }
+
+    /// [`Spatial::radius_pieces`] once the counts are known (`most` already clamped).
+    #[allow(clippy::too_many_arguments)]
+    fn radius_by_counts(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+        counts: &[u32],
+        most: u64,
+        mut piece: impl FnMut(usize, &[u32], &[u32]) -> Result<()>,
+    ) -> Result<()> {
         let mut q0 = 0;
         while q0 < queries.len() {
             let mut sum = 0u64;
@@ -495,7 +537,8 @@ impl Spatial {
             if q1 == q0 {
                 if u64::from(counts[q0]) > radius_most(ctx) {
                     return Err(SpatialError::InvalidArgument(format!(
-                        "query {q0} has {} neighbours within {r}: more than one call returns                          ({}); use a smaller radius",
+                        "query {q0} has {} neighbours within {r}: more than one call returns \
+                         ({}); use a smaller radius",
                         counts[q0],
                         radius_most(ctx)
                     )));
@@ -510,8 +553,9 @@ impl Spatial {
     }
 
     /// Every point within `r` of each query, of any total size, as one CSR on the host: 64-bit
-    /// offsets (`queries + 1`) and the indices (ascending a query), gathered from
-    /// [`Spatial::radius_pieces`].
+    /// offsets (`queries + 1`) and the indices (ascending a query): one call's read-back where
+    /// the whole fits in one (no copy of the indices), else gathered from pieces as
+    /// [`Spatial::radius_pieces`] takes them.
     pub fn radius_whole(
         &self,
         ctx: &GpuContext,
@@ -519,9 +563,23 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<(Vec<u64>, Vec<u32>)> {
-        let mut offsets = vec![0u64];
+        // One call where it can return the whole: its indices kept as they came back.
+        let counts = match self.radius_or_counts(ctx, tree, queries, r)? {
+            Ok((offsets, indices)) => {
+                return Ok((offsets.iter().map(|&o| u64::from(o)).collect(), indices));
+            }
+            Err(counts) => counts,
+        };
+        let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+        let mut offsets = Vec::with_capacity(queries.len() + 1);
+        offsets.push(0u64);
         let mut indices: Vec<u32> = Vec::new();
-        self.radius_pieces(ctx, tree, queries, r, u64::MAX, |_, off, ind| {
+        // Room for the whole where the host has it (else the vector grows as pieces come).
+        indices
+            .try_reserve_exact(usize::try_from(whole).unwrap_or(usize::MAX))
+            .ok();
+        let most = radius_most(ctx);
+        self.radius_by_counts(ctx, tree, queries, r, &counts, most, |_, off, ind| {
             let base = indices.len() as u64;
             offsets.extend(off[1..].iter().map(|&o| base + u64::from(o)));
             indices.extend_from_slice(ind);

@@ -574,6 +574,16 @@ fn gpu_knn_past_max_k_and_radius_in_pieces_equal_brute_force() {
                 .unwrap();
             assert_eq!(next, queries.len());
             assert_eq!((&po, &pi), (&wo, &wi), "n {n} periodic {periodic}: pieces");
+            // No limit of the caller's: the one call, as one piece.
+            let mut pieces = 0;
+            spatial
+                .radius_pieces(ctx, &tree, &queries, r, u64::MAX, |first, off, ind| {
+                    pieces += 1;
+                    assert_eq!((first, off, ind), (0, &wo[..], &wi[..]));
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(pieces, 1);
             // And gathered whole, with 64-bit offsets.
             let (ho, hi) = spatial.radius_whole(ctx, &tree, &queries, r).unwrap();
             assert!(ho.iter().map(|&o| o as u32).eq(wo.iter().copied()) && hi == wi);

@@ -160,12 +160,15 @@ class KDTree:
         return d, i
 
     def _radii(self, x, r):
-        """(queries as float32 points, their radii as float32, lead shape, single)."""
+        """(queries as float32 points, their radii as float32, lead shape, single): one
+        float32 scalar where r is one number (the usual call), else an array a query."""
         x = _np.asarray(x)
         single = x.ndim == 1
         lead = () if single else x.shape[:-1]
         q = self._pad(x, "query points")
-        r = _np.broadcast_to(_np.asarray(r, dtype=_np.float64), lead).reshape(-1)
+        r = _np.asarray(r, dtype=_np.float64)
+        if r.ndim != 0:
+            r = _np.broadcast_to(r, lead).reshape(-1)
         if _np.any(_np.isnan(r)) or _np.any(r < 0):
             raise ValueError("r must be non-negative")
         # Infinite radii as the largest finite f32.
@@ -176,6 +179,9 @@ class KDTree:
         """(how many points are within r of each query (intp), lead shape, single): counted
         on the GPU without writing the neighbours (one count a distinct radius)."""
         q, r32, lead, single = self._radii(x, r)
+        if r32.ndim == 0:
+            counts = _np.frombuffer(self._tree.count(_host(q), float(r32)), "<u4").astype(_np.intp)
+            return counts, lead, single
         counts = _np.empty(q.shape[0], dtype=_np.intp)
         for value in _np.unique(r32):
             which = _np.nonzero(r32 == value)[0]
@@ -187,19 +193,20 @@ class KDTree:
         """(offsets int64, indices intp, lead shape, single) of every query's ball."""
         q, r32, lead, single = self._radii(x, r)
         nq = q.shape[0]
-        # One search a distinct radius (most calls have one).
-        values = _np.unique(r32)
+        # One search a distinct radius (most calls have one). The native half returns
+        # int64 offsets and indices as bytearrays: numpy wraps them writable, no copy.
+        values = _np.unique(r32) if r32.ndim else r32.reshape(1)
         if len(values) == 1:
             ro, ri = self._tree.radius(_host(q), float(values[0]))
-            offsets = _np.frombuffer(ro, dtype="<i8").copy()
-            return offsets, _np.frombuffer(ri, dtype="<u4").astype(_np.intp), lead, single
+            offsets = _np.frombuffer(ro, dtype="<i8")
+            return offsets, _np.frombuffer(ri, dtype="<i8").astype(_np.intp, copy=False), lead, single
         counts = _np.zeros(nq, dtype=_np.int64)
         parts = {}
         for value in values:
             which = _np.nonzero(r32 == value)[0]
             ro, ri = self._tree.radius(_host(q[which]), float(value))
             off = _np.frombuffer(ro, dtype="<i8")
-            parts[float(value)] = (which, off, _np.frombuffer(ri, dtype="<u4"))
+            parts[float(value)] = (which, off, _np.frombuffer(ri, dtype="<i8"))
             counts[which] = _np.diff(off)
         offsets = _np.zeros(nq + 1, dtype=_np.int64)
         _np.cumsum(counts, out=offsets[1:])
