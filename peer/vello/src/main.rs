@@ -528,27 +528,34 @@ fn main() {
         *vello_encoding::PEER_SIZES.lock().unwrap() = Some(big);
         // The bump counters are read back through a mapping: something must poll the device
         // while the render waits for it.
-        let done = std::sync::atomic::AtomicBool::new(false);
-        let bump = std::thread::scope(|sc| {
-            sc.spawn(|| {
-                while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                    device.poll(wgpu::PollType::Poll).ok();
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            });
-            #[allow(deprecated)]
-            let r = pollster::block_on(renderer.render_to_texture_async(
-                &device,
-                &queue,
-                &scene,
-                &view,
-                &params,
-                vello::low_level::DebugLayers::none(),
-            ));
-            done.store(true, std::sync::atomic::Ordering::Relaxed);
-            r
-        })
-        .unwrap_or_else(|e| die(format!("{stem}: vello: {e}")));
+        let counted = |renderer: &mut Renderer| {
+            let done = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|sc| {
+                sc.spawn(|| {
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        device.poll(wgpu::PollType::Poll).ok();
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                });
+                #[allow(deprecated)]
+                let r = pollster::block_on(renderer.render_to_texture_async(
+                    &device,
+                    &queue,
+                    &scene,
+                    &view,
+                    &params,
+                    vello::low_level::DebugLayers::none(),
+                ));
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                r
+            })
+            .unwrap_or_else(|e| die(format!("{stem}: vello: {e}")))
+        };
+        let bump = counted(&mut renderer);
+        // The per-tile command lists (PTCL) start with 64 words a tile at fixed places; the
+        // bump counter counts only the blocks allocated past them (coarse.wgsl:
+        // `ptcl_dyn_start`), so the buffer needs both.
+        let ptcl_static = w.div_ceil(16) * h.div_ceil(16) * 64;
         let sizes = match bump {
             Some(b) if b.failed == 0 => {
                 let g = |v: u32, min: u32| (v + v / 4).max(min);
@@ -559,7 +566,7 @@ fn main() {
                     g(b.seg_counts, 1 << 16),
                     g(b.segments, 1 << 16),
                     g(b.blend, 1 << 16),
-                    g(b.ptcl, 1 << 18),
+                    ptcl_static + g(b.ptcl, 1 << 18),
                 ]
             }
             Some(b) => die(format!(
@@ -602,6 +609,14 @@ fn main() {
         }
         gpu.sort_by(f64::total_cmp);
         wall.sort_by(f64::total_cmp);
+        // The timed renders ran with these sizes: one more render with them, counted, must not
+        // have run out of room in any stage (a stage that does drops its tiles' work).
+        match counted(&mut renderer) {
+            Some(b) if b.failed == 0 => {}
+            other => die(format!(
+                "{stem}: vello ran out of room with the sized buffers {sizes:?}: {other:?}"
+            )),
+        }
         // Check the output: pixels that differ from the background.
         let pitch = (w * 4).next_multiple_of(256);
         let buf = device.create_buffer(&wgpu::BufferDescriptor {
