@@ -365,34 +365,23 @@ impl<'a, T: bytemuck::Pod> ReadBack<'a, T> {
     }
 
     /// Wait until the copy's callback has run (after the device was waited for, another
-    /// thread polling the same device may still be running it), polling the device again
-    /// now and then in case nothing else does.
+    /// thread polling the same device may still be running it): [`await_callback`].
     #[cfg(not(target_arch = "wasm32"))]
     fn block_until_mapped(&self) {
-        let Ok(mut slot) = self.slot.lock() else {
-            return;
-        };
-        // The GPU finished the copy before this is called: its callback is at most a poll
-        // away. Ten seconds without it mean a lost device (reported by `now`).
-        let mut tries = 0;
-        while slot.mapped.is_none() && tries < 2000 {
-            tries += 1;
-            let Ok((s, _)) = self
-                .mapped
-                .wait_timeout(slot, std::time::Duration::from_millis(5))
-            else {
-                return;
+        await_callback(&self.ctx.device, |timeout| {
+            let Ok(slot) = self.slot.lock() else {
+                return true;
             };
-            slot = s;
-            if slot.mapped.is_none() {
-                drop(slot);
-                let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-                slot = match self.slot.lock() {
-                    Ok(s) => s,
-                    Err(_) => return,
-                };
+            if slot.mapped.is_some() {
+                return true;
             }
-        }
+            // The lock is given up while waiting (the callback takes it) and when this
+            // returns, before the device is polled.
+            match self.mapped.wait_timeout(slot, timeout) {
+                Ok((slot, _)) => slot.mapped.is_some(),
+                Err(_) => true,
+            }
+        });
     }
 
     /// The elements if the copy is mapped now; [`Error::WouldBlock`] if it is not.
@@ -483,4 +472,24 @@ impl<T: bytemuck::Pod> Future for ReadBack<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.get_mut().poll_once(cx, true)
     }
+}
+
+/// Wait for a mapping's callback that work the GPU has finished makes due: another thread
+/// polling the same device may be the one to run it, a little after this thread's wait for the
+/// device returned. `ready(timeout)` waits up to `timeout` for the callback and says whether it
+/// has run (or never can); between tries the device is polled, in case nothing else polls it.
+/// `false` after ten seconds without it (a lost device). The one wait of the read-backs and of
+/// the kept staging buffers' uploads.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn await_callback(
+    device: &wgpu::Device,
+    mut ready: impl FnMut(std::time::Duration) -> bool,
+) -> bool {
+    for _ in 0..2000 {
+        if ready(std::time::Duration::from_millis(5)) {
+            return true;
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
+    }
+    false
 }

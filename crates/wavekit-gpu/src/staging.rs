@@ -241,25 +241,25 @@ impl GpuContext {
 }
 
 impl GpuContext {
-    /// The result of a mapping whose submission the GPU has finished: its callback is at most a
-    /// poll away, but another thread polling the same device may be the one to run it, a little
-    /// after this thread's wait returned. Polls now and then in case nothing else does; `None`
-    /// after ten seconds without it (a lost device).
+    /// The result of a mapping whose submission the GPU has finished
+    /// ([`crate::buffers::await_callback`]); `None` after ten seconds without it (a lost device).
     #[cfg(not(target_arch = "wasm32"))]
     fn mapping_done(
         &self,
         mapped: &std::sync::mpsc::Receiver<std::result::Result<(), String>>,
     ) -> Option<std::result::Result<(), String>> {
-        for _ in 0..2000 {
-            match mapped.recv_timeout(std::time::Duration::from_millis(5)) {
-                Ok(r) => return Some(r),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    let _ = self.device.poll(wgpu::PollType::Poll);
+        let mut got = None;
+        crate::buffers::await_callback(&self.device, |timeout| {
+            match mapped.recv_timeout(timeout) {
+                Ok(r) => {
+                    got = Some(r);
+                    true
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => false,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => true,
             }
-        }
-        None
+        });
+        got
     }
 }
 
