@@ -395,19 +395,30 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 break;
             }
             let mut quiet = false;
+            let mut take = |d| {
+                arrived.clear();
+                match impair.as_mut() {
+                    Some(imp) => imp.pass(d, &mut arrived),
+                    None => arrived.push(d),
+                }
+                let now = now_us();
+                for d in &arrived {
+                    // The idle time counts from the last datagram of the stream (garbage
+                    // and strangers' datagrams do not keep the receiver waiting).
+                    if rx.accept(d, now).is_ok() {
+                        last_heard = Some(Instant::now());
+                    }
+                }
+            };
             match queue.datagrams.recv_timeout(Duration::from_millis(1)) {
                 Ok(d) => {
-                    arrived.clear();
-                    match impair.as_mut() {
-                        Some(imp) => imp.pass(d, &mut arrived),
-                        None => arrived.push(d),
-                    }
-                    let now = now_us();
-                    for d in &arrived {
-                        // The idle time counts from the last datagram of the stream (garbage
-                        // and strangers' datagrams do not keep the receiver waiting).
-                        if rx.accept(d, now).is_ok() {
-                            last_heard = Some(Instant::now());
+                    take(d);
+                    // Everything already in the queue before any deadline is judged: datagrams
+                    // that came while a frame was decoded arrived in time, and count.
+                    for _ in 0..4096 {
+                        match queue.datagrams.try_recv() {
+                            Ok(d) => take(d),
+                            Err(_) => break,
                         }
                     }
                 }

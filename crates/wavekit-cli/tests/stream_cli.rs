@@ -478,8 +478,13 @@ fn an_ffmpeg_stream_loses_quality_smoothly_with_loss() {
                 "--cpu",
                 "--deadline-ms",
                 "30",
+                // It stops at the 80th frame; the idle time only ends a run that lost frames
+                // (long, so that a sender starved of the CPU by the tests beside it does not
+                // end the stream early).
+                "--frames",
+                "80",
                 "--idle-ms",
-                "500",
+                "5000",
             ]);
             let impair = format!("loss={loss}%,seed=11");
             let mut send = vec![
