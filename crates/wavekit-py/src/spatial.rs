@@ -179,8 +179,8 @@ fn scipy_knn(i: &[u32], d2: &[f32], n: i64, dout: &mut [u8], iout: &mut [u8]) {
             o.copy_from_slice(&idx.to_le_bytes());
         }
     };
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(16));
-    if threads == 1 || i.len() < 1 << 16 {
+    let threads = conversion_threads(i.len());
+    if threads == 1 {
         convert(i, d2, dout, iout);
         return;
     }
@@ -196,6 +196,15 @@ fn scipy_knn(i: &[u32], d2: &[f32], n: i64, dout: &mut [u8], iout: &mut [u8]) {
     });
 }
 
+/// Threads for converting `n` results into numpy's arrays: one below 2^16 (spawning costs
+/// more), else the CPU's, at most 16 (the conversion is bound by memory).
+fn conversion_threads(n: usize) -> usize {
+    if n < 1 << 16 {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |t| t.get().min(16))
+}
+
 /// u32 indices as little-endian int64 into `dst` (8 bytes an element), on several threads
 /// where they are many.
 fn widen(src: &[u32], dst: &mut [u8]) {
@@ -204,8 +213,8 @@ fn widen(src: &[u32], dst: &mut [u8]) {
             d.copy_from_slice(&i64::from(i).to_le_bytes());
         }
     };
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(16));
-    if threads == 1 || src.len() < 1 << 16 {
+    let threads = conversion_threads(src.len());
+    if threads == 1 {
         convert(src, dst);
         return;
     }
