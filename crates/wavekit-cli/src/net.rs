@@ -395,42 +395,38 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 break;
             }
             let mut quiet = false;
-            let mut take = |d| {
-                arrived.clear();
-                match impair.as_mut() {
-                    Some(imp) => imp.pass(d, &mut arrived),
-                    None => arrived.push(d),
-                }
-                let now = now_us();
-                for d in &arrived {
-                    // The idle time counts from the last datagram of the stream (garbage
-                    // and strangers' datagrams do not keep the receiver waiting).
-                    if rx.accept(d, now).is_ok() {
-                        last_heard = Some(Instant::now());
+            // The clock deadlines are judged by: the arrival of the datagram just taken (read
+            // off the socket by the queue's thread), or now when none waits. A datagram that
+            // came while a frame was decoded arrived in time, and counts; frames go out in the
+            // order their datagrams came, however far behind the decoding loop is.
+            let clock = match queue.datagrams.recv_timeout(Duration::from_millis(1)) {
+                Ok((d, at)) => {
+                    arrived.clear();
+                    match impair.as_mut() {
+                        Some(imp) => imp.pass(d, &mut arrived),
+                        None => arrived.push(d),
                     }
-                }
-            };
-            match queue.datagrams.recv_timeout(Duration::from_millis(1)) {
-                Ok(d) => {
-                    take(d);
-                    // Everything already in the queue before any deadline is judged: datagrams
-                    // that came while a frame was decoded arrived in time, and count.
-                    for _ in 0..4096 {
-                        match queue.datagrams.try_recv() {
-                            Ok(d) => take(d),
-                            Err(_) => break,
+                    for d in &arrived {
+                        // The idle time counts from the last datagram of the stream (garbage
+                        // and strangers' datagrams do not keep the receiver waiting).
+                        if rx.accept(d, at).is_ok() {
+                            last_heard = Some(Instant::now());
                         }
                     }
+                    at
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => quiet = true,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    quiet = true;
+                    now_us()
+                }
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(CliError::Usage(format!(
                         "receiving on {bound}: {}",
                         queue.failure()
                     )));
                 }
-            }
-            for a in rx.ready(now_us(), deadline_us) {
+            };
+            for a in rx.ready(clock, deadline_us) {
                 sink.take(a, tmp, &shown, stats_out.as_mut(), &stats_path)?;
                 // A long decode (the first frame's, say) is not silence: what arrived meanwhile
                 // waits in the queue.
@@ -530,7 +526,8 @@ const QUEUE_DATAGRAMS: usize = 1 << 15;
 
 /// The receiving socket read by a thread of its own into a bounded queue.
 struct SocketQueue {
-    datagrams: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// Each datagram with the time it was read off the socket (`now_us`).
+    datagrams: std::sync::mpsc::Receiver<(Vec<u8>, u64)>,
     overflow: std::sync::Arc<std::sync::atomic::AtomicU64>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// The reader; it ends with the socket's error, if one stopped it.
@@ -551,7 +548,7 @@ impl SocketQueue {
             let mut buf = vec![0u8; MAX_DATAGRAM];
             while !st.load(Ordering::Relaxed) {
                 match sock.recv_from(&mut buf) {
-                    Ok((n, _)) => match tx.try_send(buf[..n].to_vec()) {
+                    Ok((n, _)) => match tx.try_send((buf[..n].to_vec(), now_us())) {
                         Ok(()) => {}
                         Err(std::sync::mpsc::TrySendError::Full(_)) => {
                             o.fetch_add(1, Ordering::Relaxed);
