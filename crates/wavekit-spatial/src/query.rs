@@ -466,14 +466,15 @@ impl Spatial {
             bound.record_count(e)
         })?;
         bound.check(ctx)?;
-        // The counts summed in 64 bits: the 32-bit offsets wrap past 2^32 neighbours.
-        let counts: Vec<u32> = ctx.read_back("spatial counts", &bound.counts, queries.len())?;
-        let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-        if whole > radius_most(ctx) {
-            return Ok(Err(counts));
-        }
+        // One read-back: the offsets. The 32-bit scan wraps past 2^32 neighbours, but each
+        // query's count is the wrapping difference of its two offsets, and their sum in 64
+        // bits is the whole.
         let offsets: Vec<u32> =
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
+        let whole: u64 = counts_of_offsets(&offsets).map(u64::from).sum();
+        if whole > radius_most(ctx) {
+            return Ok(Err(counts_of_offsets(&offsets).collect()));
+        }
         let total = offsets[queries.len()];
         let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
         let write = bound.bind_write(ctx, self, &indices, &offsets)?;
@@ -625,6 +626,13 @@ impl Spatial {
         bound.check(ctx)?;
         Ok(ctx.read_back("spatial counts", &bound.counts, queries.len())?)
     }
+}
+
+/// Each query's count from the exclusive scan of the counts in 32 bits (`n + 1` offsets): the
+/// wrapping difference of its two offsets, exact however often the scan wrapped, since no one
+/// count reaches 2^32.
+fn counts_of_offsets(offsets: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    offsets.windows(2).map(|w| w[1].wrapping_sub(w[0]))
 }
 
 /// Most neighbours one radius call returns: 32-bit offsets, one buffer of indices.
@@ -872,6 +880,35 @@ impl BoundRadius {
             record_steps(enc, std::slice::from_ref(w));
             sort.record(enc);
             record_steps(enc, std::slice::from_ref(extract));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counts_of_offsets;
+
+    /// Counts whose 32-bit scan wraps several times come back exact, and so does their sum in
+    /// 64 bits (seeded counts, some near 2^32).
+    #[test]
+    fn counts_come_back_from_wrapped_offsets() {
+        let mut rng = fastrand::Rng::with_seed(0x5eed);
+        for n in [0usize, 1, 2, 7, 64, 1000] {
+            let counts: Vec<u32> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => u32::MAX - rng.u32(0..1000),
+                    1 => rng.u32(..),
+                    _ => rng.u32(0..50),
+                })
+                .collect();
+            let mut offsets = vec![0u32];
+            for &c in &counts {
+                offsets.push(offsets.last().unwrap().wrapping_add(c));
+            }
+            let got: Vec<u32> = counts_of_offsets(&offsets).collect();
+            assert_eq!(got, counts, "n = {n}");
+            let whole: u64 = counts_of_offsets(&offsets).map(u64::from).sum();
+            assert_eq!(whole, counts.iter().map(|&c| u64::from(c)).sum::<u64>());
         }
     }
 }
