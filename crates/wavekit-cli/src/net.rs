@@ -356,7 +356,6 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     let bound = socket
         .local_addr()
         .map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
-    eprintln!("listening on {bound}");
     socket
         .set_read_timeout(Some(Duration::from_millis(1)))
         .map_err(|e| CliError::Usage(format!("--listen {listen}: {e}")))?;
@@ -382,6 +381,10 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
     // A thread of its own reads the socket, so that datagrams keep being taken off it while a
     // frame decodes (a 4K frame's datagrams are more than a socket's default buffer holds).
     let mut queue = SocketQueue::start(&socket, &args.listen)?;
+    // The decoder's kernels are built before the stream is awaited (datagrams that come
+    // meanwhile wait in the queue), so a first frame is decoded as fast as the rest.
+    sink.dec.warm_up()?;
+    eprintln!("listening on {bound}");
     let mut arrived = Vec::new();
     let mut last_heard: Option<Instant> = None;
     let mut last_progress = Instant::now();
