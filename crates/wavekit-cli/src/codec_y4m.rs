@@ -205,41 +205,55 @@ impl<'a> FrameDecoder<'a> {
     }
 
     /// Builds the GPU decoder's kernels before the first frame needs them, by decoding a
-    /// small lossy 4:2:0 frame (kernels are kept per device; a first 4K frame's build took
-    /// 0.8 s on an H100, while a stream's datagrams piled up behind it). Lossless streams
-    /// build their wavelet's kernels on their first frame. Nothing on the CPU.
+    /// small lossy frame of each sampling (4:2:0, 4:4:4) and range (full, limited) a stream
+    /// may have (kernels are kept per device; a first 4K frame's build took 0.8 s on an H100,
+    /// while a stream's datagrams piled up behind it). Frames wider or taller than 4K take
+    /// larger wavelet tiles, built on their first frame. Nothing on the CPU.
     pub(crate) fn warm_up(&self) -> wavekit_codec::Result<()> {
         let Some(ctx) = self.ctx else {
             return Ok(());
         };
         let (w, h) = (64usize, 64usize);
-        let img = YcbcrImage {
-            width: w as u32,
-            height: h as u32,
-            chroma: Chroma::Yuv420,
-            limited: false,
-            planes: [
-                (0..w * h).map(|i| (i * 7 % 251) as u8).collect(),
-                vec![100; w * h / 4],
-                vec![150; w * h / 4],
-            ],
-        };
-        let config = EncodeConfig {
-            chroma: Chroma::Yuv420,
-            levels: 5,
-            budget: w * h / 4,
-            lossless: false,
-            source: wavekit_codec::Source::YcbcrFull,
-        };
-        let (bytes, _) = encode_ycbcr(&img, &config)?;
-        let header = Header::parse(&bytes)?;
-        let dec = wavekit_codec::gpu::Decoder::with_output(
-            ctx,
-            &header,
-            bytes.len(),
-            wavekit_codec::gpu::Output::Ycbcr,
-        )?;
-        dec.decode_ycbcr(ctx, &bytes)?;
+        for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
+            for limited in [false, true] {
+                let c = if chroma == Chroma::Yuv420 {
+                    w * h / 4
+                } else {
+                    w * h
+                };
+                let img = YcbcrImage {
+                    width: w as u32,
+                    height: h as u32,
+                    chroma,
+                    limited,
+                    planes: [
+                        (0..w * h).map(|i| (i * 7 % 200 + 20) as u8).collect(),
+                        vec![100; c],
+                        vec![150; c],
+                    ],
+                };
+                let config = EncodeConfig {
+                    chroma,
+                    levels: 5,
+                    budget: w * h / 4,
+                    lossless: false,
+                    source: if limited {
+                        wavekit_codec::Source::YcbcrLimited
+                    } else {
+                        wavekit_codec::Source::YcbcrFull
+                    },
+                };
+                let (bytes, _) = encode_ycbcr(&img, &config)?;
+                let header = Header::parse(&bytes)?;
+                let dec = wavekit_codec::gpu::Decoder::with_output(
+                    ctx,
+                    &header,
+                    bytes.len(),
+                    wavekit_codec::gpu::Output::Ycbcr,
+                )?;
+                dec.decode_ycbcr(ctx, &bytes)?;
+            }
+        }
         Ok(())
     }
 
