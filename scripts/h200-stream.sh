@@ -49,7 +49,8 @@ PY
             --stats "$OUT/stream_$tag.jsonl" --deadline-ms 8 --idle-ms 1500 \
             2>"$OUT/recv_$tag.err" >"$OUT/recv_$tag.txt" &
         rx=$!
-        for _ in $(seq 50); do grep -q listening "$OUT/recv_$tag.err" && break; sleep 0.1; done
+        # The receiver builds its decoder before it says it listens (about a second).
+        for _ in $(seq 150); do grep -q listening "$OUT/recv_$tag.err" && break; sleep 0.1; done
         at=$(sed -n 's/^listening on //p' "$OUT/recv_$tag.err" | head -1)
         .dev/bin/wavekit stream send "/tmp/stream_$s.y4m" --to "$at" --bpp 1 --fps "${FPS:-120}" --loop \
             --frames $((5 * ${FPS:-120})) "${impair_arg[@]}" >"$OUT/send_$tag.txt" 2>"$OUT/send_$tag.err"
