@@ -477,6 +477,14 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                 );
             }
         }
+        // A datagram the impairment still holds back is delivered, late, before the end.
+        if let Some(imp) = impair.as_mut() {
+            arrived.clear();
+            imp.flush(&mut arrived);
+            for d in &arrived {
+                rx.accept(d, now_us()).ok();
+            }
+        }
         for a in rx.flush() {
             if args.frames.is_some_and(|n| sink.written >= n) {
                 break;
