@@ -93,27 +93,30 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
     std::fs::write(&src, y4m_stream(64, 48, false, 5, 47)).unwrap();
     let want = reference(&d, &src, "1200", cpu);
     let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
+    // `stream send` of the picture to `at`, 1200 bytes a frame as fast as coded, with `extra`.
+    let send = |at: &str, extra: &[&str]| {
+        let mut args = vec![
+            "stream",
+            "send",
+            src.to_str().unwrap(),
+            "--to",
+            at,
+            "--bytes",
+            "1200",
+            "--fps",
+            "0",
+        ];
+        args.extend(extra);
+        args.extend(cpu);
+        ok(&wavekit(&args))
+    };
     // 1. No faults: every frame, exactly the file codec's.
     let (out, st) = (d.join("out.y4m"), d.join("stats.jsonl"));
     let (out_s, st_s) = (p(&out), p(&st));
     let mut args = vec!["-o", &out_s, "--frames", "5", "--stats", &st_s];
     args.extend(cpu);
     let (rx, at, err) = receiver(&args);
-    let mut send = vec![
-        "stream",
-        "send",
-        src.to_str().unwrap(),
-        "--to",
-        &at,
-        "--bytes",
-        "1200",
-        "--fps",
-        "0",
-        "--mtu",
-        "300",
-    ];
-    send.extend(cpu);
-    let sent = ok(&wavekit(&send));
+    let sent = send(&at, &["--mtu", "300"]);
     assert!(sent.contains("sent 5 frames"), "{sent}");
     let summary = finish(rx, err);
     assert!(summary.contains("5 frames"), "{summary}");
@@ -167,25 +170,10 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
         }
         stranger.send_to(&junk, &at).unwrap();
     }
-    let mut send = vec![
-        "stream",
-        "send",
-        src.to_str().unwrap(),
-        "--to",
+    send(
         &at,
-        "--bytes",
-        "1200",
-        "--fps",
-        "0",
-        "--mtu",
-        "400",
-        "--impair",
-        "loss=20%,seed=5",
-        "--fec",
-        "3",
-    ];
-    send.extend(cpu);
-    ok(&wavekit(&send));
+        &["--mtu", "400", "--impair", "loss=20%,seed=5", "--fec", "3"],
+    );
     let summary = finish(rx, err);
     assert!(
         summary.contains("Malformed 50"),
@@ -246,21 +234,7 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
     ];
     args.extend(cpu);
     let (rx, at, err) = receiver(&args);
-    let mut send = vec![
-        "stream",
-        "send",
-        src.to_str().unwrap(),
-        "--to",
-        &at,
-        "--bytes",
-        "1200",
-        "--fps",
-        "0",
-        "--mtu",
-        "320",
-    ];
-    send.extend(cpu);
-    ok(&wavekit(&send));
+    send(&at, &["--mtu", "320"]);
     let summary = finish(rx, err);
     let lines = stats(&st);
     let frames = &lines[..lines.len() - 1];
@@ -285,21 +259,7 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
     let mut args = vec!["--discard", "--frames", "2"];
     args.extend(cpu);
     let (rx, at, err) = receiver(&args);
-    let mut send = vec![
-        "stream",
-        "send",
-        src.to_str().unwrap(),
-        "--to",
-        &at,
-        "--bytes",
-        "1200",
-        "--fps",
-        "0",
-        "--frames",
-        "2",
-    ];
-    send.extend(cpu);
-    ok(&wavekit(&send));
+    send(&at, &["--frames", "2"]);
     let summary = finish(rx, err);
     assert!(
         summary.contains("(frames discarded): 2 frames"),
