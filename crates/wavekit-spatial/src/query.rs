@@ -439,8 +439,7 @@ impl Spatial {
         r: f32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
         self.radius_or_counts(ctx, tree, queries, r)?
-            .map_err(|counts| {
-                let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+            .map_err(|(_, whole)| {
                 SpatialError::InvalidArgument(format!(
                     "a radius search of {whole} neighbours ({} bytes of indices): one call \
                      returns at most {}; take it in pieces with Spatial::radius_pieces",
@@ -450,8 +449,9 @@ impl Spatial {
             })
     }
 
-    /// [`Spatial::radius`]'s CSR where one call can return it, else (`Ok(Err(counts))`) each
-    /// query's count, taken by the same pass, for [`Spatial::radius_pieces`] to split by.
+    /// [`Spatial::radius`]'s CSR where one call can return it, else (`Ok(Err((counts, whole)))`)
+    /// each query's count, taken by the same pass, for [`Spatial::radius_pieces`] to split by,
+    /// and their sum.
     #[allow(clippy::type_complexity)]
     fn radius_or_counts(
         &self,
@@ -459,7 +459,7 @@ impl Spatial {
         tree: &PointTree,
         queries: &[[f32; 3]],
         r: f32,
-    ) -> Result<std::result::Result<(Vec<u32>, Vec<u32>), Vec<u32>>> {
+    ) -> Result<std::result::Result<(Vec<u32>, Vec<u32>), (Vec<u32>, u64)>> {
         let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit_checked("counting a radius query's neighbours", |e| {
@@ -473,7 +473,7 @@ impl Spatial {
             ctx.read_back("spatial offsets", &bound.offsets, queries.len() + 1)?;
         let whole: u64 = counts_of_offsets(&offsets).map(u64::from).sum();
         if whole > radius_most(ctx) {
-            return Ok(Err(counts_of_offsets(&offsets).collect()));
+            return Ok(Err((counts_of_offsets(&offsets).collect(), whole)));
         }
         let total = offsets[queries.len()];
         let indices = ctx.storage_uninit("spatial radius indices", u64::from(total.max(1)) * 4)?;
@@ -507,7 +507,7 @@ impl Spatial {
             // One call, if the whole fits in one; its count pass gives the counts if not.
             match self.radius_or_counts(ctx, tree, queries, r)? {
                 Ok((offsets, indices)) => return piece(0, &offsets, &indices),
-                Err(counts) => counts,
+                Err((counts, _)) => counts,
             }
         } else {
             self.count(ctx, tree, queries, r)?
@@ -565,13 +565,12 @@ impl Spatial {
         r: f32,
     ) -> Result<(Vec<u64>, Vec<u32>)> {
         // One call where it can return the whole: its indices kept as they came back.
-        let counts = match self.radius_or_counts(ctx, tree, queries, r)? {
+        let (counts, whole) = match self.radius_or_counts(ctx, tree, queries, r)? {
             Ok((offsets, indices)) => {
                 return Ok((offsets.iter().map(|&o| u64::from(o)).collect(), indices));
             }
-            Err(counts) => counts,
+            Err(too_large) => too_large,
         };
-        let whole: u64 = counts.iter().map(|&c| u64::from(c)).sum();
         let mut offsets = Vec::with_capacity(queries.len() + 1);
         offsets.push(0u64);
         let mut indices: Vec<u32> = Vec::new();
