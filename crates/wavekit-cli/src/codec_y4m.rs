@@ -209,10 +209,10 @@ impl<'a> FrameDecoder<'a> {
     /// may have (kernels are kept per device; a first 4K frame's build took 0.8 s on an H100,
     /// while a stream's datagrams piled up behind it). Frames wider or taller than 4K take
     /// larger wavelet tiles, built on their first frame. Nothing on the CPU.
-    pub(crate) fn warm_up(&self) -> wavekit_codec::Result<()> {
-        let Some(ctx) = self.ctx else {
+    pub(crate) fn warm_up(&mut self) -> wavekit_codec::Result<()> {
+        if self.ctx.is_none() {
             return Ok(());
-        };
+        }
         let (w, h) = (64usize, 64usize);
         for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
             for limited in [false, true] {
@@ -244,14 +244,7 @@ impl<'a> FrameDecoder<'a> {
                     },
                 };
                 let (bytes, _) = encode_ycbcr(&img, &config)?;
-                let header = Header::parse(&bytes)?;
-                let dec = wavekit_codec::gpu::Decoder::with_output(
-                    ctx,
-                    &header,
-                    bytes.len(),
-                    wavekit_codec::gpu::Output::Ycbcr,
-                )?;
-                dec.decode_ycbcr(ctx, &bytes)?;
+                self.decode(&bytes)?;
             }
         }
         Ok(())

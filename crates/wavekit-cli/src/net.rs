@@ -434,13 +434,9 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
             if args.frames.is_some_and(|n| sink.written >= n) {
                 break;
             }
-            let mut quiet = false;
             let taken = match queue.datagrams.recv_timeout(Duration::from_millis(1)) {
                 Ok(d) => Some(d),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    quiet = true;
-                    None
-                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(CliError::Usage(format!(
                         "receiving on {bound}: {}",
@@ -448,6 +444,7 @@ pub fn recv(args: &RecvArgs, ctx: Option<&wavekit::GpuContext>) -> Result<(), Cl
                     )));
                 }
             };
+            let quiet = taken.is_none();
             let (heard, due) = step(&mut rx, impair.as_mut(), &mut arrived, taken, deadline_us);
             if heard {
                 last_heard = Some(Instant::now());
