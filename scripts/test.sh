@@ -6,7 +6,8 @@
 # the web page in headless Chromium with WebGPU on SwiftShader (scripts/web-test.sh; in the
 # background, beside the tests, until the first lavapipe width is done), runs the suite with
 # no Vulkan driver visible (the GPU tests, marked ignored, are listed as such with their
-# reason; the rest must pass), then the GPU tests: the doctests and every ignored
+# reason; the rest must pass), then the GPU tests (their binaries two at a time,
+# scripts/run-tests.sh): the doctests and every ignored
 # test (unit, GPU and CLI tests; not again the ones that passed without a GPU) at lavapipe's
 # first subgroup width, only the GPU test binaries (`*_gpu`) at the other widths this CPU
 # allows (8, and 16 where the CPU has AVX-512) and once more without subgroups, `wavekit
@@ -23,12 +24,6 @@ ensure_ffmpeg
 start=$SECONDS
 phase() {
     echo "== [$((SECONDS - start)) s] $*"
-}
-# A GPU phase's output: each test binary's name and time (cargo's "Running" lines and its
-# results), without a line for every test that passed. cargo's status is the pipeline's
-# (pipefail): the filter's own is ignored.
-named() {
-    { grep -v -E '^test .* \.\.\. ok$' || true; }
 }
 
 phase "format"
@@ -120,12 +115,12 @@ for w in "${widths[@]}"; do
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
             cargo test --workspace --quiet --doc
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
-            cargo test --workspace --lib --bins --tests -- --ignored --skip large_ 2>&1 | named
+            bash scripts/run-tests.sh --workspace --lib --bins --tests -- --ignored --skip large_
     else
         # The widest sweeps whole at the first width, short here (ADR-0084).
         phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the GPU tests (short sweeps)"
         WAVEKIT_TEST_SWEEP=short LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
-            cargo test --workspace --test '*_gpu' "${gpu_tests[@]}" 2>&1 | named
+            bash scripts/run-tests.sh --workspace --test '*_gpu' "${gpu_tests[@]}"
     fi
     LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe "$wavekit" selftest
     if [ "$w" = "${widths[0]}" ]; then
@@ -146,9 +141,9 @@ phase "lavapipe without subgroups (WAVEKIT_NO_SUBGROUPS=1): the GPU tests on the
 # The self-test and the lane-0 pitfall check subgroup operations themselves: not here.
 # lavapipe's vector width is pinned to 8 lanes: the emulated layer does not depend on it, and
 # at its native 16 lanes (CPUs with AVX-512) the same tests took 1.6× as long.
-WAVEKIT_TEST_SWEEP=short WAVEKIT_NO_SUBGROUPS=1 LP_NATIVE_VECTOR_WIDTH=256 WAVEKIT_ADAPTER=llvmpipe cargo test --workspace --test '*_gpu' \
-    "${gpu_tests[@]}" --skip selftest_passes_for_several_seeds \
-    --skip a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane 2>&1 | named
+WAVEKIT_TEST_SWEEP=short WAVEKIT_NO_SUBGROUPS=1 LP_NATIVE_VECTOR_WIDTH=256 WAVEKIT_ADAPTER=llvmpipe \
+    bash scripts/run-tests.sh --workspace --test '*_gpu' "${gpu_tests[@]}" \
+    --skip selftest_passes_for_several_seeds --skip a_subgroup_op_inside_a_lane_zero_branch_sees_one_lane
 
 # The Python package's KDTree (whose walks use subgroup operations) without subgroups too, with
 # the wheel built at the first width; the arrays' primitives are the Rust tests' above.
