@@ -9,8 +9,9 @@
 #
 # Usage: scripts/run-tests.sh [--jobs N] CARGO_SELECTION... -- TEST_ARGS...
 #   e.g. scripts/run-tests.sh --workspace --lib --bins --tests -- --ignored --skip large_
-# The binaries must be built (the test command builds every target first). Exits non-zero if
-# any binary failed, after all have run.
+# The binaries must be built (the test command builds every target first); select with
+# `--workspace` as the build did, or cargo resolves the dependencies' features for the chosen
+# packages alone and builds them again. Exits non-zero if any binary failed, after all have run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=2

@@ -85,11 +85,21 @@ else
     echo "== lavapipe width 16 skipped: this CPU has no AVX-512 (LP_NATIVE_VECTOR_WIDTH=512 needs it)"
 fi
 
+# The GPU phases' runner must fail when a test binary fails: a binary given an argument it
+# refuses exits non-zero, and so must the runner (and name it).
+phase "the test runner reports a failing binary"
+if runner=$(bash scripts/run-tests.sh --workspace --test header -- --no-such-flag 2>&1) ||
+    ! grep -q "failed: header" <<<"$runner"; then
+    echo "$runner"
+    echo "== scripts/run-tests.sh did not report a failing test binary (above)" >&2
+    exit 1
+fi
+
 phase "no GPU adapter (Vulkan shown no driver): the GPU tests are listed as ignored, the rest pass"
 nogpu=$(mktemp)
 if ! VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json \
-    cargo test --workspace --lib --bins --tests >"$nogpu" 2>&1; then
-    tail -n 60 "$nogpu"
+    bash scripts/run-tests.sh --workspace --lib --bins --tests -- >"$nogpu" 2>&1; then
+    cat "$nogpu"
     echo "== a test that needs no GPU failed without one (above)" >&2
     exit 1
 fi

@@ -247,11 +247,13 @@ fn conveniences_and_bad_input() {
 /// block, on its edge, just past it, in a third block, and one block past the inline limit
 /// (random keys only: the largest), keys alone and with indices (stability), both directions;
 /// the blocks kernel's column loads all at once (the default), one at a time (the browser's
-/// policy) and four at a time. Only the first configuration takes the default tiles (millions
-/// of keys); the others, and all of them in short sweeps (`WAVEKIT_TEST_SWEEP=short`:
-/// lavapipe's later widths, ADR-0084), take the same routes with the default workgroup but 2
-/// keys an invocation, 4 tiles a block and 2 inline blocks: thousands of keys (the test took
-/// 90 s of the 16-lane phase, 64 s of the first).
+/// policy) and four at a time. In full sweeps every configuration takes the default tiles on
+/// the routes up to a few blocks (hundreds of thousands of keys), and the first again at small
+/// tiles takes every route: the two largest (past the inline limit, and the scan of the
+/// blocks' sums) need millions of keys at the default tiles, which took 20 of the test's 35 s
+/// at the first width (ADR-0101). Short sweeps (`WAVEKIT_TEST_SWEEP=short`: lavapipe's later
+/// widths, ADR-0084) take every configuration at small tiles: the default workgroup but 2 keys
+/// an invocation, 4 tiles a block and 2 inline blocks, thousands of keys.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sorts_across_blocks_of_tiles() {
@@ -275,10 +277,12 @@ fn sorts_across_blocks_of_tiles() {
         ..p
     };
     let policy = shrink(radix(SortPolicy::default()));
-    let block = policy.block_tiles as usize;
-    let inline = policy.inline_blocks as usize;
+    let short = wavekit_harness::short_sweep();
     for (c, (values, descending, mode)) in [
         (Values::None, false, policy),
+        // The first configuration's largest routes at the small tiles (the short sweep's
+        // first configuration takes them itself).
+        (Values::None, false, small(policy)),
         (
             Values::Indices,
             true,
@@ -310,21 +314,33 @@ fn sorts_across_blocks_of_tiles() {
             policy: Some(mode),
             ..SortConfig::keys(KeyType::U32)
         };
+        if c == 1 && short {
+            continue;
+        }
         let sorter = RadixSort::new(ctx, &config).unwrap();
         let tile = sorter.tile_keys() as usize;
+        let block = mode.block_tiles as usize;
+        let inline = mode.inline_blocks as usize;
         // Routes (ADR-0027, ADR-0031): one block, no blocks kernel; one block of twice the
         // tiles; a few blocks; a few blocks of twice the tiles (more than `inline` of the
         // usual); the scan of the blocks' sums (more than `inline` even of twice the tiles).
-        for n in [
+        for (route, n) in [
             block * tile - 1,
             block * tile,
             block * tile + 1,
             (2 * block + 1) * tile + 5,
             (inline + 1) * block * tile + 3,
             (2 * inline * block + 1) * tile + 7,
-        ] {
-            // The largest (the scan of the blocks' sums) for the first configuration only.
-            if c > 0 && n > (inline + 1) * block * tile + 3 {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // The two largest routes only at small tiles (millions of keys at the default
+            // ones); the largest (the scan of the blocks' sums) for the first configuration
+            // at small tiles alone.
+            let small_tiles = short || c == 1;
+            let takes_largest = c == usize::from(!short);
+            if (!small_tiles && route >= 4) || (route == 5 && !takes_largest) {
                 continue;
             }
             let all = inputs(n, n as u64 * 3 + 5, |r| r.u32(..));
