@@ -81,10 +81,9 @@ awk -F'\t' '$1 == "pool"' "$list" |
 while IFS=$'\t' read -r _ name folder exe; do
     one "$name" "$folder" "$exe" "$@"
 done < <(awk -F'\t' '$1 == "alone"' "$list")
-rm -f "$list"
-if [ -s "$logs/failed" ]; then
-    echo "== failed: $(tr '\n' ' ' <"$logs/failed")" >&2
-    rm -rf "$logs"
+failed=$(cat "$logs/failed" 2>/dev/null | tr '\n' ' ')
+rm -rf "$list" "$logs"
+if [ -n "$failed" ]; then
+    echo "== failed: $failed" >&2
     exit 1
 fi
-rm -rf "$logs"
