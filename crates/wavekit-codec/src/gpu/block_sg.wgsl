@@ -307,6 +307,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let dropped = planes - sent;
     let base = entry.x & 0x7fffffffu;
     let pitch = entry.y;
+    let is_chroma = (entry.x >> 31u) != 0u;
+    // The samples go out through workgroup memory (zpos, free once every lane is past the
+    // planes), so that each store writes consecutive columns of one row: a lane storing its own
+    // row column by column put a store's lanes on as many rows (a cache line each), and that
+    // was most of this kernel's time (H100: 223 of 284 µs at 4K 4:2:0 1 bpp with no plane
+    // decoded). Row r's column c is at r * 32 + (c ^ r): distinct banks both ways.
+    workgroupBarrier();
     for (var q = 0u; q < ROWS; q++) {
         let row = lane * ROWS + q;
         // The row's planes transposed: word c holds column c's bits, plane p at bit p; its
@@ -316,25 +323,30 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         planes_of_row[{p}] = select(0u, pw[q * MAX_PLANES + {p}], {p} < sent);
 #end
         let columns_of_row = transpose(planes_of_row);
-        if (row < bh) {
 #unroll col 32
-            if ({col} < bw) {
-                var v = 0i;
-                if (ok && sent != 0u) {
-                    let t = reverseBits(columns_of_row[{col}]) >> (32u - sent);
-                    v = reconstruct(t, dropped, step);
-                    if (((neg[q] >> {col}) & 1u) != 0u) {
-                        v = -v;
-                    }
-                }
-                let at = base + row * pitch + {col};
-                if ((entry.x >> 31u) == 0u) {
-                    luma[at] = v;
-                } else {
-                    chroma[at] = v;
+        {
+            var v = 0i;
+            if (ok && sent != 0u) {
+                let t = reverseBits(columns_of_row[{col}]) >> (32u - sent);
+                v = reconstruct(t, dropped, step);
+                if (((neg[q] >> {col}) & 1u) != 0u) {
+                    v = -v;
                 }
             }
+            zpos[row * 32u + ({col} ^ row)] = bitcast<u32>(v);
+        }
 #end
+    }
+    workgroupBarrier();
+    for (var r = 0u; r < bh; r++) {
+        for (var c = lane; c < bw; c += LANES) {
+            let v = bitcast<i32>(zpos[r * 32u + (c ^ r)]);
+            let at = base + r * pitch + c;
+            if (is_chroma) {
+                chroma[at] = v;
+            } else {
+                luma[at] = v;
+            }
         }
     }
     if (lane == 0u) {
