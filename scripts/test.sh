@@ -120,14 +120,16 @@ gpu_tests=(-- --include-ignored --skip large_)
 for w in "${widths[@]}"; do
     lanes=$((w / 32))
     if [ "$w" = "${widths[0]}" ]; then
-        # The tests that need no GPU passed above: here the doctests and every GPU test.
-        phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the doctests and every GPU test"
+        # The tests that need no GPU passed above: here the doctests and every GPU test, the
+        # split sweeps' rest (the variants the later widths' short part leaves out, ADR-0101).
+        phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the doctests and every GPU test (the sweeps' rest)"
         LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
             cargo test --workspace --quiet --doc
-        LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
+        WAVEKIT_TEST_SWEEP=rest LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
             bash scripts/run-tests.sh --workspace --lib --bins --tests -- --ignored --skip large_
     else
-        # The widest sweeps whole at the first width, short here (ADR-0084).
+        # The widest sweeps short here (ADR-0084); split sweeps took their rest at the first
+        # width (ADR-0101).
         phase "lavapipe, LP_NATIVE_VECTOR_WIDTH=$w: subgroup width $lanes, the GPU tests (short sweeps)"
         WAVEKIT_TEST_SWEEP=short LP_NATIVE_VECTOR_WIDTH=$w WAVEKIT_ADAPTER=llvmpipe WAVEKIT_EXPECT_SUBGROUP=$lanes \
             bash scripts/run-tests.sh --workspace --test '*_gpu' "${gpu_tests[@]}"

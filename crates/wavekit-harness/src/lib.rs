@@ -20,7 +20,7 @@
 //! | `WAVEKIT_STREAM_CHUNK_BYTES` | [`stream_chunk_bytes`] (the CLI's staging chunks; tests) |
 //! | `WAVEKIT_EXPECT_SUBGROUP=N` | [`gpu`] (tests: the width is checked) |
 //! | `WAVEKIT_MESHES=DIR` | [`meshes_dir`] (tests: where the Stanford bunny and dragon are) |
-//! | `WAVEKIT_TEST_SWEEP=short` | [`short_sweep`] (tests: the widest sweeps narrowed) |
+//! | `WAVEKIT_TEST_SWEEP=short`, `WAVEKIT_TEST_SWEEP=rest` | [`sweep`], [`short_sweep`] (tests: which part of the widest sweeps) |
 //! | `WAVEKIT_FUZZ_RUNS=N`, `WAVEKIT_FUZZ_SEED=N` | [`fuzz::fuzz`] (runs a target, its seed) |
 //!
 //! A knob whose value does not parse or is out of range is an error naming the variable, not
@@ -418,17 +418,49 @@ pub fn stream_chunk_bytes(src: &dyn Source) -> Result<Option<u64>, KnobError> {
     )
 }
 
-/// Whether `WAVEKIT_TEST_SWEEP=short` asks the GPU tests to narrow their widest sweeps (store
-/// modes, tree configurations and point sets, fault-injection skips) to a representative
-/// part. The test command runs every sweep whole at lavapipe's first width and short at the
-/// others and without subgroups, where each kernel variant costs another compilation
-/// (ADR-0084). `full` (the default) or `short`; another value is an error.
-pub fn short_sweep() -> bool {
-    match Env.get("WAVEKIT_TEST_SWEEP").as_deref().map(str::trim) {
-        None | Some("full") => false,
-        Some("short") => true,
-        Some(v) => panic!("WAVEKIT_TEST_SWEEP={v}: give full or short"),
+/// Which part of their widest sweeps (store modes, tree configurations and point sets,
+/// fault-injection skips) the GPU tests run, from `WAVEKIT_TEST_SWEEP` (ADR-0084, ADR-0101):
+/// each kernel variant costs a compilation on lavapipe, so the test command splits a sweep
+/// between lavapipe's widths instead of compiling every variant at every width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// Every variant (`full`, the default: a test run by hand covers everything).
+    Full,
+    /// A representative part (`short`): lavapipe's later widths and the run without subgroups.
+    Short,
+    /// What [`Sweep::Short`] leaves out, and the sweep's first variant (`rest`): lavapipe's
+    /// first width, so that the widths together run every variant. A test that does not split
+    /// its sweep runs it whole here.
+    Rest,
+}
+
+impl Sweep {
+    /// Whether a variant runs in this part of the sweep: `in_short` whether the short part
+    /// takes it, `first` whether it is the sweep's first (which every part takes).
+    pub fn takes(self, in_short: bool, first: bool) -> bool {
+        match self {
+            Sweep::Full => true,
+            Sweep::Short => in_short || first,
+            Sweep::Rest => !in_short || first,
+        }
     }
+}
+
+/// The part of the widest sweeps to run (`WAVEKIT_TEST_SWEEP`: `full`, `short` or `rest`;
+/// another value is an error).
+pub fn sweep() -> Sweep {
+    match Env.get("WAVEKIT_TEST_SWEEP").as_deref().map(str::trim) {
+        None | Some("full") => Sweep::Full,
+        Some("short") => Sweep::Short,
+        Some("rest") => Sweep::Rest,
+        Some(v) => panic!("WAVEKIT_TEST_SWEEP={v}: give full, short or rest"),
+    }
+}
+
+/// Whether the GPU tests narrow their widest sweeps to the short part (`WAVEKIT_TEST_SWEEP=short`;
+/// see [`Sweep`]). A test whose sweep does not split runs it whole under `rest`.
+pub fn short_sweep() -> bool {
+    sweep() == Sweep::Short
 }
 
 /// Whether `WAVEKIT_LARGE_TESTS=1` asks for the tests that need a large device (over 8 GiB).
@@ -453,6 +485,23 @@ pub fn meshes_dir() -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sweeps_short_part_and_its_rest_make_the_whole() {
+        for in_short in [false, true] {
+            for first in [false, true] {
+                let (s, r) = (
+                    Sweep::Short.takes(in_short, first),
+                    Sweep::Rest.takes(in_short, first),
+                );
+                // Every variant in one part at least; the first in both; no other in both.
+                assert!(s || r, "short {in_short} first {first}");
+                assert_eq!(s && r, first, "short {in_short} first {first}");
+                assert!(Sweep::Full.takes(in_short, first));
+            }
+        }
+        assert!(!Sweep::Rest.takes(true, false) && !Sweep::Short.takes(false, false));
+    }
     use wavekit::reduce::ReducePolicy;
     use wavekit::scan::ScanPolicy;
     use wavekit::select::SelectPolicy;

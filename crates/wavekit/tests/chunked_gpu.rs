@@ -34,10 +34,10 @@ fn inputs_larger_than_one_binding() {
             steps: 2,
         }),
     ];
-    // The short sweep (ADR-0084): each direction, in place and not, and the small inputs'
-    // rule, in three scans instead of five (each configuration's kernels are compiled again
-    // at each width).
-    let short = wavekit_harness::short_sweep();
+    // The short part of the sweep (ADR-0084): each direction, in place and not, and the small
+    // inputs' rule, in three scans instead of five (each configuration's kernels are compiled
+    // again at each width); the rest (the first width's, ADR-0101) the other two and the first.
+    let sweep = wavekit_harness::sweep();
     let scans = [
         (true, false, rules[0]),
         (false, false, rules[0]),
@@ -45,11 +45,12 @@ fn inputs_larger_than_one_binding() {
         (false, true, rules[0]),
         (true, false, rules[1]),
     ];
-    let scans: Vec<_> = if short {
-        vec![scans[0], scans[3], scans[4]]
-    } else {
-        scans.to_vec()
-    };
+    let scans: Vec<_> = scans
+        .into_iter()
+        .enumerate()
+        .filter(|&(i, _)| sweep.takes(matches!(i, 0 | 3 | 4), i == 0))
+        .map(|(_, s)| s)
+        .collect();
     for (inclusive, in_place, small) in scans {
         let scan = Scan::new(
             ctx,
@@ -118,12 +119,11 @@ fn inputs_larger_than_one_binding() {
         ]
     });
     assert_eq!(got[0], want, "{}: chunked affine reduce", on(ctx));
-    let ops: &[Op] = if short {
-        &[Op::Min]
-    } else {
-        &[Op::Add, Op::Min, Op::Max]
-    };
-    for &op in ops {
+    // Min in the short part, add and max in the rest.
+    for op in [Op::Add, Op::Min, Op::Max] {
+        if !sweep.takes(op == Op::Min, false) {
+            continue;
+        }
         let red = Reduce::new(ctx, &ReduceConfig::new(Monoid::builtin(Scalar::I32, op))).unwrap();
         let n = 7 * 14_336 + 3; // six or seven 64 KiB chunks
         let mut r = fastrand::Rng::with_seed(10);
@@ -151,11 +151,12 @@ fn inputs_larger_than_one_binding() {
         (by_index.clone(), true, rules[0]),
         (Keep::Flags, true, rules[1]),
     ];
-    // The short sweep: flags and a predicate, select and partition, and the small inputs' rule.
+    // The short part: flags and a predicate, select and partition, and the small inputs'
+    // rule; the rest the other two and the first.
     let selects: Vec<_> = selects
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| !short || [0, 3, 4].contains(i))
+        .filter(|&(i, _)| sweep.takes(matches!(i, 0 | 3 | 4), i == 0))
         .map(|(_, c)| c)
         .collect();
     for (keep, partition, small) in selects {

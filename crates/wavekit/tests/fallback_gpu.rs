@@ -16,13 +16,13 @@ use wavekit::tiling::LookbackPolicy;
 fn results_are_right_when_predecessors_never_publish() {
     let ctx = gpu();
     let t = ScanPolicy::default().tile_elements(1, false) as usize;
-    // A short sweep (ADR-0084) skips every other predecessor only.
-    let skips: &[u32] = if wavekit_harness::short_sweep() {
-        &[2]
-    } else {
-        &[1, 2, 3]
-    };
-    for &skip in skips {
+    // The short part of the sweep (ADR-0084) skips every other predecessor only, the rest (the
+    // first width's, ADR-0101) every one and every third.
+    let sweep = wavekit_harness::sweep();
+    for skip in [1u32, 2, 3] {
+        if !sweep.takes(skip == 2, false) {
+            continue;
+        }
         let lookback = LookbackPolicy {
             fault_skip: skip,
             ..Default::default()

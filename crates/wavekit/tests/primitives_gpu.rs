@@ -217,13 +217,15 @@ fn scan_in_place() {
         (Scalar::F32, Op::Max),
         (Scalar::I32, Op::Add),
     ] {
-        // The short sweep: one direction a pair (each direction at least once).
-        let directions: &[bool] = match (wavekit_harness::short_sweep(), scalar) {
-            (false, _) => &[true, false],
-            (true, Scalar::F32) => &[false],
-            (true, _) => &[true],
-        };
-        for &inclusive in directions {
+        // The short part of the sweep (ADR-0084): one direction a pair, each direction at
+        // least once; the rest (the first width's, ADR-0101) the other, and the first pair's
+        // inclusive scan, which every part takes.
+        for inclusive in [true, false] {
+            let in_short = inclusive == (scalar != Scalar::F32);
+            let first = scalar == Scalar::U32 && inclusive;
+            if !wavekit_harness::sweep().takes(in_short, first) {
+                continue;
+            }
             let scan = scan_of(ctx, scalar, op, inclusive, true);
             for n in sizes() {
                 scan_one(ctx, &scan, (scalar, op, inclusive, true), n);
@@ -1009,19 +1011,19 @@ fn select_and_partition_in_every_store_mode() {
         ..Default::default()
     };
     // Each primitive's default batch and 0 (from registers), then batches of 1 and 4 as a
-    // transversal (select 1, partition 4: each batch and each side count once, ADR-0101); a
-    // short sweep (ADR-0084) keeps the default and registers.
+    // transversal (select 1, partition 4: each batch and each side count once, ADR-0101). The
+    // short part of the sweep (ADR-0084) takes the default and registers, the rest (the first
+    // width's, ADR-0101) the default and the batches; every part takes every size.
     let modes = [
         (d.select_stage_steps, d.partition_stage_steps),
         (0, 0),
         (1, 4),
     ];
-    let modes = if wavekit_harness::short_sweep() {
-        &modes[..2]
-    } else {
-        &modes[..]
-    };
+    let sweep = wavekit_harness::sweep();
     for (m, &(sel, part)) in modes.iter().enumerate() {
+        if !sweep.takes(m < 2, m == 0) {
+            continue;
+        }
         let policy = SelectPolicy {
             select_stage_steps: sel,
             partition_stage_steps: part,
@@ -1054,19 +1056,8 @@ fn select_and_partition_in_every_store_mode() {
                 .unwrap()
             });
             let t = flags.tile_elements() as usize;
-            // The short sweep: the tile's edges and several tiles, all densities on the last.
-            let sizes = if wavekit_harness::short_sweep() {
-                vec![1, t - 1, t + 1, 3 * t + 7]
-            } else {
-                vec![0, 1, 5, 33, t - 1, t, t + 1, 3 * t + 7]
-            };
-            for &n in &sizes {
-                let densities: &[u32] = if n == 3 * t + 7 || !wavekit_harness::short_sweep() {
-                    &[0, 50, 100]
-                } else {
-                    &[50]
-                };
-                for &density in densities {
+            for n in [0, 1, 5, 33, t - 1, t, t + 1, 3 * t + 7] {
+                for density in [0, 50, 100] {
                     check_select(ctx, &flags, &Keep::Flags, partition, n, density);
                 }
                 if let Some(by_pred) = &by_pred {

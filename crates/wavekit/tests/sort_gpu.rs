@@ -107,32 +107,30 @@ fn run_family<K: SortKey + std::fmt::Debug>(
     bit_ranges: &[Option<(u32, u32)>],
 ) {
     let ctx = gpu();
+    let sweep = wavekit_harness::sweep();
     for (m, mode) in modes().into_iter().enumerate() {
         for descending in [false, true] {
             // Every kind of values in one direction of each mode; the other direction with
-            // values (CI time). Short sweeps (ADR-0084) leave out indices (the blocks test sorts
-            // with them) and all but the first partial bit range: half the kernel variants.
-            let short = wavekit_harness::short_sweep();
-            // Short sweeps take the small path for u32 and u64 keys only: the key order it
-            // shares with the radix passes (sort/key_order.wgsl) is tested there for every
-            // type.
-            if short && m == 2 && !matches!(K::TYPE, KeyType::U32 | KeyType::U64) {
-                continue;
-            }
+            // values (CI time).
             let kinds: &[Values] = if descending == (m != 1) {
                 &[Values::U32]
-            } else if short {
-                &[Values::None, Values::U32]
             } else {
                 &[Values::None, Values::U32, Values::Indices]
             };
-            let ranges = if short {
-                &bit_ranges[..bit_ranges.len().min(2)]
-            } else {
-                bit_ranges
-            };
             for &values in kinds {
-                for &bits in ranges {
+                for (r, &bits) in bit_ranges.iter().enumerate() {
+                    // The short part of the sweep (ADR-0084) leaves out indices (the blocks
+                    // test sorts with them), all but the first two bit ranges, and the small
+                    // path but for u32 and u64 keys (the key order it shares with the radix
+                    // passes, sort/key_order.wgsl, is tested there for every type); the rest
+                    // is the first width's (ADR-0101), and both take the first configuration.
+                    let in_short = values != Values::Indices
+                        && r < 2
+                        && (m != 2 || matches!(K::TYPE, KeyType::U32 | KeyType::U64));
+                    let first = m == 0 && !descending && values == kinds[0] && r == 0;
+                    if !sweep.takes(in_short, first) {
+                        continue;
+                    }
                     let config = SortConfig {
                         values,
                         descending,
