@@ -323,19 +323,24 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         planes_of_row[{p}] = select(0u, pw[q * MAX_PLANES + {p}], {p} < sent);
 #end
         let columns_of_row = transpose(planes_of_row);
+        // Only the block's samples (the stores below read no other). The branches also keep
+        // the unrolled columns apart: as one straight block, SwiftShader's compile of this
+        // kernel lost the web page's device (ADR-0093, session 37).
+        if (row < bh) {
 #unroll col 32
-        {
-            var v = 0i;
-            if (ok && sent != 0u) {
-                let t = reverseBits(columns_of_row[{col}]) >> (32u - sent);
-                v = reconstruct(t, dropped, step);
-                if (((neg[q] >> {col}) & 1u) != 0u) {
-                    v = -v;
+            if ({col} < bw) {
+                var v = 0i;
+                if (ok && sent != 0u) {
+                    let t = reverseBits(columns_of_row[{col}]) >> (32u - sent);
+                    v = reconstruct(t, dropped, step);
+                    if (((neg[q] >> {col}) & 1u) != 0u) {
+                        v = -v;
+                    }
                 }
+                zpos[row * 32u + ({col} ^ row)] = bitcast<u32>(v);
             }
-            zpos[row * 32u + ({col} ^ row)] = bitcast<u32>(v);
-        }
 #end
+        }
     }
     workgroupBarrier();
     for (var r = 0u; r < bh; r++) {
