@@ -324,8 +324,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
 #end
         let columns_of_row = transpose(planes_of_row);
         // Only the block's samples (the stores below read no other). The branches also keep
-        // the unrolled columns apart: as one straight block, SwiftShader's compile of this
-        // kernel lost the web page's device (ADR-0093, session 37).
+        // the unrolled columns apart: as one straight block, this kernel lost the web page's
+        // device on SwiftShader (ADR-0093, session 37).
         if (row < bh) {
 #unroll col 32
             if ({col} < bw) {
