@@ -485,6 +485,9 @@ pub fn meshes_dir() -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wavekit::reduce::ReducePolicy;
+    use wavekit::scan::ScanPolicy;
+    use wavekit::select::SelectPolicy;
 
     #[test]
     fn the_sweeps_short_part_and_its_rest_make_the_whole() {
@@ -502,9 +505,6 @@ mod tests {
         }
         assert!(!Sweep::Rest.takes(true, false) && !Sweep::Short.takes(false, false));
     }
-    use wavekit::reduce::ReducePolicy;
-    use wavekit::scan::ScanPolicy;
-    use wavekit::select::SelectPolicy;
 
     #[test]
     fn a_bad_large_tests_value_is_an_error_not_a_no() {

@@ -212,6 +212,7 @@ fn scan_every_type_operator_direction_and_size() {
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn scan_in_place() {
     let ctx = gpu();
+    let sweep = wavekit_harness::sweep();
     for (scalar, op) in [
         (Scalar::U32, Op::Add),
         (Scalar::F32, Op::Max),
@@ -223,7 +224,7 @@ fn scan_in_place() {
         for inclusive in [true, false] {
             let in_short = inclusive == (scalar != Scalar::F32);
             let first = scalar == Scalar::U32 && inclusive;
-            if !wavekit_harness::sweep().takes(in_short, first) {
+            if !sweep.takes(in_short, first) {
                 continue;
             }
             let scan = scan_of(ctx, scalar, op, inclusive, true);
