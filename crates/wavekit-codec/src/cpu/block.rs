@@ -107,10 +107,12 @@ fn err2(m: u32, s: u32) -> u32 {
 /// the plane removes per byte it costs, as an integer bin (1: it removes none, taken only when
 /// every plane fits; higher: more per byte), made non-increasing in n (a plane never ranks
 /// above an earlier one). In integers only,
-/// so the GPU computes the same: the error of plane n's step in units of (step/2)², each
-/// sample's `err2 >> sh` squared with `sh = max(0, s − 8)` (s the planes dropped after it), so
-/// every sum fits in 31 bits; the key `ilog(dD) + 64·sh + 416 − ilog(dR)` (dR the step's
-/// bytes), clamped to 1 ..= KEY_BINS − 1; a step of no bytes that removes error takes the top.
+/// so the GPU computes the same: the error of plane n's step in units of (step/2)², from each
+/// sample's magnitude with its `sh = max(0, s − 8)` lowest bits dropped (s the planes dropped
+/// after it; the error of `m >> sh` with `s − sh` planes dropped, squared), so every sum fits in
+/// 31 bits and the change is linear in the kept low bits (the GPU sums it from counts of its
+/// plane words, ADR-0093); the key `ilog(dD) + 64·sh + 416 − ilog(dR)` (dR the step's bytes),
+/// clamped to 1 ..= KEY_BINS − 1; a step of no bytes that removes error takes the top.
 /// The bands' steps are Δ/√G_b, so error in steps is already weighted by the band's gain.
 pub fn keys(q: &Quantized, rates: &[usize]) -> Vec<u32> {
     let p = u32::from(q.planes);
@@ -121,8 +123,8 @@ pub fn keys(q: &Quantized, rates: &[usize]) -> Vec<u32> {
         let sh = s.saturating_sub(8);
         let (mut before, mut after) = (0u32, 0u32);
         for &m in &q.magnitude {
-            let b = err2(m, s + 1) >> sh;
-            let a = err2(m, s) >> sh;
+            let b = err2(m >> sh, s + 1 - sh);
+            let a = err2(m >> sh, s - sh);
             before = before.wrapping_add(b * b);
             after = after.wrapping_add(a * a);
         }
@@ -134,8 +136,8 @@ pub fn keys(q: &Quantized, rates: &[usize]) -> Vec<u32> {
     out
 }
 
-/// A plane's key from the error it removes, `dd` (in units of (step/2)², each sample's error
-/// shifted right by `sh` before squaring), and the bytes it costs, `dr` (see [`keys`]).
+/// A plane's key from the error it removes, `dd` (in units of (step/2)², each sample's
+/// magnitude shifted right by `sh` first), and the bytes it costs, `dr` (see [`keys`]).
 pub fn plane_key(dd: i32, dr: u32, sh: u32) -> u32 {
     if dd <= 0 {
         1

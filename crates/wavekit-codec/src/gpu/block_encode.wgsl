@@ -255,8 +255,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     nk += 1u;
                     mg[j] = f | SIG;
                 }
-                let b = err2(m, bit + 1u) >> sh;
-                let a = err2(m, bit) >> sh;
+                let b = err2(m >> sh, bit + 1u - sh);
+                let a = err2(m >> sh, bit - sh);
                 before_e += b * b;
                 after_e += a * a;
             }

@@ -6,13 +6,20 @@
 //   - the candidates (not yet significant) and the new samples are word operations, counted
 //     with countOneBits and placed with one subgroup exclusive sum (both counts in one word);
 //   - each new sample's run (the candidates skipped since the previous new sample) from its
-//     candidate rank and the previous new sample's, whose rank comes from the lanes before by
-//     a maximum scan of shuffles;
-//   - the Rice costs Σ (run >> p) of all 16 parameters are summed where a sample becomes
-//     significant, two to a word (Σ run ≤ 1024), reduced with eight subgroup sums;
-//   - the distortion step only where it changes (samples significant after the plane);
+//     candidate rank and the previous new sample's, which the nearest lane below with a new
+//     sample has (a ballot and one shuffle);
+//   - the Rice costs Σ (run >> p) of the parameters that can cost least (0 ..= 11) are summed
+//     where a sample becomes significant, three to a word (Σ run ≤ 1023), reduced with four
+//     subgroup sums;
+//   - the change of error from counts: it is linear in the bits below the plane (sums of
+//     2^j · countOneBits(plane word j & set) over the samples refined to a one, to a zero, and
+//     the new ones; `row_change`), so no sample's magnitude is read after the load;
 //   - the bits or-ed into workgroup memory: each lane's quotients are one run of ones (set in
-//     words by a loop of subgroup-uniform length) whose terminating zeros are then cleared.
+//     words by a loop of subgroup-uniform length) whose terminating zeros are then cleared in a
+//     loop over the new samples only; the refinement bits and the signs of a row are two
+//     `compress`es of its words.
+// The load transposes each row's magnitudes into its 24 plane words (`pw`), the only copy of
+// the block kept (ADR-0093, session 38).
 // No workgroup barrier per plane: one after clearing the output, one before copying it out.
 // Every subgroup operation is in subgroup-uniform control flow: every loop before one has a
 // trip count that is a constant or a subgroup-wide value (ADR-0092).
@@ -23,6 +30,7 @@
 #import subgroup/api
 #import codec/layout
 #import codec/bits
+#import codec/words
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -48,21 +56,28 @@ fn through(b: u32) -> u32 {
     return select((2u << b) - 1u, 0xffffffffu, b >= 31u);
 }
 
-// The Rice costs' partial sums of one run, two parameters a word: word j holds
-// Σ (run >> 2j) in its low half and Σ (run >> 2j + 1) in its high half.
-fn add_run(s: ptr<function, array<u32, 8>>, r: u32) {
-    (*s)[0] += r | ((r >> 1u) << 16u);
-    (*s)[1] += (r >> 2u) | ((r >> 3u) << 16u);
-    (*s)[2] += (r >> 4u) | ((r >> 5u) << 16u);
-    (*s)[3] += (r >> 6u) | ((r >> 7u) << 16u);
-    (*s)[4] += (r >> 8u) | ((r >> 9u) << 16u);
-    (*s)[5] += (r >> 10u) | ((r >> 11u) << 16u);
-    (*s)[6] += (r >> 12u) | ((r >> 13u) << 16u);
-    (*s)[7] += (r >> 14u) | ((r >> 15u) << 16u);
+// The Rice costs' partial sums of one run, three parameters a word in 10-bit fields: word j's
+// field i holds Σ (run >> 3j + i), parameters 0 ..= 11 (a plane's runs add up to at most 1023;
+// no parameter above 10 can cost least: gpu/sim.rs, add_run).
+fn add_run(s: ptr<function, array<u32, 4>>, r: u32) {
+    (*s)[0] += r | ((r >> 1u) << 10u) | ((r >> 2u) << 20u);
+    (*s)[1] += (r >> 3u) | ((r >> 4u) << 10u) | ((r >> 5u) << 20u);
+    (*s)[2] += (r >> 6u) | ((r >> 7u) << 10u) | ((r >> 8u) << 20u);
+    (*s)[3] += (r >> 9u) | ((r >> 10u) << 10u) | ((r >> 11u) << 20u);
 }
 
-fn half(s: array<u32, 8>, p: u32) -> u32 {
-    return (s[p / 2u] >> (16u * (p % 2u))) & 0xffffu;
+fn field(s: array<u32, 4>, p: u32) -> u32 {
+    return (s[p / 3u] >> (10u * (p % 3u))) & 1023u;
+}
+
+// A row's change of squared error (mod 2^32) when plane b′ of its magnitudes (shifted right by
+// sh) is sent, one = 2^b′: n the counts of the samples refined to a one, to a zero, and new;
+// l the sums of their bits below b′ (gpu/sim.rs: row_change, which derives it).
+fn row_change(n: vec3<u32>, l: vec3<u32>, one: u32) -> u32 {
+    let u = 2u * l + n * (1u - one);
+    let refined = (n.x + n.y) * (one * one) + (2u * one) * (u.x - u.y);
+    let fresh = 3u * n.z * (one * one) + (6u * one) * (2u * l.z + n.z);
+    return refined + fresh;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -88,9 +103,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         let base = entry.x & 0x7fffffffu;
         let is_chroma = (entry.x >> 31u) != 0u;
         let columns = select((1u << bw) - 1u, 0xffffffffu, bw >= 32u);
-        // This lane's rows: magnitudes, and words of the valid, negative and significant
-        // samples.
-        var mg: array<u32, ROWS * 32>;
+        // This lane's rows: the plane words of their magnitudes (pw[q * 24 + j] bit c: bit j
+        // of column c), and words of the valid, negative and significant samples.
+        var pw: array<u32, ROWS * 24>;
         var valid: array<u32, ROWS>;
         var neg: array<u32, ROWS>;
         var sig: array<u32, ROWS>;
@@ -101,10 +116,12 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             valid[q] = select(0u, columns, here);
             sig[q] = 0u;
             var n = 0u;
-            for (var c = 0u; c < 32u; c++) {
+            var cols: array<u32, 32>;
+#unroll c 32
+            {
                 var m = 0u;
-                if (here && c < bw) {
-                    let at = base + row * entry.y + c;
+                if (here && {c} < bw) {
+                    let at = base + row * entry.y + {c};
                     var x = 0i;
                     if (is_chroma) {
                         x = chroma[at];
@@ -113,14 +130,19 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     }
                     let a = min(u32(abs(x)), 1u << 23u);
                     m = min((a << 8u) / step, CAP);
-                    top = max(top, m);
                     if (x < 0i) {
-                        n |= 1u << c;
+                        n |= 1u << {c};
                     }
                 }
-                mg[q * 32u + c] = m;
+                cols[{c}] = m;
+                top |= m;
             }
+#end
             neg[q] = n;
+            let words = transpose(cols);
+#unroll j 24
+            pw[q * 24u + {j}] = words[{j}];
+#end
         }
         let mx = sg_max_u32(top);
         let planes = select(0u, 32u - countLeadingZeros(mx), mx != 0u);
@@ -136,10 +158,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             var news_l = 0u;
             var last = 0u;
             for (var q = 0u; q < ROWS; q++) {
-                var w = 0u;
-                for (var c = 0u; c < 32u; c++) {
-                    w |= ((mg[q * 32u + c] >> bit) & 1u) << c;
-                }
+                let w = pw[q * 24u + bit];
                 v[q] = w;
                 let cw = valid[q] & ~sig[q];
                 let nw = cw & w;
@@ -157,32 +176,25 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             let new0 = before >> 16u;
             let cands = total & 0xffffu;
             let news = total >> 16u;
-            // The rank + 1 of the last new sample before this lane's: a maximum scan of each
-            // lane's last (ranks grow with the lanes).
-            var m_incl = select(0u, cand0 + last, news_l != 0u);
-            for (var d = 1u; d < LANES; d <<= 1u) {
-                let y = sg_shuffle_u32(m_incl, select(0u, lane - d, lane >= d));
-                if (lane >= d) {
-                    m_incl = max(m_incl, y);
-                }
-            }
-            var prev0 = sg_shuffle_u32(m_incl, select(0u, lane - 1u, lane >= 1u));
-            if (lane == 0u) {
-                prev0 = 0u;
-            }
+            // The rank + 1 of the last new sample before this lane's: the nearest lane below
+            // with a new sample (a ballot) has it (ranks grow with the lanes).
+            let has = sg_ballot(news_l != 0u).x;
+            let below = has & ((1u << lane) - 1u);
+            let src = select(0u, 31u - countLeadingZeros(below), below != 0u);
+            let from_src = sg_shuffle_u32(cand0 + last, src);
+            let prev0 = select(0u, from_src, below != 0u);
             // Runs, and their Rice costs for every parameter.
-            var sums: array<u32, 8>;
-            for (var p = 0u; p < 8u; p++) {
-                sums[p] = 0u;
-            }
+            var sums = array<u32, 4>(0u, 0u, 0u, 0u);
             var prev = prev0;
             var rank = cand0;
+            var most_new: array<u32, ROWS>;
             for (var q = 0u; q < ROWS; q++) {
                 let cw = valid[q] & ~sig[q];
                 var nw = cw & v[q];
                 // The new samples only, each one's rank from the candidates before it, in a
                 // loop of the subgroup's most (a subgroup-uniform trip count).
                 let most = sg_max_u32(countOneBits(nw));
+                most_new[q] = most;
                 for (var i = 0u; i < most; i++) {
                     if (nw != 0u) {
                         let c = firstTrailingBit(nw);
@@ -199,20 +211,20 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             var quotients = 0u;
             var unary_l = 0u;
             if (news != 0u) {
-                var all: array<u32, 8>;
-                for (var p = 0u; p < 8u; p++) {
+                var all: array<u32, 4>;
+                for (var p = 0u; p < 4u; p++) {
                     all[p] = sg_add_u32(sums[p]);
                 }
                 var best = 0xffffffffu;
-                for (var p = 0u; p < 16u; p++) {
-                    let c = half(all, p) + news * (1u + p);
+                for (var p = 0u; p < 12u; p++) {
+                    let c = field(all, p) + news * (1u + p);
                     if (c < best) {
                         best = c;
                         k = p;
                     }
                 }
-                quotients = half(all, k) + news;
-                unary_l = half(sums, k) + news_l;
+                quotients = field(all, k) + news;
+                unary_l = field(sums, k) + news_l;
             }
             let q_before = sg_exclusive_add_u32(unary_l);
             // Places: the count, k, the remainders, the signs, the quotients, the refinement.
@@ -250,6 +262,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 }
             }
             let sh = select(0u, bit - 8u, bit > 8u);
+            let bp = bit - sh;
+            let one = 1u << bp;
             let mask_k = (1u << k) - 1u;
             var dd = 0u;
             var nk = new0;
@@ -261,47 +275,46 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 let sw = sig[q];
                 let cw = valid[q] & ~sw;
                 let nw = cw & v[q];
-                var refine = 0u;
-                var signs = 0u;
-                // The samples significant after this plane, in column order (a loop of the
-                // subgroup's most): a refinement bit from each one significant before, a code
-                // and a sign from each new one, and each one's change of distortion.
-                var left = sw | nw;
-                let most = sg_max_u32(countOneBits(left));
-                for (var i = 0u; i < most; i++) {
+                // The new samples in column order (a loop of the subgroup's most): each one's
+                // quotient's zero and remainder.
+                var left = nw;
+                for (var i = 0u; i < most_new[q]; i++) {
                     if (left == 0u) {
                         continue;
                     }
                     let c = firstTrailingBit(left);
                     left &= left - 1u;
-                    let m = mg[q * 32u + c];
-                    if (((sw >> c) & 1u) != 0u) {
-                        refine = (refine << 1u) | ((m >> bit) & 1u);
-                    } else {
-                        let at = rank + countOneBits(cw & ((1u << c) - 1u));
-                        let r = at - prev;
-                        prev = at + 1u;
-                        at_q += r >> k;
-                        let z = o + at_q / 32u;
-                        atomicAnd(&out[z], ~(0x80000000u >> (at_q % 32u)));
-                        at_q += 1u;
-                        let rem = r & mask_k;
-                        if (rem != 0u) {
-                            put_bits(o, r0 + nk * k, rem, k);
-                        }
-                        signs = (signs << 1u) | ((neg[q] >> c) & 1u);
-                        nk += 1u;
+                    let at = rank + countOneBits(cw & ((1u << c) - 1u));
+                    let r = at - prev;
+                    prev = at + 1u;
+                    at_q += r >> k;
+                    let z = o + at_q / 32u;
+                    atomicAnd(&out[z], ~(0x80000000u >> (at_q % 32u)));
+                    at_q += 1u;
+                    let rem = r & mask_k;
+                    if (rem != 0u) {
+                        put_bits(o, r0 + nk * k, rem, k);
                     }
-                    let b = err2(m, bit + 1u) >> sh;
-                    let a = err2(m, bit) >> sh;
-                    dd += b * b - a * a;
+                    nk += 1u;
                 }
                 rank += countOneBits(cw);
+                // The refinement bits and the signs, in column order (the first column the
+                // first bit sent).
                 let nr = countOneBits(sw);
-                put_bits(o, at_f, refine, nr);
+                put_bits(o, at_f, compress(reverseBits(v[q]), reverseBits(sw)), nr);
                 at_f += nr;
                 let nn = countOneBits(nw);
-                put_bits(o, s0 + nk - nn, signs, nn);
+                put_bits(o, s0 + nk - nn, compress(reverseBits(neg[q]), reverseBits(nw)), nn);
+                // The change of error, from the sums of the bits sh .. bit − 1 of the samples
+                // refined to a one, to a zero, and the new ones.
+                let x1 = sw & v[q];
+                let x0 = sw & ~v[q];
+                var l = vec3<u32>(0u);
+                for (var j = 0u; j < bp; j++) {
+                    let w = pw[q * 24u + sh + j];
+                    l += vec3<u32>(countOneBits(w & x1), countOneBits(w & x0), countOneBits(w & nw)) << vec3<u32>(j);
+                }
+                dd += row_change(vec3<u32>(countOneBits(x1), countOneBits(x0), nn), l, one);
                 sig[q] = sw | nw;
             }
             let dd_all = bitcast<i32>(sg_add_u32(dd));

@@ -1,8 +1,9 @@
 //! CPU simulations of the subgroup block coders' cross-lane arithmetic, lane by lane, at every
 //! width the device may run them at (1 to 32 lanes; wider subgroups take the workgroup
 //! kernels): `block_encode_sg.wgsl` (each lane's rows, the candidate ranks by exclusive sums,
-//! the previous new sample's rank by a maximum scan of shuffles, the Rice costs two a word,
-//! the quotients' ones set by words and their zeros cleared) and `block_sg.wgsl` (the zeros a
+//! the previous new sample's rank by a ballot and one shuffle, the Rice costs three a word,
+//! the quotients' ones set by words and their zeros cleared, the refinement bits and signs by
+//! `compress`, the change of error from counts of the plane words) and `block_sg.wgsl` (the zeros a
 //! word a lane, the codes a lane, a new sample's row by a binary search of the rows' first
 //! ranks and its column by the rank's set bit). Lavapipe runs the kernels at 4, 8 and 16
 //! lanes and the H200 at 32; these check every width against `cpu/block.rs`.
@@ -27,35 +28,20 @@ fn exclusive(v: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The kernel's maximum scan by shuffles: at each distance d (1, 2, 4 … below the width)
-/// every lane at or past d takes the maximum with lane − d's value of the step before.
-fn max_scan(v: &[u32]) -> Vec<u32> {
-    let mut m = v.to_vec();
-    let mut d = 1;
-    while d < v.len() {
-        let prev = m.clone();
-        for l in d..v.len() {
-            m[l] = m[l].max(prev[l - d]);
-        }
-        d <<= 1;
-    }
-    m
-}
-
-fn add_run(s: &mut [u32; 8], r: u32) {
+/// The Rice costs' partial sums of one run, three parameters a word in 10-bit fields: word j's
+/// field i holds Σ (run >> 3j + i), for the parameters 0 ..= 11. A plane's runs add up to at
+/// most 1023 (they and its new samples are at most the block's 1024 candidates), so no field
+/// overflows, and no parameter above 10 can cost least (every run is 0 there, and a larger k
+/// costs one bit more a sample).
+fn add_run(s: &mut [u32; 4], r: u32) {
     for (j, w) in s.iter_mut().enumerate() {
-        *w += (r >> (2 * j)) | ((r >> (2 * j + 1)) << 16);
+        let p = 3 * j as u32;
+        *w += (r >> p) | (r >> (p + 1)) << 10 | (r >> (p + 2)) << 20;
     }
 }
 
-fn half(s: &[u32; 8], p: u32) -> u32 {
-    (s[(p / 2) as usize] >> (16 * (p % 2))) & 0xffff
-}
-
-fn err2(m: u32, s: u32) -> u32 {
-    let t = m.checked_shr(s).unwrap_or(0);
-    let r = if t == 0 { 0 } else { (2 * t + 1) << s };
-    (2 * m + 1).abs_diff(r)
+fn field(s: &[u32; 4], p: u32) -> u32 {
+    (s[(p / 3) as usize] >> (10 * (p % 3))) & 1023
 }
 
 /// Bits written by or-ing, the first in a word's top bit.
@@ -116,6 +102,11 @@ pub fn encode_block(
                 .fold(0, |w, c| w | 1 << c)
         })
         .collect();
+    // Each row's plane words, as the kernel's load makes them: word j's bit c is bit j of
+    // column c's magnitude.
+    let pw: Vec<[u32; 32]> = (0..32)
+        .map(|r| transpose(std::array::from_fn(|c| mag(r, c))))
+        .collect();
     let mut sig = [0u32; 32];
     let planes = u32::from(q.planes);
     let len = (bw * bh) as u32;
@@ -125,9 +116,7 @@ pub fn encode_block(
     let mut low = KEY_BINS - 1;
     for plane in 0..planes {
         let bit = planes - 1 - plane;
-        let v: Vec<u32> = (0..32)
-            .map(|r| (0..32).fold(0, |w, c| w | ((mag(r, c) >> bit) & 1) << c))
-            .collect();
+        let v: Vec<u32> = (0..32).map(|r| pw[r][bit as usize]).collect();
         let (mut cands_l, mut news_l, mut last) =
             (vec![0u32; lanes], vec![0u32; lanes], vec![0u32; lanes]);
         for l in 0..lanes {
@@ -147,21 +136,24 @@ pub fn encode_block(
         let before = exclusive(&packed);
         let total = packed.iter().sum::<u32>();
         let (cands, news) = (total & 0xffff, total >> 16);
-        let m: Vec<u32> = (0..lanes)
+        // The rank + 1 of the last new sample before each lane's: from the nearest lane below
+        // with a new sample (a ballot of the lanes with one, and one shuffle).
+        let has = (0..lanes)
+            .filter(|&l| news_l[l] != 0)
+            .fold(0u32, |b, l| b | 1 << l);
+        let prev0: Vec<u32> = (0..lanes)
             .map(|l| {
-                if news_l[l] != 0 {
-                    (before[l] & 0xffff) + last[l]
-                } else {
+                let below = has & ((1u32 << l) - 1);
+                if below == 0 {
                     0
+                } else {
+                    let src = (31 - below.leading_zeros()) as usize;
+                    (before[src] & 0xffff) + last[src]
                 }
             })
             .collect();
-        let m = max_scan(&m);
-        let prev0: Vec<u32> = (0..lanes)
-            .map(|l| if l == 0 { 0 } else { m[l - 1] })
-            .collect();
         // Runs and their costs, lane by lane.
-        let mut sums = vec![[0u32; 8]; lanes];
+        let mut sums = vec![[0u32; 4]; lanes];
         for l in 0..lanes {
             let (mut prev, mut rank) = (prev0[l], before[l] & 0xffff);
             for r in l * rows..(l + 1) * rows {
@@ -181,23 +173,23 @@ pub fn encode_block(
         let (mut k, mut quotients) = (0, 0);
         let mut unary = vec![0u32; lanes];
         if news != 0 {
-            let mut all = [0u32; 8];
+            let mut all = [0u32; 4];
             for s in &sums {
                 for (a, w) in all.iter_mut().zip(s) {
                     *a += w;
                 }
             }
             let mut best = u32::MAX;
-            for p in 0..16 {
-                let c = half(&all, p) + news * (1 + p);
+            for p in 0..12 {
+                let c = field(&all, p) + news * (1 + p);
                 if c < best {
                     best = c;
                     k = p;
                 }
             }
-            quotients = half(&all, k) + news;
+            quotients = field(&all, k) + news;
             for l in 0..lanes {
-                unary[l] = half(&sums[l], k) + news_l[l];
+                unary[l] = field(&sums[l], k) + news_l[l];
             }
         }
         let q_before = exclusive(&unary);
@@ -212,6 +204,8 @@ pub fn encode_block(
             out.put(pos + eg, k, 4);
         }
         let sh = bit.saturating_sub(8);
+        let bp = bit - sh;
+        let one = 1u32 << bp;
         let mut dd = 0u32;
         for l in 0..lanes {
             let qa = q0 + q_before[l];
@@ -226,34 +220,47 @@ pub fn encode_block(
                 let sw = sig[r];
                 let cw = valid[r] & !sw;
                 let nw = cw & v[r];
-                let (mut refine, mut signs) = (0u32, 0u32);
-                // The samples significant after the plane, a set bit at a time.
-                let mut left = sw | nw;
+                // The new samples, a set bit at a time: each one's quotient's zero and
+                // remainder.
+                let mut left = nw;
                 while left != 0 {
                     let c = left.trailing_zeros();
                     left &= left - 1;
-                    let mg = mag(r, c as usize);
-                    if sw >> c & 1 == 1 {
-                        refine = refine << 1 | (mg >> bit & 1);
-                    } else {
-                        let at = rank + (cw & ((1u32 << c) - 1)).count_ones();
-                        let run = at - prev;
-                        prev = at + 1;
-                        at_q += run >> k;
-                        out.clear(at_q);
-                        at_q += 1;
-                        out.put(r0 + nk * k, run & ((1 << k) - 1), k);
-                        signs = signs << 1 | (neg[r] >> c & 1);
-                        nk += 1;
-                    }
-                    let (b, a) = (err2(mg, bit + 1) >> sh, err2(mg, bit) >> sh);
-                    dd = dd.wrapping_add((b * b).wrapping_sub(a * a));
+                    let at = rank + (cw & ((1u32 << c) - 1)).count_ones();
+                    let run = at - prev;
+                    prev = at + 1;
+                    at_q += run >> k;
+                    out.clear(at_q);
+                    at_q += 1;
+                    out.put(r0 + nk * k, run & ((1 << k) - 1), k);
+                    nk += 1;
                 }
                 rank += cw.count_ones();
-                out.put(at_f, refine, sw.count_ones());
-                at_f += sw.count_ones();
+                // The refinement bits and the signs, gathered in column order by compress.
+                let nr = sw.count_ones();
+                out.put(at_f, compress(v[r].reverse_bits(), sw.reverse_bits()), nr);
+                at_f += nr;
                 let nn = nw.count_ones();
-                out.put(s0 + nk - nn, signs, nn);
+                out.put(
+                    s0 + nk - nn,
+                    compress(neg[r].reverse_bits(), nw.reverse_bits()),
+                    nn,
+                );
+                // The change of error, from the kept low bits' sums over the samples refined
+                // to a one, to a zero, and the new ones (L the bits sh .. bit − 1 of m).
+                let (x1, x0) = (sw & v[r], sw & !v[r]);
+                let (mut l1, mut l0, mut ln) = (0u32, 0u32, 0u32);
+                for j in 0..bp {
+                    let w = pw[r][(sh + j) as usize];
+                    l1 += (w & x1).count_ones() << j;
+                    l0 += (w & x0).count_ones() << j;
+                    ln += (w & nw).count_ones() << j;
+                }
+                dd = dd.wrapping_add(row_change(
+                    [x1.count_ones(), x0.count_ones(), nn],
+                    [l1, l0, ln],
+                    one,
+                ));
                 sig[r] = sw | nw;
             }
         }
@@ -267,6 +274,43 @@ pub fn encode_block(
         .map(|i| (0..8).fold(0u8, |b, j| b << 1 | out.get(8 * i + j) as u8))
         .collect();
     (bytes, ends, keys)
+}
+
+/// The change of a block row's squared error (in (step/2)² units, mod 2^32) when plane b′ of
+/// its magnitudes (shifted right by sh, `cpu::block::keys`) is sent, `one` = 2^b′: from the
+/// counts of the samples refined to a one, refined to a zero and new, `n`, and the sums of their
+/// bits below b′, `l`. With u = 2L + 1 − 2^b′ a sample's error after the plane, a refined one's
+/// change is 4^b′ ± 2^(b′+1)·u and a new one's (2m + 1)² − u² = 3·4^b′ + 6·2^b′·(2L + 1): linear
+/// in L, so counts of the plane words give it (`block_encode_sg.wgsl`'s `row_change`).
+fn row_change(n: [u32; 3], l: [u32; 3], one: u32) -> u32 {
+    let u = |i: usize| (2 * l[i]).wrapping_add(n[i].wrapping_mul(1u32.wrapping_sub(one)));
+    let refined = (n[0] + n[1])
+        .wrapping_mul(one * one)
+        .wrapping_add((2 * one).wrapping_mul(u(0).wrapping_sub(u(1))));
+    let new = (3 * n[2])
+        .wrapping_mul(one * one)
+        .wrapping_add((6 * one).wrapping_mul(2 * l[2] + n[2]));
+    refined.wrapping_add(new)
+}
+
+/// `words.wgsl`'s `compress`: the bits of x at the set bits of m, packed from bit 0 up in
+/// their order (Hacker's Delight's compress, five constant steps; `deposit`'s inverse).
+pub fn compress(x0: u32, m0: u32) -> u32 {
+    let (mut x, mut m) = (x0 & m0, m0);
+    let mut mk = !m << 1;
+    for i in 0..5 {
+        let mut mp = mk ^ (mk << 1);
+        mp ^= mp << 2;
+        mp ^= mp << 4;
+        mp ^= mp << 8;
+        mp ^= mp << 16;
+        let mv = mp & m;
+        m = (m ^ mv) | (mv >> (1 << i));
+        let t = x & mv;
+        x = (x ^ t) | (t >> (1 << i));
+        mk &= !mp;
+    }
+    x
 }
 
 /// What `block_sg.wgsl` decodes from an undamaged payload of `n` planes (the bits after its
@@ -724,9 +768,9 @@ mod tests {
         }
     }
 
-    /// `deposit` and `transpose` against their definitions, bit by bit.
+    /// `deposit`, `compress` and `transpose` against their definitions, bit by bit.
     #[test]
-    fn deposit_and_transpose_are_their_definitions() {
+    fn deposit_compress_and_transpose_are_their_definitions() {
         let mut rng = fastrand::Rng::with_seed(29);
         for _ in 0..2000 {
             let (x, m) = (rng.u32(..), rng.u32(..) & rng.u32(..));
@@ -739,6 +783,17 @@ mod tests {
                 }
             }
             assert_eq!(deposit(x, m), want, "{x:#x} {m:#x}");
+            let n = m.count_ones();
+            let low = if n == 32 { x } else { x & ((1 << n) - 1) };
+            assert_eq!(compress(want | (x & !m), m), low, "{x:#x} {m:#x}");
+        }
+        for m in [0, u32::MAX, 1, 0x8000_0000] {
+            let x = rng.u32(..);
+            let want = (0..32)
+                .filter(|c| m >> c & 1 == 1)
+                .enumerate()
+                .fold(0, |w, (k, c)| w | (x >> c & 1) << k);
+            assert_eq!(compress(x, m), want, "{x:#x} {m:#x}");
         }
         for _ in 0..100 {
             let a: [u32; 32] = std::array::from_fn(|_| rng.u32(..));

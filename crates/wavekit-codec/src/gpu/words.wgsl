@@ -1,5 +1,5 @@
 // The subgroup block coders' word helpers (block_encode_sg.wgsl, block_sg.wgsl), with their CPU
-// twins in `gpu/sim.rs` (`deposit`, `transpose`): a row of a block is a lane's, and its 32
+// twins in `gpu/sim.rs` (`deposit`, `compress`, `transpose`): a row of a block is a lane's, and its 32
 // samples' bits are handled a word at a time.
 
 // x's low bits deposited, lowest first, at the set bits of m, lowest first (Hacker's
@@ -29,6 +29,29 @@ fn deposit(x0: u32, m0: u32) -> u32 {
     }
 #end
     return x & m0;
+}
+
+// The bits of x at the set bits of m, packed from bit 0 up in their order (Hacker's Delight's
+// compress: five constant steps, no loop over the bits; deposit's inverse).
+fn compress(x0: u32, m0: u32) -> u32 {
+    var x = x0 & m0;
+    var m = m0;
+    var mk = ~m << 1u;
+#unroll i 5
+    {
+        var mp = mk ^ (mk << 1u);
+        mp ^= mp << 2u;
+        mp ^= mp << 4u;
+        mp ^= mp << 8u;
+        mp ^= mp << 16u;
+        let v = mp & m;
+        m = (m ^ v) | (v >> (1u << {i}));
+        let t = x & v;
+        x = (x ^ t) | (t >> (1u << {i}));
+        mk &= ~mp;
+    }
+#end
+    return x;
 }
 
 // The 32 × 32 bit matrix x (bit c of x[r] its element (r, c)) transposed: bit r of the result's
