@@ -16,23 +16,42 @@ use wavekit_spatial::{KnnKernel, Spatial, SpatialConfig, TreeKind};
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_tree_and_queries_equal_brute_force() {
     let ctx = gpu();
-    for config in [
-        SpatialConfig::default(),
-        SpatialConfig {
-            leaf: 4,
-            sort_queries: false,
-            kernel: KnnKernel::Persistent,
-            pool: 3,
-            ..Default::default()
-        },
-        SpatialConfig {
-            kernel: KnnKernel::Compacted,
-            diagnostics: true,
-            ..Default::default()
-        },
-    ] {
+    // The sweep splits by configuration (ADR-0101): the default at every width; the persistent
+    // kernel at the first width, the compacted one after it and without subgroups, each with
+    // every set (the kernels cost lavapipe's compile, the sets little).
+    let sweep_part = wavekit_harness::sweep();
+    for (i, (config, in_short)) in [
+        (SpatialConfig::default(), true),
+        (
+            SpatialConfig {
+                leaf: 4,
+                sort_queries: false,
+                kernel: KnnKernel::Persistent,
+                pool: 3,
+                ..Default::default()
+            },
+            false,
+        ),
+        (
+            SpatialConfig {
+                kernel: KnnKernel::Compacted,
+                diagnostics: true,
+                ..Default::default()
+            },
+            true,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if !sweep_part.takes(in_short, i == 0) {
+            continue;
+        }
         let spatial = Spatial::new(ctx, &config).unwrap();
-        for (name, points, queries, exact) in sweep(sets()) {
+        // The default configuration's sets halve in the short part (it runs whole at the first
+        // width); a split configuration takes every set where it runs.
+        let sets = if i == 0 { sweep(sets()) } else { sets() };
+        for (name, points, queries, exact) in sets {
             // The other configurations on the smaller sets only (lavapipe is slow).
             if config != SpatialConfig::default() && points.len() > 2000 && !exact {
                 continue;
@@ -86,8 +105,12 @@ fn gpu_tree_and_queries_equal_brute_force() {
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
     let ctx = gpu();
+    // The sweep splits by configuration (ADR-0101): the kd-tree's baseline at every width; its
+    // compacted kernel and the octree's baseline after the first width and without subgroups,
+    // the octree's compacted kernel at the first width; each with every set where it runs.
+    let sweep_part = wavekit_harness::sweep();
     for tree_kind in [TreeKind::Kd, TreeKind::Octree] {
-        for config in [
+        for (compacted, config) in [
             SpatialConfig {
                 tree: tree_kind,
                 ..Default::default()
@@ -98,17 +121,18 @@ fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
                 kernel: KnnKernel::Compacted,
                 ..Default::default()
             },
-        ] {
-            // The short sweep (ADR-0084): the compacted kernel on the kd-tree only (every
-            // configuration's kernels are compiled again at each width).
-            if wavekit_harness::short_sweep()
-                && tree_kind == TreeKind::Octree
-                && config.kernel == KnnKernel::Compacted
-            {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let first = tree_kind == TreeKind::Kd && compacted == 0;
+            let in_short = tree_kind == TreeKind::Kd || compacted == 0;
+            if !sweep_part.takes(in_short, first) {
                 continue;
             }
             let spatial = Spatial::new(ctx, &config).unwrap();
-            for (name, points, queries, exact) in sweep(sets()) {
+            let sets = if first { sweep(sets()) } else { sets() };
+            for (name, points, queries, exact) in sets {
                 // The large uniform set is the BVH test's; the second configuration takes the
                 // small sets only (CI time on lavapipe).
                 if points.len() > 2000
