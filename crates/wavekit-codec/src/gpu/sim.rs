@@ -299,11 +299,7 @@ pub fn compress(x0: u32, m0: u32) -> u32 {
     let (mut x, mut m) = (x0 & m0, m0);
     let mut mk = !m << 1;
     for i in 0..5 {
-        let mut mp = mk ^ (mk << 1);
-        mp ^= mp << 2;
-        mp ^= mp << 4;
-        mp ^= mp << 8;
-        mp ^= mp << 16;
+        let mp = prefix_parity(mk);
         let mv = mp & m;
         m = (m ^ mv) | (mv >> (1 << i));
         let t = x & mv;
@@ -476,6 +472,16 @@ pub fn decode_block(
         .collect()
 }
 
+/// `words.wgsl`'s `prefix_parity`: bit i the parity of x's bits 0 ..= i.
+fn prefix_parity(x: u32) -> u32 {
+    let mut p = x ^ (x << 1);
+    p ^= p << 2;
+    p ^= p << 4;
+    p ^= p << 8;
+    p ^= p << 16;
+    p
+}
+
 /// `block_sg.wgsl`'s `deposit`: x's low bits placed, lowest first, at the set bits of m
 /// (Hacker's Delight's expand, five constant steps).
 pub fn deposit(x0: u32, m0: u32) -> u32 {
@@ -483,11 +489,7 @@ pub fn deposit(x0: u32, m0: u32) -> u32 {
     let mut mk = !m << 1;
     let mut mv = [0u32; 5];
     for (i, v) in mv.iter_mut().enumerate() {
-        let mut mp = mk ^ (mk << 1);
-        mp ^= mp << 2;
-        mp ^= mp << 4;
-        mp ^= mp << 8;
-        mp ^= mp << 16;
+        let mp = prefix_parity(mk);
         *v = mp & m;
         m = (m ^ *v) | (*v >> (1 << i));
         mk &= !mp;

@@ -2,6 +2,16 @@
 // twins in `gpu/sim.rs` (`deposit`, `compress`, `transpose`): a row of a block is a lane's, and its 32
 // samples' bits are handled a word at a time.
 
+// Bit i of the result: the parity of x's bits 0 ..= i (deposit's and compress's moves).
+fn prefix_parity(x: u32) -> u32 {
+    var p = x ^ (x << 1u);
+    p ^= p << 2u;
+    p ^= p << 4u;
+    p ^= p << 8u;
+    p ^= p << 16u;
+    return p;
+}
+
 // x's low bits deposited, lowest first, at the set bits of m, lowest first (Hacker's
 // Delight's expand: five constant steps, no loop over the bits).
 fn deposit(x0: u32, m0: u32) -> u32 {
@@ -11,11 +21,7 @@ fn deposit(x0: u32, m0: u32) -> u32 {
     var mv: array<u32, 5>;
 #unroll i 5
     {
-        var mp = mk ^ (mk << 1u);
-        mp ^= mp << 2u;
-        mp ^= mp << 4u;
-        mp ^= mp << 8u;
-        mp ^= mp << 16u;
+        let mp = prefix_parity(mk);
         let v = mp & m;
         mv[{i}] = v;
         m = (m ^ v) | (v >> (1u << {i}));
@@ -39,11 +45,7 @@ fn compress(x0: u32, m0: u32) -> u32 {
     var mk = ~m << 1u;
 #unroll i 5
     {
-        var mp = mk ^ (mk << 1u);
-        mp ^= mp << 2u;
-        mp ^= mp << 4u;
-        mp ^= mp << 8u;
-        mp ^= mp << 16u;
+        let mp = prefix_parity(mk);
         let v = mp & m;
         m = (m ^ v) | (v >> (1u << {i}));
         let t = x & v;
