@@ -8,9 +8,9 @@
 //   - each new sample's run (the candidates skipped since the previous new sample) from its
 //     candidate rank and the previous new sample's, which the nearest lane below with a new
 //     sample has (a ballot and one shuffle);
-//   - the Rice costs Σ (run >> p) of the parameters that can cost least (0 ..= 11) are summed
-//     where a sample becomes significant, three to a word (Σ run ≤ 1023), reduced with four
-//     subgroup sums;
+//   - the Rice costs Σ (run >> p) of parameters 0 ..= 11 (none above 10 can cost least) are
+//     summed where a sample becomes significant, three to a word (Σ run ≤ 1023), reduced with
+//     four subgroup sums;
 //   - the change of error from counts: it is linear in the bits below the plane (sums of
 //     2^j · countOneBits(plane word j & set) over the samples refined to a one, to a zero, and
 //     the new ones; `row_change`), so no sample's magnitude is read after the load;
