@@ -110,7 +110,7 @@ fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
     // the octree's compacted kernel at the first width; each with every set where it runs.
     let sweep_part = wavekit_harness::sweep();
     for tree_kind in [TreeKind::Kd, TreeKind::Octree] {
-        for (compacted, config) in [
+        for config in [
             SpatialConfig {
                 tree: tree_kind,
                 ..Default::default()
@@ -121,12 +121,10 @@ fn gpu_kd_tree_and_octree_equal_their_twins_and_brute_force() {
                 kernel: KnnKernel::Compacted,
                 ..Default::default()
             },
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let first = tree_kind == TreeKind::Kd && compacted == 0;
-            let in_short = tree_kind == TreeKind::Kd || compacted == 0;
+        ] {
+            let compacted = config.kernel == KnnKernel::Compacted;
+            let first = tree_kind == TreeKind::Kd && !compacted;
+            let in_short = tree_kind == TreeKind::Kd || !compacted;
             if !sweep_part.takes(in_short, first) {
                 continue;
             }

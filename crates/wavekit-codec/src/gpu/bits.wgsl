@@ -42,8 +42,8 @@ fn ilog(x: u32) -> u32 {
 }
 
 // A plane's key: the error it removes, dd (in units of (step/2)², each sample's magnitude
-// shifted right by sh first, cpu/block.rs: keys), per byte it costs, dr, as a bin 1 ..= KEY_BINS − 1 (1: it
-// removes none; a plane of no bytes that removes some takes the top).
+// shifted right by sh first, cpu/block.rs: keys), per byte it costs, dr, as a bin 1 ..=
+// KEY_BINS − 1 (1: it removes none; a plane of no bytes that removes some takes the top).
 fn plane_key(dd: i32, dr: u32, sh: u32) -> u32 {
     if (dd <= 0i) {
         return 1u;

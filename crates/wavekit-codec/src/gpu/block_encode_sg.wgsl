@@ -312,7 +312,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 var l = vec3<u32>(0u);
                 for (var j = 0u; j < bp; j++) {
                     let w = pw[q * 24u + sh + j];
-                    l += vec3<u32>(countOneBits(w & x1), countOneBits(w & x0), countOneBits(w & nw)) << vec3<u32>(j);
+                    let counts = countOneBits(vec3<u32>(w) & vec3<u32>(x1, x0, nw));
+                    l += counts << vec3<u32>(j);
                 }
                 dd += row_change(vec3<u32>(countOneBits(x1), countOneBits(x0), nn), l, one);
                 sig[q] = sw | nw;

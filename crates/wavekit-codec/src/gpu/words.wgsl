@@ -1,6 +1,6 @@
 // The subgroup block coders' word helpers (block_encode_sg.wgsl, block_sg.wgsl), with their CPU
-// twins in `gpu/sim.rs` (`deposit`, `compress`, `transpose`): a row of a block is a lane's, and its 32
-// samples' bits are handled a word at a time.
+// twins in `gpu/sim.rs` (`prefix_parity`, `deposit`, `compress`, `transpose`): a row of a block
+// is a lane's, and its 32 samples' bits are handled a word at a time.
 
 // Bit i of the result: the parity of x's bits 0 ..= i (deposit's and compress's moves).
 fn prefix_parity(x: u32) -> u32 {
