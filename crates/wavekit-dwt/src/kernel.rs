@@ -184,6 +184,11 @@ pub struct Variant {
     pub dst: u32,
     /// The colour transform fused into the first level: 0 none, 1 RCT, 2 ICT.
     pub color: u32,
+    /// The second part's source and result buffers, where a joint plan's dispatch takes two
+    /// images' levels ([`crate::JointDwt`]); `src` and `dst` otherwise.
+    pub src_b: u32,
+    /// See `src_b`.
+    pub dst_b: u32,
 }
 
 const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
@@ -192,6 +197,8 @@ const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
         src,
         dst,
         color: 0,
+        src_b: src,
+        dst_b: dst,
     }
 }
 
@@ -260,6 +267,8 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("COLOR", variant.color)
         .constant("SRC_SEL", variant.src)
         .constant("DST_SEL", variant.dst)
+        .constant("SRC_SEL_B", variant.src_b)
+        .constant("DST_SEL_B", variant.dst_b)
         .generated("dwt/sample", sample)
 }
 
@@ -291,6 +300,26 @@ mod tests {
                     };
                     builder(wavelet, v, SHAPES[0]).check().unwrap();
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn joint_variants_validate_with_naga() {
+        // Each pair of one direction's variants as a joint dispatch's two parts (the 8-bit
+        // ends are not joined).
+        let plain = |v: &&Variant| v.src != IMAGE8 && v.dst != OUT8;
+        for a in VARIANTS.iter().filter(plain) {
+            for b in VARIANTS.iter().filter(plain) {
+                if a.inverse != b.inverse {
+                    continue;
+                }
+                let v = Variant {
+                    src_b: b.src,
+                    dst_b: b.dst,
+                    ..*a
+                };
+                builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
             }
         }
     }

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 mod bound;
 mod error;
+mod joint;
 mod kernel;
 mod plan;
 pub mod reference;
@@ -31,6 +32,7 @@ pub mod sim;
 
 pub use bound::BoundDwt;
 pub use error::{DwtError, Result};
+pub use joint::JointDwt;
 pub use kernel::{
     Color, FIXED_97_Q, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant,
     Wavelet, apron, builder,

@@ -22,11 +22,56 @@ fn apart(image: &wgpu::Buffer, coeffs: &wgpu::Buffer, message: &str) -> Result<(
 /// Where a level reads or writes a region: buffer (see tile.wgsl), first element, row pitch,
 /// plane stride.
 #[derive(Clone, Copy, Debug)]
-struct Loc {
-    sel: u32,
-    offset: u32,
-    pitch: u32,
-    plane: u32,
+pub(crate) struct Loc {
+    pub(crate) sel: u32,
+    pub(crate) offset: u32,
+    pub(crate) pitch: u32,
+    pub(crate) plane: u32,
+}
+
+/// The three small buffers bound where a level reads or writes no image or 8-bit output.
+pub(crate) fn placeholders(ctx: &GpuContext) -> Result<[wgpu::Buffer; 3]> {
+    Ok([
+        ctx.storage_uninit("dwt no image in", 16)?,
+        ctx.storage_uninit("dwt no image out", 16)?,
+        ctx.storage_uninit("dwt no 8-bit output", 16)?,
+    ])
+}
+
+/// One part of a level's dispatch (tile.wgsl's `Part`): where its source region is, where its
+/// result region goes, and where its bands are in `coeffs`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PartLocs {
+    pub(crate) src: Loc,
+    pub(crate) dst: Loc,
+    pub(crate) bands: Loc,
+}
+
+impl PartLocs {
+    fn words(&self) -> [u32; 12] {
+        let (s, d, c) = (self.src, self.dst, self.bands);
+        [
+            s.offset, s.pitch, s.plane, d.offset, d.pitch, d.plane, c.offset, c.pitch, c.plane, 0,
+            0, 0,
+        ]
+    }
+}
+
+/// A level's parameters (tile.wgsl's `Params`): the region and its tiles, the split, the
+/// level shift of 8-bit samples, the first part's planes, then the two parts' places.
+pub(crate) fn level_words(
+    (rw, rh): (u32, u32),
+    (tx, ty): (u32, u32),
+    split: u32,
+    planes_a: u32,
+    a: &PartLocs,
+    b: &PartLocs,
+) -> [u32; 32] {
+    let mut words = [0u32; 32];
+    words[..8].copy_from_slice(&[rw, rh, tx, ty, split, 128, planes_a, 0]);
+    words[8..20].copy_from_slice(&a.words());
+    words[20..].copy_from_slice(&b.words());
+    words
 }
 
 /// What a binding writes to: the same buffer (in place), separate image and coefficients,
@@ -50,21 +95,21 @@ enum Mode {
 /// reads it from there.
 #[derive(Debug)]
 pub struct Dwt {
-    wavelet: Wavelet,
-    width: u32,
-    height: u32,
-    levels: u32,
-    planes: u32,
-    shape: TileShape,
+    pub(crate) wavelet: Wavelet,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) levels: u32,
+    pub(crate) planes: u32,
+    pub(crate) shape: TileShape,
     /// Levels whose region (all planes) has at most this many samples use this shape instead:
     /// more, shorter tiles, for levels too small to keep the GPU's memory busy (ADR-0032).
-    small: Option<(TileShape, u64)>,
+    pub(crate) small: Option<(TileShape, u64)>,
     /// The colour transform fused into the first level.
-    color: Color,
+    pub(crate) color: Color,
     /// The level kernel's variants and shapes, compiled when first bound (shared by resized
     /// plans).
     kernels: KernelCache<(Variant, TileShape)>,
-    copy: Arc<wavekit::copy::CopyKernel>,
+    pub(crate) copy: Arc<wavekit::copy::CopyKernel>,
 }
 
 impl Dwt {
@@ -382,7 +427,7 @@ impl Dwt {
 
     /// Compile the kernels of `keys` that are not compiled yet, together (drivers compile
     /// pipelines in parallel: a cold start's time divided by about their number).
-    fn prebuild(&self, ctx: &GpuContext, keys: &[(Variant, TileShape)]) -> Result<()> {
+    pub(crate) fn prebuild(&self, ctx: &GpuContext, keys: &[(Variant, TileShape)]) -> Result<()> {
         for &(_, shape) in keys {
             ctx.check_workgroup([shape.invocations(), 1, 1])?;
         }
@@ -393,12 +438,48 @@ impl Dwt {
     }
 
     /// The kernel of `variant` in tiles of `shape`, compiled on first use.
-    fn kernel(&self, ctx: &GpuContext, variant: Variant, shape: TileShape) -> Result<Kernel> {
+    pub(crate) fn kernel(
+        &self,
+        ctx: &GpuContext,
+        variant: Variant,
+        shape: TileShape,
+    ) -> Result<Kernel> {
         ctx.check_workgroup([shape.invocations(), 1, 1])?;
         let sg = ctx.caps.subgroups.supported;
         self.kernels.get(ctx, &(variant, shape), |&(v, shape)| {
             Ok::<_, DwtError>(builder(self.wavelet, v, shape).compose(sg)?)
         })
+    }
+
+    /// The levels' passes, each direction's in order: every kernel they need (the missing ones
+    /// compiled together), each pass bound by `bind` (given the pass and whether it is the
+    /// inverse's).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn passes(
+        &self,
+        ctx: &GpuContext,
+        forward: Vec<LevelSpec>,
+        inverse: Vec<LevelSpec>,
+        bind: impl Fn(&LevelPass, bool) -> Result<wgpu::BindGroup>,
+    ) -> Result<(
+        Vec<(wgpu::BindGroup, LevelPass)>,
+        Vec<(wgpu::BindGroup, LevelPass)>,
+    )> {
+        let keys: Vec<(Variant, TileShape)> =
+            forward.iter().chain(&inverse).map(|s| s.key).collect();
+        self.prebuild(ctx, &keys)?;
+        let pass = |spec: LevelSpec, inverse: bool| -> Result<(wgpu::BindGroup, LevelPass)> {
+            let pass = LevelPass {
+                kernel: self.kernel(ctx, spec.key.0, spec.key.1)?,
+                params: spec.params,
+                groups: spec.groups,
+            };
+            Ok((bind(&pass, inverse)?, pass))
+        };
+        let forward = forward.into_iter().map(|s| pass(s, false));
+        let forward = forward.collect::<Result<Vec<_>>>()?;
+        let inverse = inverse.into_iter().map(|s| pass(s, true));
+        Ok((forward, inverse.collect::<Result<Vec<_>>>()?))
     }
 
     fn bind_all(
@@ -466,24 +547,12 @@ impl Dwt {
                         tile.1
                     )));
                 }
-                let words: [u32; 16] = [
-                    rw,
-                    rh,
-                    tx,
-                    ty,
-                    src.offset,
-                    src.pitch,
-                    src.plane,
-                    dst.offset,
-                    dst.pitch,
-                    dst.plane,
-                    w,
-                    w * h,
-                    split,
-                    128,
-                    0,
-                    0,
-                ];
+                let part = PartLocs {
+                    src,
+                    dst,
+                    bands: whole(COEFFS),
+                };
+                let words = level_words((rw, rh), (tx, ty), split, p, &part, &part);
                 // The colour transform is fused into the first level; its inverse runs a
                 // workgroup per tile for the three planes.
                 let color = if l == 0 { self.color.code() } else { 0 };
@@ -492,6 +561,8 @@ impl Dwt {
                     src: src.sel,
                     dst: dst.sel,
                     color,
+                    src_b: src.sel,
+                    dst_b: dst.sel,
                 };
                 let planes_in_grid = if color != 0 && inverse { 1 } else { p };
                 Ok(LevelSpec {
@@ -500,11 +571,7 @@ impl Dwt {
                     groups: (tx, ty * planes_in_grid),
                 })
             };
-        let placeholder = [
-            ctx.storage_uninit("dwt no image in", 16)?,
-            ctx.storage_uninit("dwt no image out", 16)?,
-            ctx.storage_uninit("dwt no 8-bit output", 16)?,
-        ];
+        let placeholder = placeholders(ctx)?;
         let bind = |pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
             let image_in = if mode == Mode::Separate && !inverse {
                 image
@@ -584,26 +651,7 @@ impl Dwt {
             // And one from the 8-bit image.
             forward.push(params(0, whole(IMAGE8), whole(COEFFS), 0, false)?);
         }
-        // Every kernel the levels need, the missing ones compiled together.
-        let keys: Vec<(Variant, TileShape)> =
-            forward.iter().chain(&inverse).map(|s| s.key).collect();
-        self.prebuild(ctx, &keys)?;
-        let pass = |spec: LevelSpec, inverse: bool| -> Result<(wgpu::BindGroup, LevelPass)> {
-            let pass = LevelPass {
-                kernel: self.kernel(ctx, spec.key.0, spec.key.1)?,
-                params: spec.params,
-                groups: spec.groups,
-            };
-            Ok((bind(&pass, inverse)?, pass))
-        };
-        let forward = forward
-            .into_iter()
-            .map(|s| pass(s, false))
-            .collect::<Result<Vec<_>>>()?;
-        let inverse = inverse
-            .into_iter()
-            .map(|s| pass(s, true))
-            .collect::<Result<Vec<_>>>()?;
+        let (forward, inverse) = self.passes(ctx, forward, inverse, bind)?;
         let bytes = u64::from(n) * 4;
         let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| self.copy.bind(ctx, from, to, bytes);
         let (forward_copy, inverse_copy) = match mode {

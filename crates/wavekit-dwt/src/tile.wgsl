@@ -22,12 +22,13 @@
 // then the segment's rows; store the segment to `dst` (or as 8-bit samples to `out8`).
 //
 // Prepended constants: COLUMNS, HALF (= COLUMNS / 2), ROWS, SEGMENTS, APRON, REGS, WG_SIZE
-// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32, 2: 9/7 in
-// fixed point on i32: Q12 constants, integer only, the same bits on every device), INVERSE (bool), SRC_SEL
-// (where the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`, 5 `image8`) and DST_SEL
-// (where the result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline
-// per source and destination, so that the loads and stores of a column carry no branch on
-// them.
+// (= COLUMNS · SEGMENTS), WAVELET (0: 5/3 on i32, 1: 9/7 on f32, 2: 9/7 in fixed point on i32:
+// Q12 constants, integer only, the same bits on every device), INVERSE (bool), SRC_SEL (where
+// the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`, 5 `image8`) and DST_SEL (where the
+// result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline per source
+// and destination, so that the loads and stores of a column carry no branch on them; SRC_SEL_B and DST_SEL_B the same for the second part of a joint dispatch (two images
+// whose regions have the same size at this step, each its own places: Params), equal to
+// SRC_SEL and DST_SEL where there is none.
 // COLOR (0 none, 1 JPEG 2000's reversible colour transform RCT, 2 the irreversible ICT): the
 // first level's pipelines of a three-plane image fuse the colour transform. Forward: each
 // sample is loaded from all three planes and turned into this workgroup's component (Y, Cb or
@@ -39,6 +40,26 @@
 // small size and many tile shapes, is `sim.rs`.
 #import dwt/sample
 
+// Where one part of the dispatch reads and writes (see Params).
+struct Part {
+    // Where the region's samples (forward) or its LL (inverse) are read (in buffer SRC_SEL, or
+    // SRC_SEL_B for the second part): first element, row pitch, plane stride.
+    src_offset: u32,
+    src_pitch: u32,
+    src_plane: u32,
+    // Where LL (forward) or the rebuilt region (inverse) go (in buffer DST_SEL or DST_SEL_B).
+    dst_offset: u32,
+    dst_pitch: u32,
+    dst_plane: u32,
+    // The bands HL, LH, HH in `coeffs`: first element, row pitch, plane stride.
+    c_offset: u32,
+    c_pitch: u32,
+    c_plane: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
 struct Params {
     // The region transformed at this level (the LL split by the forward, rebuilt by the
     // inverse), and its tiles.
@@ -46,26 +67,19 @@ struct Params {
     height: u32,
     tiles_x: u32,
     tiles_y: u32,
-    // Where the region's samples (forward) or its LL (inverse) are read (in buffer SRC_SEL):
-    // first element, row pitch, plane stride.
-    src_offset: u32,
-    src_pitch: u32,
-    src_plane: u32,
-    // Where LL (forward) or the rebuilt region (inverse) go (in buffer DST_SEL).
-    dst_offset: u32,
-    dst_pitch: u32,
-    dst_plane: u32,
-    // The bands HL, LH, HH: row pitch and plane stride in `coeffs`.
-    c_pitch: u32,
-    c_plane: u32,
     // Bit 0: split (and lift) the rows; bit 1: the columns. A signal of one sample is neither
     // split nor lifted; nothing is for a store-only pass (no levels, 8-bit output).
     split: u32,
     // Added to rounded samples stored to `out8` (then clamped to 0..=255); taken from samples
     // read from `image8`.
     shift: i32,
-    _pad0: u32,
-    _pad1: u32,
+    // The planes of the first part; the grid's later planes are the second part's (a joint
+    // plan: two images whose regions have the same size at this step, as a 4:2:0 frame's luma
+    // at level l + 1 and its chroma at level l).
+    planes_a: u32,
+    _pad: u32,
+    a: Part,
+    b: Part,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -78,6 +92,11 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> out8: array<atomic<u32>>;
 // 8-bit samples, four to a word, read with the level shift undone (minus `params.shift`).
 @group(0) @binding(6) var<storage, read> image8: array<u32>;
+
+// This workgroup's part of the dispatch: its places and buffers (see Params).
+var<private> part: Part;
+var<private> src_sel: u32;
+var<private> dst_sel: u32;
 
 const TILE_W: u32 = COLUMNS - 2u * APRON;
 const TILE_H: u32 = ROWS * SEGMENTS;
@@ -296,11 +315,11 @@ fn horizontal(s: u32, p: u32) {
 // `plane`: with COLOR, computed from the samples at `i` in planes 0, 1, 2 (R, G, B).
 fn load_sample(sel: u32, i: u32, plane: u32) -> S {
     if (COLOR == 0u) {
-        return load_from(sel, i + plane * params.src_plane);
+        return load_from(sel, i + plane * part.src_plane);
     }
     let r = load_from(sel, i);
-    let g = load_from(sel, i + params.src_plane);
-    let b = load_from(sel, i + 2u * params.src_plane);
+    let g = load_from(sel, i + part.src_plane);
+    let b = load_from(sel, i + 2u * part.src_plane);
     if (COLOR == 1u) {
         // RCT (T.800 G.2): Y = floor((R + 2G + B) / 4), Cb = B − G, Cr = R − G.
         let ri = i32(r);
@@ -377,6 +396,17 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         ty = wg.y / 3u;
         plane = wg.y % 3u;
     }
+    // The first part's planes, then the second's (uniform across the workgroup).
+    if (plane < params.planes_a) {
+        part = params.a;
+        src_sel = SRC_SEL;
+        dst_sel = DST_SEL;
+    } else {
+        part = params.b;
+        src_sel = SRC_SEL_B;
+        dst_sel = DST_SEL_B;
+        plane -= params.planes_a;
+    }
     let w = params.width;
     let h = params.height;
     let split_x = (params.split & 1u) != 0u;
@@ -400,16 +430,16 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     let affine = inside && split_y && (y_first & 1i) == 0i;
 
     if (!INVERSE) {
-        let base = params.src_offset + x;
+        let base = part.src_offset + x;
         // Rows mirrored only where a segment crosses the plane's edge (the modulo is dear).
         if (inside) {
-            let first = base + u32(y_first) * params.src_pitch;
+            let first = base + u32(y_first) * part.src_pitch;
 #unroll j REGS
-            v[{j}] = load_sample(SRC_SEL, first + {j} * params.src_pitch, plane);
+            v[{j}] = load_sample(src_sel, first + {j} * part.src_pitch, plane);
 #end
         } else {
 #unroll j REGS
-            v[{j}] = load_sample(SRC_SEL, base + pse(y_first + i32({j}), h) * params.src_pitch, plane);
+            v[{j}] = load_sample(src_sel, base + pse(y_first + i32({j}), h) * part.src_pitch, plane);
 #end
         }
         // Columns (every held row), then the segment's rows.
@@ -433,22 +463,22 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         }
         // The tile's samples to their bands: low rows of low columns are LL.
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
-            let ll_base = params.dst_offset + plane * params.dst_plane + bx;
-            let c_base = plane * params.c_plane + bx;
+            let ll_base = part.dst_offset + plane * part.dst_plane + bx;
+            let c_base = part.c_offset + plane * part.c_plane + bx;
             if (affine) {
                 // The segment's row r is y_first + APRON + r.
                 let first = u32(y_first) + APRON;
                 if (low_x) {
 #unroll r ROWS
                     if ({r} % 2u == 0u) {
-                        store_to(DST_SEL, ll_base + band_row(first, {r}, h) * params.dst_pitch, v[APRON + {r}]);
+                        store_to(dst_sel, ll_base + band_row(first, {r}, h) * part.dst_pitch, v[APRON + {r}]);
                     } else {
-                        coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
+                        coeffs[c_base + band_row(first, {r}, h) * part.c_pitch] = v[APRON + {r}];
                     }
 #end
                 } else {
 #unroll r ROWS
-                    coeffs[c_base + band_row(first, {r}, h) * params.c_pitch] = v[APRON + {r}];
+                    coeffs[c_base + band_row(first, {r}, h) * part.c_pitch] = v[APRON + {r}];
 #end
                 }
             } else {
@@ -459,9 +489,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                         let by = band(y, h, split_y);
                         let x_out = v[APRON + {r}];
                         if (low_x && by < hl) {
-                            store_to(DST_SEL, ll_base + by * params.dst_pitch, x_out);
+                            store_to(dst_sel, ll_base + by * part.dst_pitch, x_out);
                         } else {
-                            coeffs[c_base + by * params.c_pitch] = x_out;
+                            coeffs[c_base + by * part.c_pitch] = x_out;
                         }
                     }
                 }
@@ -478,21 +508,21 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                 inverse_plane(g, comp);
             }
             if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
-                let out_base = params.dst_offset + u32(xs);
+                let out_base = part.dst_offset + u32(xs);
 #unroll r ROWS
                 {
                     let y = u32(y_first + i32(APRON + {r}));
                     if (y < h) {
                         // Each invocation reads back only what it stored itself.
-                        let i = out_base + y * params.dst_pitch;
+                        let i = out_base + y * part.dst_pitch;
                         let rgb = color_inverse(
-                            load_from(DST_SEL, i),
-                            load_from(DST_SEL, i + params.dst_plane),
-                            load_from(DST_SEL, i + 2u * params.dst_plane),
+                            load_from(dst_sel, i),
+                            load_from(dst_sel, i + part.dst_plane),
+                            load_from(dst_sel, i + 2u * part.dst_plane),
                         );
-                        store_to(DST_SEL, i, rgb[0]);
-                        store_to(DST_SEL, i + params.dst_plane, rgb[1]);
-                        store_to(DST_SEL, i + 2u * params.dst_plane, rgb[2]);
+                        store_to(dst_sel, i, rgb[0]);
+                        store_to(dst_sel, i + part.dst_plane, rgb[1]);
+                        store_to(dst_sel, i + 2u * part.dst_plane, rgb[2]);
                     }
                 }
 #end
@@ -521,21 +551,21 @@ fn inverse_plane(g: Geo, plane: u32) {
     let split_y = (params.split & 2u) != 0u;
     let hl = low_len(h, split_y);
     // Each held sample from its band: LL from `src`, the others from `coeffs`.
-    let ll_base = params.src_offset + plane * params.src_plane + bx;
-    let c_base = plane * params.c_plane + bx;
+    let ll_base = part.src_offset + plane * part.src_plane + bx;
+    let c_base = part.c_offset + plane * part.c_plane + bx;
     if (affine) {
         let first = u32(y_first);
         if (low_x) {
 #unroll j REGS
             if ({j} % 2u == 0u) {
-                v[{j}] = load_from(SRC_SEL, ll_base + band_row(first, {j}, h) * params.src_pitch);
+                v[{j}] = load_from(src_sel, ll_base + band_row(first, {j}, h) * part.src_pitch);
             } else {
-                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
+                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * part.c_pitch];
             }
 #end
         } else {
 #unroll j REGS
-            v[{j}] = coeffs[c_base + band_row(first, {j}, h) * params.c_pitch];
+            v[{j}] = coeffs[c_base + band_row(first, {j}, h) * part.c_pitch];
 #end
         }
     } else {
@@ -547,9 +577,9 @@ fn inverse_plane(g: Geo, plane: u32) {
             }
             let by = band(y, h, split_y);
             if (low_x && by < hl) {
-                v[{j}] = load_from(SRC_SEL, ll_base + by * params.src_pitch);
+                v[{j}] = load_from(src_sel, ll_base + by * part.src_pitch);
             } else {
-                v[{j}] = coeffs[c_base + by * params.c_pitch];
+                v[{j}] = coeffs[c_base + by * part.c_pitch];
             }
         }
 #end
@@ -583,12 +613,12 @@ fn inverse_plane(g: Geo, plane: u32) {
     if (DST_SEL == 4u) {
         store_bytes(tx, ty, plane, s, p, c);
     } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
-        let out_base = params.dst_offset + plane * params.dst_plane + u32(xs);
+        let out_base = part.dst_offset + plane * part.dst_plane + u32(xs);
 #unroll r ROWS
         {
             let y = u32(y_first + i32(APRON + {r}));
             if (y < h) {
-                store_to(DST_SEL, out_base + y * params.dst_pitch, v[APRON + {r}]);
+                store_to(dst_sel, out_base + y * part.dst_pitch, v[APRON + {r}]);
             }
         }
 #end
@@ -616,7 +646,7 @@ fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32, c: u32) {
         let r = t / ROW_WORDS;
         let y = ty * TILE_H + s * ROWS + r;
         if (y < params.height && len > 0u) {
-            let e0 = params.dst_offset + plane * params.dst_plane + y * params.dst_pitch + x0;
+            let e0 = part.dst_offset + plane * part.dst_plane + y * part.dst_pitch + x0;
             let word = e0 / 4u + t % ROW_WORDS;
             if (word * 4u < e0 + len) {
                 var bits = 0u;

@@ -774,3 +774,140 @@ fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
         }
     }
 }
+
+/// Two images in one joint transform (4:2:0's luma and chroma, delay 1; three planes of one
+/// size, delay 0) against each plan run alone: the coefficients and the rebuilt images equal,
+/// bit for bit (the same kernels' arithmetic), the gap between the images neither read nor
+/// written, the sources left as they were; plans that cannot be joined are errors.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn joint_transforms_equal_the_plans_run_apart() {
+    use wavekit_dwt::JointDwt;
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(105);
+    const POISON: i32 = i32::MIN + 11;
+    let a0 = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 1).unwrap();
+    let b0 = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 2).unwrap();
+    // (luma w, h, chroma w, h, levels, expected delay): odd sizes, one level, the most, and
+    // planes of one size.
+    let cases = [
+        (17u32, 9u32, 9u32, 5u32, 1u32, 1u32),
+        (17, 9, 4, 4, 2, 2),
+        (33, 30, 17, 15, 3, 1),
+        (140, 127, 70, 64, 5, 1),
+        (64, 64, 32, 32, 5, 1),
+        (37, 21, 37, 21, 3, 0),
+        (5, 3, 3, 2, 2, 1),
+    ];
+    for (w, h, cw, ch, levels, delay) in cases {
+        let a = a0.resized(ctx, w, h, levels, 1).unwrap();
+        let b = b0.resized(ctx, cw, ch, levels, 2).unwrap();
+        // A gap of 7 samples between the images.
+        let b_offset = w * h + 7;
+        let joint = JointDwt::new(&a, &b, ctx, b_offset).unwrap();
+        let case = format!("{w}x{h} and {cw}x{ch}x2, {levels} levels");
+        assert_eq!(joint.delay(), delay, "{case}");
+        assert_eq!(joint.dispatches(), levels + delay, "{case}");
+        let n = joint.len();
+        let mut x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
+        x[(w * h) as usize..b_offset as usize].fill(POISON);
+        let image = ctx.storage_from("joint image", &x).unwrap();
+        let coeffs = ctx.storage_from("joint coeffs", &vec![POISON; n]).unwrap();
+        let bound = joint.bind_separate(ctx, &image, &coeffs).unwrap();
+        ctx.submit(|e| bound.record_forward(e));
+        let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+        let kept: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+        assert_eq!(kept, x, "{case}: the forward changed its source");
+        let (xa, xb) = (&x[..(w * h) as usize], &x[b_offset as usize..]);
+        let want_a = a.forward_i32(ctx, xa).unwrap();
+        let want_b = b.forward_i32(ctx, xb).unwrap();
+        assert_eq!(
+            &c[..(w * h) as usize],
+            &want_a[..],
+            "{case}: the first image's coefficients"
+        );
+        assert!(
+            c[(w * h) as usize..b_offset as usize]
+                .iter()
+                .all(|&v| v == POISON),
+            "{case}: the gap was written"
+        );
+        assert_eq!(
+            &c[b_offset as usize..],
+            &want_b[..],
+            "{case}: the second's coefficients"
+        );
+        // The inverse, into a poisoned image.
+        ctx.queue
+            .write_buffer(&image, 0, bytemuck::cast_slice(&vec![POISON; n]));
+        ctx.submit(|e| bound.record_inverse(e));
+        let back: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+        let kept: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+        assert_eq!(kept, c, "{case}: the inverse changed its source");
+        let back_a = a.inverse_i32(ctx, &want_a).unwrap();
+        let back_b = b.inverse_i32(ctx, &want_b).unwrap();
+        assert_eq!(
+            &back[..(w * h) as usize],
+            &back_a[..],
+            "{case}: the first image back"
+        );
+        assert!(
+            back[(w * h) as usize..b_offset as usize]
+                .iter()
+                .all(|&v| v == POISON),
+            "{case}: the gap was written by the inverse"
+        );
+        assert_eq!(
+            &back[b_offset as usize..],
+            &back_b[..],
+            "{case}: the second image back"
+        );
+    }
+    // What cannot be joined.
+    let a = a0.resized(ctx, 16, 16, 2, 1).unwrap();
+    let other = |w, h, levels| b0.resized(ctx, w, h, levels, 2).unwrap();
+    // Regions that never meet: each step one image, as apart.
+    let apart = JointDwt::new(&a, &other(5, 5, 2), ctx, 256).unwrap();
+    assert_eq!((apart.delay(), apart.dispatches()), (2, 4));
+    for (b, b_offset, why) in [
+        (other(8, 8, 3), 256, "other level counts"),
+        (other(8, 8, 2), 255, "overlapping images"),
+    ] {
+        assert!(
+            matches!(
+                JointDwt::new(&a, &b, ctx, b_offset),
+                Err(DwtError::InvalidArgument(_))
+            ),
+            "{why}"
+        );
+    }
+    // No levels: a copy each way.
+    let no_levels = a0.resized(ctx, 16, 16, 0, 1).unwrap();
+    let b = b0.resized(ctx, 8, 8, 0, 2).unwrap();
+    let joint = JointDwt::new(&no_levels, &b, ctx, 256).unwrap();
+    let x: Vec<i32> = (0..joint.len()).map(|_| rng.i32(-4096..4096)).collect();
+    let image = ctx.storage_from("joint image", &x).unwrap();
+    let coeffs = ctx
+        .storage_from("joint coeffs", &vec![POISON; x.len()])
+        .unwrap();
+    let bound = joint.bind_separate(ctx, &image, &coeffs).unwrap();
+    ctx.submit(|e| bound.record_forward(e));
+    assert_eq!(
+        ctx.read_back::<i32>("c", &coeffs, x.len()).unwrap(),
+        x,
+        "no levels forward"
+    );
+    ctx.queue
+        .write_buffer(&image, 0, bytemuck::cast_slice(&vec![POISON; x.len()]));
+    ctx.submit(|e| bound.record_inverse(e));
+    assert_eq!(
+        ctx.read_back::<i32>("i", &image, x.len()).unwrap(),
+        x,
+        "no levels inverse"
+    );
+    let a53 = Dwt::new(ctx, Wavelet::Reversible53, 16, 16, 2, 1).unwrap();
+    assert!(
+        JointDwt::new(&a53, &other(8, 8, 2), ctx, 256).is_err(),
+        "two wavelets"
+    );
+}

@@ -12,13 +12,18 @@
 // planes as bytes, four to a word, Y (width × height) then Cb and Cr (chroma plane size each),
 // each plane from a word boundary: as a y4m holds them, uploaded without conversion), 1 the
 // luma plane, 2 the chroma planes (Cb then Cr), 3 params: width, height, chroma width, chroma
-// plane size.
+// plane size; 4 the rate control's key histogram and 5 the frame, which this first kernel of an
+// encode clears for the block encoder's and the packer's or-ing (clear_buffer commands between
+// the passes cost more), 6 their words to clear: the histogram's, the frame's.
 #import codec/ycbcr
 
 @group(0) @binding(0) var<storage, read> words: array<u32>;
 @group(0) @binding(1) var<storage, read_write> luma: array<i32>;
 @group(0) @binding(2) var<storage, read_write> chroma: array<i32>;
 @group(0) @binding(3) var<uniform> params: vec4<u32>;
+@group(0) @binding(4) var<storage, read_write> hist: array<u32>;
+@group(0) @binding(5) var<storage, read_write> frame: array<u32>;
+@group(0) @binding(6) var<uniform> clear: vec4<u32>;
 
 // Byte k of the planar YCbCr input.
 fn byte_at(k: u32) -> u32 {
@@ -52,6 +57,13 @@ fn planes_of(p: u32) -> vec3<i32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = gid.x + gid.y * nwg.x * WG_SIZE;
+    let all = nwg.x * nwg.y * WG_SIZE;
+    for (var j = c; j < clear.x; j += all) {
+        hist[j] = 0u;
+    }
+    for (var j = c; j < clear.y; j += all) {
+        frame[j] = 0u;
+    }
     let w = params.x;
     let cw = params.z;
     if (c >= params.w) {

@@ -99,15 +99,17 @@ pub struct Encoder {
     overhead: usize,
     budget: usize,
     p_rate: wgpu::Buffer,
+    /// The words the colour kernel clears: the histogram's, the frame's (the budget's).
+    p_clear: wgpu::Buffer,
     input: wgpu::Buffer,
-    hist: wgpu::Buffer,
     control: wgpu::Buffer,
     frame: wgpu::Buffer,
     steps: Vec<(Kernel, wgpu::BindGroup, u32)>,
-    dwt: [BoundDwt; 2],
-    luma: wgpu::Buffer,
-    chroma: wgpu::Buffer,
-    planes: [wgpu::Buffer; 2],
+    dwt: BoundDwt,
+    /// Where luma and chroma are in `image` (the colour kernel's planes) and `coeffs`.
+    planes: super::shared::Planes,
+    image: wgpu::Buffer,
+    coeffs: wgpu::Buffer,
     records: wgpu::Buffer,
     table: wgpu::Buffer,
     head: wgpu::Buffer,
@@ -115,6 +117,13 @@ pub struct Encoder {
     _keep: Vec<wgpu::Buffer>,
     /// The input's words of the frame being encoded (its allocation kept from frame to frame).
     scratch: std::sync::Mutex<Vec<u32>>,
+}
+
+/// The colour kernel's clearing: the key histogram's words, and the frame's up to the budget
+/// (the payloads' words shared by two of the packer's tiles are or-ed in).
+fn clear_words(budget: usize, hist_words: u64, frame_bytes: u64) -> [u32; 4] {
+    let frame = (budget as u64).div_ceil(4).min(frame_bytes / 4);
+    [hist_words as u32, frame as u32, 0, 0]
 }
 
 /// The header's bytes as the pack kernel reads them, four to a word.
@@ -155,11 +164,10 @@ impl Encoder {
         let u = |label: &str, words: u64| ctx.storage_uninit(label, words * 4);
         let input = u("codec input", (w * h) as u64)?;
         // The colour kernel's planes, and the wavelet's coefficients apart from them (no
-        // whole-plane copy, as in place would take).
-        let luma_img = u("codec luma plane", (w * h) as u64)?;
-        let chroma_img = u("codec chroma planes", (2 * cw * ch) as u64)?;
-        let luma = u("codec luma", (w * h) as u64)?;
-        let chroma = u("codec chroma", (2 * cw * ch) as u64)?;
+        // whole-plane copy, as in place would take), each buffer luma then chroma.
+        let planes = super::shared::Planes::of(ctx, &header);
+        let image = u("codec planes", planes.len() as u64)?;
+        let coeffs = u("codec coefficients", planes.len() as u64)?;
         let table = ctx.storage_from("codec block table", &block_table(&header, &layout))?;
         let bits = u("codec bit strings", nb as u64 * STRIDE)?;
         let records = u("codec records", nb as u64 * RECORD)?;
@@ -181,6 +189,10 @@ impl Encoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let p_blocks = ctx.uniform_from("codec blocks", &[nbu, 0, 0, 0])?;
+        let p_clear = ctx.uniform_from(
+            "codec clear params",
+            &clear_words(config.budget, KEY_BINS, frame.size()),
+        )?;
         let p_rate = ctx.uniform_from(
             "codec rate params",
             &[nbu, 2 * nbu, (config.budget - overhead) as u32, 0],
@@ -197,29 +209,32 @@ impl Encoder {
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
         let groups = |n: u32| n.div_ceil(256);
         let mut steps = Vec::new();
-        let b = color.bind(
-            ctx,
-            &[(0, &input), (1, &luma_img), (2, &chroma_img), (3, &p_color)],
-        )?;
-        steps.push((color, b, groups((cw * ch) as u32)));
-        let wavelet = crate::cpu::wavelet_of(&header);
-        let levels = u32::from(header.levels);
-        let dwt_luma = super::shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
-        let dwt_chroma = super::shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
-        let dwt = [
-            dwt_luma.bind_separate(ctx, &luma_img, &luma)?,
-            dwt_chroma.bind_separate(ctx, &chroma_img, &chroma)?,
-        ];
-        let b = block.bind(
+        let [luma_img, chroma_img] = planes.ranges(&image, (1, 2));
+        let b = color.bind_ranges(
             ctx,
             &[
-                (0, &table),
-                (1, &luma),
-                (2, &chroma),
-                (3, &bits),
-                (4, &records),
-                (5, &p_blocks),
-                (6, &hist),
+                (0, &input, 0, None),
+                luma_img,
+                chroma_img,
+                (3, &p_color, 0, None),
+                (4, &hist, 0, None),
+                (5, &frame, 0, None),
+                (6, &p_clear, 0, None),
+            ],
+        )?;
+        steps.push((color, b, groups((cw * ch) as u32)));
+        let dwt = super::shared::wavelet(ctx, &header, &planes, &image, &coeffs)?;
+        let [luma, chroma] = planes.ranges(&coeffs, (1, 2));
+        let b = block.bind_ranges(
+            ctx,
+            &[
+                (0, &table, 0, None),
+                luma,
+                chroma,
+                (3, &bits, 0, None),
+                (4, &records, 0, None),
+                (5, &p_blocks, 0, None),
+                (6, &hist, 0, None),
             ],
         )?;
         steps.push((
@@ -266,20 +281,22 @@ impl Encoder {
             overhead: overhead_u,
             budget: config.budget,
             p_rate: p_rate.clone(),
+            p_clear: p_clear.clone(),
             input,
-            hist,
             control,
             frame,
             steps,
             dwt,
-            luma,
-            chroma,
-            planes: [luma_img, chroma_img],
+            planes,
+            image,
+            coeffs,
             records,
             table,
             head,
             layout,
-            _keep: vec![bits, ties, high, totals, p_color, p_blocks, p_rate, p_pack],
+            _keep: vec![
+                bits, ties, high, totals, hist, p_color, p_blocks, p_rate, p_pack,
+            ],
             scratch: Default::default(),
         })
     }
@@ -304,6 +321,9 @@ impl Encoder {
         ];
         ctx.queue
             .write_buffer(&self.p_rate, 0, bytemuck::cast_slice(&p));
+        let clear = clear_words(budget, KEY_BINS, self.frame.size());
+        ctx.queue
+            .write_buffer(&self.p_clear, 0, bytemuck::cast_slice(&clear));
         // The base step follows the budget (cpu::base_step): the header and the bands' steps
         // in the block table change with it.
         if !self.header.lossless {
@@ -370,14 +390,12 @@ impl Encoder {
         if stages < 2 {
             return;
         }
-        for d in &self.dwt {
-            d.record_forward(enc);
-        }
+        self.dwt.record_forward(enc);
         if stages < 3 {
             return;
         }
-        // The block encoder adds each plane's bytes to the histogram.
-        enc.clear_buffer(&self.hist, 0, None);
+        // The block encoder adds each plane's bytes to the histogram (cleared by the colour
+        // kernel, as the frame is).
         pass(enc, &self.steps[1]);
         if stages < 4 {
             return;
@@ -386,11 +404,6 @@ impl Encoder {
         if stages < 5 {
             return;
         }
-        // The payloads' words shared by two tiles are or-ed in.
-        let clear = (self.budget as u64)
-            .next_multiple_of(4)
-            .min(self.frame.size());
-        enc.clear_buffer(&self.frame, 0, Some(clear));
         pass(enc, &self.steps[3]);
     }
 
@@ -565,11 +578,14 @@ impl Encoder {
     /// CPU: the colour kernel's luma and chroma planes.
     #[doc(hidden)]
     pub fn color_planes(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 2]> {
-        let [(w, h), (cw, ch), _] = self.header.planes();
-        Ok([
-            ctx.read_back("codec luma plane", &self.planes[0], w * h)?,
-            ctx.read_back("codec chroma planes", &self.planes[1], 2 * cw * ch)?,
-        ])
+        self.split("codec planes", ctx, &self.image)
+    }
+
+    /// `buf`'s luma and chroma parts (laid out as `self.planes`).
+    fn split(&self, what: &str, ctx: &GpuContext, buf: &wgpu::Buffer) -> Result<[Vec<u32>; 2]> {
+        let p = &self.planes;
+        let all: Vec<u32> = ctx.read_back(what, buf, p.len())?;
+        Ok([all[..p.luma].to_vec(), all[p.chroma_at..].to_vec()])
     }
 
     /// Blocks in a frame.
@@ -581,11 +597,11 @@ impl Encoder {
     /// coefficients, each block's record (64 words: P, the bits of 0 ..= P planes from word 1,
     /// the planes' keys from word 26) and the control words (θ, room left, bytes).
     pub fn intermediates(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 4]> {
-        let [(w, h), (cw, ch), _] = self.header.planes();
         let n = self.blocks as usize * RECORD as usize;
+        let [luma, chroma] = self.split("codec coefficients", ctx, &self.coeffs)?;
         Ok([
-            ctx.read_back("codec luma", &self.luma, w * h)?,
-            ctx.read_back("codec chroma", &self.chroma, 2 * cw * ch)?,
+            luma,
+            chroma,
             ctx.read_back("codec records", &self.records, n)?,
             ctx.read_back("codec control", &self.control, 3)?,
         ])

@@ -13,7 +13,7 @@ use wavekit::GpuContext;
 use wavekit::prelude::{Kernel, KernelBuilder, WgslSource};
 use wavekit_dwt::BoundDwt;
 
-use crate::cpu::{DecodeReport, step_of, wavelet_of};
+use crate::cpu::{DecodeReport, step_of};
 use crate::error::{CodecError, Result};
 use crate::format::{Chroma, Header, Layout};
 
@@ -257,14 +257,14 @@ pub struct Decoder {
     block: (Kernel, wgpu::BindGroup),
     color: (Kernel, wgpu::BindGroup),
     output: Output,
-    dwt: [BoundDwt; 2],
+    dwt: BoundDwt,
     // The block table (its bands' steps follow the frames' base step) and the layout it is
     // made from; the step it holds now, as f32 bits.
     table: wgpu::Buffer,
     layout: Layout,
     table_step: std::sync::atomic::AtomicU32,
     // The buffers the bind groups and bound transforms hold.
-    _keep: [wgpu::Buffer; 5],
+    _keep: [wgpu::Buffer; 3],
 }
 
 impl Decoder {
@@ -304,12 +304,11 @@ impl Decoder {
         let [(w, h), (cw, ch), _] = header.planes();
         let table = block_table(header, &layout);
         let table = ctx.storage_from("codec block table", &table)?;
-        let luma = ctx.storage_uninit("codec luma coefficients", (w * h * 4) as u64)?;
-        let chroma = ctx.storage_uninit("codec chroma coefficients", (2 * cw * ch * 4) as u64)?;
-        // The inverse wavelet writes the planes apart from the coefficients (no whole-plane
-        // copy, as in place would take).
-        let luma_img = ctx.storage_uninit("codec luma plane", (w * h * 4) as u64)?;
-        let chroma_img = ctx.storage_uninit("codec chroma planes", (2 * cw * ch * 4) as u64)?;
+        // The coefficients, and the planes the inverse wavelet writes apart from them (no
+        // whole-plane copy, as in place would take), each buffer luma then chroma.
+        let planes = shared::Planes::of(ctx, header);
+        let coeffs = ctx.storage_uninit("codec coefficients", planes.len() as u64 * 4)?;
+        let image = ctx.storage_uninit("codec planes", planes.len() as u64 * 4)?;
         let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
         let damaged = ctx.storage_uninit("codec damaged blocks", layout.blocks.len() as u64 * 4)?;
         // One word a pixel (RGB), or the planar YCbCr output (more words than pixels only for
@@ -321,37 +320,32 @@ impl Decoder {
             "codec colour params",
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
-        let levels = u32::from(header.levels);
-        let wavelet = wavelet_of(header);
-        let luma_plan = shared::plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
-        let chroma_plan = shared::plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
-        let dwt = [
-            luma_plan.bind_separate(ctx, &luma_img, &luma)?,
-            chroma_plan.bind_separate(ctx, &chroma_img, &chroma)?,
-        ];
+        let dwt = shared::wavelet(ctx, header, &planes, &image, &coeffs)?;
         let (block_name, block_builder) =
             block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
         let block_k = shared::kernel(ctx, &block_name, || block_builder)?;
-        let block_b = block_k.bind(
+        let [luma, chroma] = planes.ranges(&coeffs, (2, 3));
+        let block_b = block_k.bind_ranges(
             ctx,
             &[
-                (0, &frame),
-                (1, &table),
-                (2, &luma),
-                (3, &chroma),
-                (4, &damaged),
-                (5, &params),
+                (0, &frame, 0, None),
+                (1, &table, 0, None),
+                luma,
+                chroma,
+                (4, &damaged, 0, None),
+                (5, &params, 0, None),
             ],
         )?;
         let (name, builder) = color_kernel(header, output);
         let color_k = shared::kernel(ctx, &name, || builder)?;
-        let color_b = color_k.bind(
+        let [luma_img, chroma_img] = planes.ranges(&image, (0, 1));
+        let color_b = color_k.bind_ranges(
             ctx,
             &[
-                (0, &luma_img),
-                (1, &chroma_img),
-                (2, &rgba),
-                (3, &color_params),
+                luma_img,
+                chroma_img,
+                (2, &rgba, 0, None),
+                (3, &color_params, 0, None),
             ],
         )?;
         Ok(Self {
@@ -370,7 +364,7 @@ impl Decoder {
             table,
             layout,
             table_step: std::sync::atomic::AtomicU32::new(header.step.to_bits()),
-            _keep: [luma, chroma, luma_img, chroma_img, color_params],
+            _keep: [coeffs, image, color_params],
         })
     }
 
@@ -467,9 +461,7 @@ impl Decoder {
         if stages < 2 {
             return;
         }
-        for d in &self.dwt {
-            d.record_inverse(enc);
-        }
+        self.dwt.record_inverse(enc);
         if stages < 3 {
             return;
         }

@@ -71,3 +71,68 @@ pub(crate) fn plan(
         Ok(out)
     })
 }
+
+/// A frame's three planes in one buffer, as the coders keep them (their samples and their
+/// coefficients alike): luma from element 0, the two chroma planes from `chroma_at`, a binding
+/// offset the device allows, so that a kernel can bind either part alone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Planes {
+    pub(crate) luma: usize,
+    pub(crate) chroma_at: usize,
+    pub(crate) chroma: usize,
+}
+
+impl Planes {
+    pub(crate) fn of(ctx: &GpuContext, header: &crate::format::Header) -> Self {
+        let [(w, h), (cw, ch), _] = header.planes();
+        let align = (ctx.caps.limits.min_storage_buffer_offset_alignment.max(4) / 4) as usize;
+        Self {
+            luma: w * h,
+            chroma_at: (w * h).next_multiple_of(align),
+            chroma: 2 * cw * ch,
+        }
+    }
+
+    /// Elements the buffer holds.
+    pub(crate) fn len(&self) -> usize {
+        self.chroma_at + self.chroma
+    }
+
+    /// Bindings of the luma and the chroma part of `buf` (4-byte elements), for
+    /// `Kernel::bind_ranges`.
+    pub(crate) fn ranges<'b>(
+        &self,
+        buf: &'b wgpu::Buffer,
+        (luma, chroma): (u32, u32),
+    ) -> [(u32, &'b wgpu::Buffer, u64, Option<u64>); 2] {
+        [
+            (luma, buf, 0, Some(self.luma as u64 * 4)),
+            (
+                chroma,
+                buf,
+                self.chroma_at as u64 * 4,
+                Some(self.chroma as u64 * 4),
+            ),
+        ]
+    }
+}
+
+/// The frame's wavelet, bound to its planes and coefficients (both laid out as [`Planes`]): one
+/// joint transform of the luma and the chroma planes, whose levels of one size share a
+/// dispatch (a 4:2:0 frame's luma level l + 1 with its chroma level l; a 4:4:4 frame's three
+/// planes at each level: ADR-0105).
+pub(crate) fn wavelet(
+    ctx: &GpuContext,
+    header: &crate::format::Header,
+    planes: &Planes,
+    image: &wgpu::Buffer,
+    coeffs: &wgpu::Buffer,
+) -> Result<wavekit_dwt::BoundDwt> {
+    let [(w, h), (cw, ch), _] = header.planes();
+    let wavelet = crate::cpu::wavelet_of(header);
+    let levels = u32::from(header.levels);
+    let luma = plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
+    let chroma = plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
+    let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?;
+    Ok(joint.bind_separate(ctx, image, coeffs)?)
+}

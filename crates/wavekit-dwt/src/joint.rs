@@ -1,0 +1,303 @@
+//! Two images transformed together ([`JointDwt`]): each step one dispatch that takes a level of
+//! each image where their regions have the same size, as a 4:2:0 frame's luma at level l + 1
+//! and its chroma planes at level l (ADR-0105).
+
+use wavekit::GpuContext;
+
+use crate::bound::{BoundDwt, LevelPass, LevelSpec};
+use crate::error::{DwtError, Result};
+use crate::kernel::*;
+use crate::plan::{Dwt, Loc, PartLocs, level_words, placeholders};
+use crate::reference;
+
+/// One image of a joint transform: its plan, its first element in the buffers, its regions
+/// (level l's at l, then the last LL's), its LL scratch (two areas by the level's parity, as a
+/// plan alone has) from `scratch_at` in the scratch buffer.
+struct Img<'p> {
+    plan: &'p Dwt,
+    at: u32,
+    regions: Vec<(u32, u32)>,
+    scratch_at: u32,
+}
+
+impl<'p> Img<'p> {
+    fn new(plan: &'p Dwt, at: u32, scratch_at: u32) -> Self {
+        let n = plan.levels + 1;
+        let regions = reference::regions(plan.width as usize, plan.height as usize, n)
+            .into_iter()
+            .map(|(w, h)| (w as u32, h as u32))
+            .collect();
+        Img {
+            plan,
+            at,
+            regions,
+            scratch_at,
+        }
+    }
+}
+
+/// Two plans run as one: `a` and `b` have the same wavelet and level count, and from some step
+/// `delay` on, `b`'s region at level l has the size of `a`'s at level l + `delay` (a 4:2:0
+/// frame's chroma planes against its luma: 1; planes of one size: 0; at most the level count).
+/// Each step is one dispatch of both images' levels where both have one (`a`'s first `delay`
+/// levels and `b`'s last run alone): `levels + delay` dispatches a direction instead of
+/// `2 · levels`.
+///
+/// Both images live in the same two buffers: `a`'s planes from element 0, `b`'s from element
+/// `b_offset`, in the image buffer and in the coefficient buffer alike (each laid out as
+/// [`Dwt::bind`] says). The coefficients equal those of `a` and `b` run apart.
+#[derive(Debug)]
+pub struct JointDwt {
+    a: Dwt,
+    b: Dwt,
+    delay: u32,
+    b_offset: u32,
+}
+
+impl JointDwt {
+    /// `a` and `b` together, `b`'s planes from element `b_offset` of both buffers. Fails
+    /// unless the plans have the same wavelet and level count, neither fuses a colour
+    /// transform, and `b` starts past `a`'s samples. Where `b`'s regions never match `a`'s,
+    /// the delay is the level count: every dispatch takes one image, as the plans apart would.
+    pub fn new(a: &Dwt, b: &Dwt, ctx: &GpuContext, b_offset: u32) -> Result<Self> {
+        if a.wavelet != b.wavelet || a.levels != b.levels {
+            return Err(DwtError::InvalidArgument(format!(
+                "a joint transform takes two plans of one wavelet and the same number of levels: \
+                 these have {:?} with {} and {:?} with {}",
+                a.wavelet, a.levels, b.wavelet, b.levels
+            )));
+        }
+        if a.color != Color::None || b.color != Color::None {
+            return Err(DwtError::InvalidArgument(
+                "a joint transform fuses no colour transform: run such a plan alone".into(),
+            ));
+        }
+        let a_len = u64::from(a.width) * u64::from(a.height) * u64::from(a.planes);
+        if u64::from(b_offset) < a_len {
+            return Err(DwtError::InvalidArgument(format!(
+                "the second image from element {b_offset} overlaps the first's {a_len} samples"
+            )));
+        }
+        let b_len = u64::from(b.width) * u64::from(b.height) * u64::from(b.planes);
+        ctx.check_binding("joint wavelet buffers", (u64::from(b_offset) + b_len) * 4)?;
+        let levels = a.levels as usize;
+        let ra = reference::regions(a.width as usize, a.height as usize, a.levels + 1);
+        let rb = reference::regions(b.width as usize, b.height as usize, b.levels + 1);
+        // The first delay from which every step's regions match (the level count at worst:
+        // no step shared, the plans one after the other).
+        let delay = (0..=levels)
+            .find(|&d| (d..levels).all(|s| ra[s] == rb[s - d]))
+            .unwrap_or(levels);
+        Ok(Self {
+            a: a.resized(ctx, a.width, a.height, a.levels, a.planes)?,
+            b: b.resized(ctx, b.width, b.height, b.levels, b.planes)?,
+            delay: delay as u32,
+            b_offset,
+        })
+    }
+
+    /// Steps whose levels of `a` and `b` run in one dispatch: `a`'s level l + delay with `b`'s
+    /// level l.
+    pub fn delay(&self) -> u32 {
+        self.delay
+    }
+
+    /// Dispatches a direction: the levels plus the delay.
+    pub fn dispatches(&self) -> u32 {
+        self.a.levels + self.delay
+    }
+
+    /// The elements each buffer must hold: `b_offset` plus `b`'s samples.
+    pub fn len(&self) -> usize {
+        self.b_offset as usize + self.b.len()
+    }
+
+    /// Whether the buffers hold no sample (never).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bind to an image and a coefficient buffer (different buffers, each at least `len()`
+    /// samples): the forward reads `image` and writes `coeffs`, the inverse reads `coeffs` and
+    /// writes `image`, as [`Dwt::bind_separate`]; the elements between the images are neither
+    /// read nor written where there are levels (without, each direction copies the buffers
+    /// whole).
+    pub fn bind_separate(
+        &self,
+        ctx: &GpuContext,
+        image: &wgpu::Buffer,
+        coeffs: &wgpu::Buffer,
+    ) -> Result<BoundDwt> {
+        if image == coeffs {
+            return Err(DwtError::InvalidArgument(
+                "a joint transform's bind_separate takes two different buffers".into(),
+            ));
+        }
+        let need = self.len() as u64 * 4;
+        for (what, buf) in [("image", image), ("coefficients", coeffs)] {
+            if buf.size() < need {
+                return Err(DwtError::InvalidArgument(format!(
+                    "the joint transform's {what}: a buffer of {} bytes, needs {need}",
+                    buf.size()
+                )));
+            }
+        }
+        let levels = self.a.levels as usize;
+        let delay = self.delay as usize;
+        if levels == 0 {
+            // No levels: the transform is a copy, of the whole buffers (the gap with them).
+            let bytes = self.len() as u64 * 4;
+            let placeholder = placeholders(ctx)?;
+            return Ok(BoundDwt {
+                forward: Vec::new(),
+                inverse: Vec::new(),
+                forward_copy: Some(self.a.copy.bind(ctx, image, coeffs, bytes)?),
+                inverse_copy: Some(self.a.copy.bind(ctx, coeffs, image, bytes)?),
+                _buffers: (ctx.storage_uninit("dwt no scratch", 16)?, placeholder),
+            });
+        }
+        let ll_len = |im: &Img| -> u32 {
+            let size = |l: usize| im.regions[l].0 * im.regions[l].1 * im.plan.planes;
+            (if levels >= 2 { size(1) } else { 0 }) + if levels >= 3 { size(2) } else { 0 }
+        };
+        let ia = Img::new(&self.a, 0, 0);
+        let ib = Img::new(&self.b, self.b_offset, ll_len(&ia));
+        let scratch_len = ib.scratch_at + ll_len(&ib);
+        ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
+        let scratch = ctx.storage_uninit("dwt joint scratch", u64::from(scratch_len.max(1)) * 4)?;
+        let whole = |im: &Img, sel: u32| Loc {
+            sel,
+            offset: im.at,
+            pitch: im.plan.width,
+            plane: im.plan.width * im.plan.height,
+        };
+        // The LL of level l (l + 1's region), compact.
+        let ll = |im: &Img, l: usize| {
+            let (w, h) = im.regions[l + 1];
+            let first = im.regions[1].0 * im.regions[1].1 * im.plan.planes;
+            Loc {
+                sel: SCRATCH,
+                offset: im.scratch_at + if l.is_multiple_of(2) { 0 } else { first },
+                pitch: w,
+                plane: w * h,
+            }
+        };
+        let locs = |im: &Img, l: usize, inverse: bool| -> PartLocs {
+            let (src, dst) = if inverse {
+                (
+                    if l + 1 == levels {
+                        whole(im, COEFFS)
+                    } else {
+                        ll(im, l)
+                    },
+                    if l == 0 {
+                        whole(im, IMAGE_OUT)
+                    } else {
+                        ll(im, l - 1)
+                    },
+                )
+            } else {
+                (
+                    if l == 0 {
+                        whole(im, IMAGE_IN)
+                    } else {
+                        ll(im, l - 1)
+                    },
+                    if l + 1 == levels {
+                        whole(im, COEFFS)
+                    } else {
+                        ll(im, l)
+                    },
+                )
+            };
+            PartLocs {
+                src,
+                dst,
+                bands: whole(im, COEFFS),
+            }
+        };
+        let most_groups = ctx.caps.limits.max_compute_workgroups_per_dimension;
+        // Step s: a's level s and b's level s − delay, where each has one.
+        let spec = |s: usize, inverse: bool| -> Result<LevelSpec> {
+            let la = (s < levels).then_some(s);
+            let lb = (s >= delay && s - delay < levels).then(|| s - delay);
+            let parts: Vec<(&Img, usize)> = la
+                .map(|l| (&ia, l))
+                .into_iter()
+                .chain(lb.map(|l| (&ib, l)))
+                .collect();
+            let (first, l0) = parts[0];
+            let (rw, rh) = first.regions[l0];
+            let planes: u32 = parts.iter().map(|(im, _)| im.plan.planes).sum();
+            let samples = u64::from(rw) * u64::from(rh) * u64::from(planes);
+            let shape = match self.a.small {
+                Some((small, most)) if samples <= most => small,
+                _ => self.a.shape,
+            };
+            let tile = shape.tile(self.a.wavelet);
+            let (tx, ty) = (rw.div_ceil(tile.0), rh.div_ceil(tile.1));
+            if tx > most_groups || u64::from(ty) * u64::from(planes) > u64::from(most_groups) {
+                return Err(DwtError::InvalidArgument(format!(
+                    "step {s} of the joint transform: {tx} × {} tiles of {} × {}, over this \
+                     adapter's {most_groups} workgroups per dimension",
+                    u64::from(ty) * u64::from(planes),
+                    tile.0,
+                    tile.1
+                )));
+            }
+            let split = u32::from(rw > 1) | (u32::from(rh > 1) << 1);
+            let pa = locs(first, l0, inverse);
+            let pb = parts.get(1).map_or(pa, |&(im, l)| locs(im, l, inverse));
+            let words = level_words((rw, rh), (tx, ty), split, first.plan.planes, &pa, &pb);
+            let variant = Variant {
+                inverse,
+                src: pa.src.sel,
+                dst: pa.dst.sel,
+                color: 0,
+                src_b: pb.src.sel,
+                dst_b: pb.dst.sel,
+            };
+            Ok(LevelSpec {
+                key: (variant, shape),
+                params: ctx.uniform_from("dwt joint level params", &words)?,
+                groups: (tx, ty * planes),
+            })
+        };
+        let steps = levels + delay;
+        let forward = (0..steps)
+            .map(|s| spec(s, false))
+            .collect::<Result<Vec<_>>>()?;
+        let inverse = (0..steps)
+            .rev()
+            .map(|s| spec(s, true))
+            .collect::<Result<Vec<_>>>()?;
+        let placeholder = placeholders(ctx)?;
+        let (image_in, image_out) = (&placeholder[0], &placeholder[1]);
+        let bind = |pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
+            // The forward reads the image, the inverse writes it.
+            let (read, write) = if inverse {
+                (image_in, image)
+            } else {
+                (image, image_out)
+            };
+            let entries = [
+                (0, &pass.params),
+                (1, read),
+                (2, coeffs),
+                (3, &scratch),
+                (4, write),
+                (5, &placeholder[2]),
+                (6, image_in),
+            ];
+            Ok(pass.kernel.bind(ctx, &entries)?)
+        };
+        let (forward, inverse) = self.a.passes(ctx, forward, inverse, bind)?;
+        Ok(BoundDwt {
+            forward,
+            inverse,
+            forward_copy: None,
+            inverse_copy: None,
+            _buffers: (scratch, placeholder),
+        })
+    }
+}
