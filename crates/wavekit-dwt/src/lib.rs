@@ -1,6 +1,7 @@
 //! wavekit-dwt: the 2D discrete wavelet transform of JPEG 2000 (ITU-T T.800 Annex F) on the
-//! GPU — the reversible 5/3 on `i32`, the irreversible 9/7 on `f32` and in fixed point on `i32`, forward and inverse,
-//! several levels, several planes at once.
+//! GPU — the reversible 5/3 on `i32`, the irreversible 9/7 on `f32` and in fixed point on `i32`,
+//! forward and inverse, several levels, several planes at once; two images whose levels reach
+//! the same size (a 4:2:0 frame's luma and chroma) in one dispatch a step with [`JointDwt`].
 //!
 //! Layout (Mallat, in place): after one level of a `W × H` plane, the first `⌈W/2⌉` columns of
 //! the first `⌈H/2⌉` rows hold LL, the columns to their right HL, the rows below LH, and the
