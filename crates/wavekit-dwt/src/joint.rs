@@ -96,7 +96,7 @@ impl JointDwt {
         })
     }
 
-    /// Steps whose levels of `a` and `b` run in one dispatch: `a`'s level l + delay with `b`'s
+    /// How many levels `b` runs behind `a`: a step takes `a`'s level l + delay with `b`'s
     /// level l.
     pub fn delay(&self) -> u32 {
         self.delay
@@ -256,6 +256,7 @@ impl JointDwt {
                 color: 0,
                 src_b: pb.src.sel,
                 dst_b: pb.dst.sel,
+                joint: parts.len() == 2,
             };
             Ok(LevelSpec {
                 key: (variant, shape),

@@ -189,6 +189,9 @@ pub struct Variant {
     pub src_b: u32,
     /// See `src_b`.
     pub dst_b: u32,
+    /// Two parts in the dispatch (a joint step): each workgroup picks its part's places and
+    /// buffers. A plan alone compiles without the choice.
+    pub joint: bool,
 }
 
 const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
@@ -199,6 +202,7 @@ const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
         color: 0,
         src_b: src,
         dst_b: dst,
+        joint: false,
     }
 }
 
@@ -269,6 +273,7 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("DST_SEL", variant.dst)
         .constant("SRC_SEL_B", variant.src_b)
         .constant("DST_SEL_B", variant.dst_b)
+        .constant("JOINT", variant.joint)
         .generated("dwt/sample", sample)
 }
 
@@ -317,6 +322,7 @@ mod tests {
                 let v = Variant {
                     src_b: b.src,
                     dst_b: b.dst,
+                    joint: true,
                     ..*a
                 };
                 builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();

@@ -563,6 +563,7 @@ impl Dwt {
                     color,
                     src_b: src.sel,
                     dst_b: dst.sel,
+                    joint: false,
                 };
                 let planes_in_grid = if color != 0 && inverse { 1 } else { p };
                 Ok(LevelSpec {

@@ -26,9 +26,10 @@
 // Q12 constants, integer only, the same bits on every device), INVERSE (bool), SRC_SEL (where
 // the source region is: 0 `image`, 1 `coeffs`, 2 `scratch`, 5 `image8`) and DST_SEL (where the
 // result region goes: 1 `coeffs`, 2 `scratch`, 3 `image_out`, 4 `out8`): a pipeline per source
-// and destination, so that the loads and stores of a column carry no branch on them; SRC_SEL_B and DST_SEL_B the same for the second part of a joint dispatch (two images
-// whose regions have the same size at this step, each its own places: Params), equal to
-// SRC_SEL and DST_SEL where there is none.
+// and destination, so that the loads and stores of a column carry no branch on them. JOINT
+// (bool): the dispatch has a second part (two images whose regions have the same size at this
+// step, each its own places: Params), whose buffers are SRC_SEL_B and DST_SEL_B; its
+// workgroups choose their part once, and a load or store then branches on the part's buffer.
 // COLOR (0 none, 1 JPEG 2000's reversible colour transform RCT, 2 the irreversible ICT): the
 // first level's pipelines of a three-plane image fuse the colour transform. Forward: each
 // sample is loaded from all three planes and turned into this workgroup's component (Y, Cb or
@@ -396,8 +397,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         ty = wg.y / 3u;
         plane = wg.y % 3u;
     }
-    // The first part's planes, then the second's (uniform across the workgroup).
-    if (plane < params.planes_a) {
+    // The first part's planes, then the second's (uniform across the workgroup); a plan alone
+    // (JOINT false) compiles the first only.
+    if (!JOINT || plane < params.planes_a) {
         part = params.a;
         src_sel = SRC_SEL;
         dst_sel = DST_SEL;

@@ -788,29 +788,38 @@ fn joint_transforms_equal_the_plans_run_apart() {
     const POISON: i32 = i32::MIN + 11;
     let a0 = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 1).unwrap();
     let b0 = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 2).unwrap();
-    // (luma w, h, chroma w, h, levels, expected delay): odd sizes, one level, the most, and
-    // planes of one size.
+    let five_three = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
+    // (first w, h, planes; second w, h, planes; levels, expected delay, the 5/3): odd sizes,
+    // one level, the most, planes of one size, two planes first and one second, the 5/3.
     let cases = [
-        (17u32, 9u32, 9u32, 5u32, 1u32, 1u32),
-        (17, 9, 4, 4, 2, 2),
-        (33, 30, 17, 15, 3, 1),
-        (140, 127, 70, 64, 5, 1),
-        (64, 64, 32, 32, 5, 1),
-        (37, 21, 37, 21, 3, 0),
-        (5, 3, 3, 2, 2, 1),
+        ((17u32, 9u32, 1u32), (9u32, 5u32, 2u32), 1u32, 1u32, false),
+        ((17, 9, 1), (4, 4, 2), 2, 2, false),
+        ((33, 30, 1), (17, 15, 2), 3, 1, false),
+        ((140, 127, 1), (70, 64, 2), 5, 1, false),
+        ((64, 64, 1), (32, 32, 2), 5, 1, false),
+        ((37, 21, 1), (37, 21, 2), 3, 0, false),
+        ((5, 3, 1), (3, 2, 2), 2, 1, false),
+        ((29, 18, 2), (15, 9, 1), 3, 1, false),
+        ((41, 23, 1), (21, 12, 2), 3, 1, true),
     ];
-    for (w, h, cw, ch, levels, delay) in cases {
-        let a = a0.resized(ctx, w, h, levels, 1).unwrap();
-        let b = b0.resized(ctx, cw, ch, levels, 2).unwrap();
+    for ((w, h, pa), (cw, ch, pb), levels, delay, is_53) in cases {
+        let (base_a, base_b) = if is_53 {
+            (&five_three, &five_three)
+        } else {
+            (&a0, &b0)
+        };
+        let a = base_a.resized(ctx, w, h, levels, pa).unwrap();
+        let b = base_b.resized(ctx, cw, ch, levels, pb).unwrap();
         // A gap of 7 samples between the images.
-        let b_offset = w * h + 7;
+        let a_len = w * h * pa;
+        let b_offset = a_len + 7;
         let joint = JointDwt::new(&a, &b, ctx, b_offset).unwrap();
-        let case = format!("{w}x{h} and {cw}x{ch}x2, {levels} levels");
+        let case = format!("{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}");
         assert_eq!(joint.delay(), delay, "{case}");
         assert_eq!(joint.dispatches(), levels + delay, "{case}");
         let n = joint.len();
         let mut x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
-        x[(w * h) as usize..b_offset as usize].fill(POISON);
+        x[a_len as usize..b_offset as usize].fill(POISON);
         let image = ctx.storage_from("joint image", &x).unwrap();
         let coeffs = ctx.storage_from("joint coeffs", &vec![POISON; n]).unwrap();
         let bound = joint.bind_separate(ctx, &image, &coeffs).unwrap();
@@ -818,16 +827,16 @@ fn joint_transforms_equal_the_plans_run_apart() {
         let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
         let kept: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
         assert_eq!(kept, x, "{case}: the forward changed its source");
-        let (xa, xb) = (&x[..(w * h) as usize], &x[b_offset as usize..]);
+        let (xa, xb) = (&x[..a_len as usize], &x[b_offset as usize..]);
         let want_a = a.forward_i32(ctx, xa).unwrap();
         let want_b = b.forward_i32(ctx, xb).unwrap();
         assert_eq!(
-            &c[..(w * h) as usize],
+            &c[..a_len as usize],
             &want_a[..],
             "{case}: the first image's coefficients"
         );
         assert!(
-            c[(w * h) as usize..b_offset as usize]
+            c[a_len as usize..b_offset as usize]
                 .iter()
                 .all(|&v| v == POISON),
             "{case}: the gap was written"
@@ -847,12 +856,12 @@ fn joint_transforms_equal_the_plans_run_apart() {
         let back_a = a.inverse_i32(ctx, &want_a).unwrap();
         let back_b = b.inverse_i32(ctx, &want_b).unwrap();
         assert_eq!(
-            &back[..(w * h) as usize],
+            &back[..a_len as usize],
             &back_a[..],
             "{case}: the first image back"
         );
         assert!(
-            back[(w * h) as usize..b_offset as usize]
+            back[a_len as usize..b_offset as usize]
                 .iter()
                 .all(|&v| v == POISON),
             "{case}: the gap was written by the inverse"
