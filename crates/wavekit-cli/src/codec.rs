@@ -242,6 +242,7 @@ pub fn policies(
                 decode_workgroup: at(decode, i),
                 encoder: e.into(),
                 decoder: e.into(),
+                wavelet_buffers_at_run_time: None,
             })
         })
         .collect()

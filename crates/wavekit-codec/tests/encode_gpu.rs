@@ -232,11 +232,13 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
             (128, 512, BlockKernel::Subgroup),
         ] {
             let block_workgroup = (encode_workgroup, decode_workgroup, encoder);
+            // The wavelet's buffers at run time with one, compiled in with the other.
             let policy = CoderPolicy {
                 encode_workgroup,
                 decode_workgroup,
                 encoder,
                 decoder: encoder,
+                wavelet_buffers_at_run_time: Some(encode_workgroup == 64),
             };
             let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
             let got = enc.encode(ctx, &rgb).unwrap();

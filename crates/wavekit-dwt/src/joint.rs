@@ -52,6 +52,7 @@ pub struct JointDwt {
     b: Dwt,
     delay: u32,
     b_offset: u32,
+    sels: bool,
 }
 
 impl JointDwt {
@@ -93,7 +94,15 @@ impl JointDwt {
             b: b.resized(ctx, b.width, b.height, b.levels, b.planes)?,
             delay: delay as u32,
             b_offset,
+            sels: false,
         })
+    }
+
+    /// The same transform with every step's buffers taken at run time: one level pipeline a
+    /// direction and tile shape (fewer to compile), where each step otherwise has its own.
+    pub fn with_buffers_at_run_time(mut self, on: bool) -> Self {
+        self.sels = on;
+        self
     }
 
     /// How many levels `b` runs behind `a`: a step takes `a`'s level l + delay with `b`'s
@@ -249,14 +258,28 @@ impl JointDwt {
             let pa = locs(first, l0, inverse);
             let pb = parts.get(1).map_or(pa, |&(im, l)| locs(im, l, inverse));
             let words = level_words((rw, rh), (tx, ty), split, first.plan.planes, &pa, &pb);
-            let variant = Variant {
-                inverse,
-                src: pa.src.sel,
-                dst: pa.dst.sel,
-                color: 0,
-                src_b: pb.src.sel,
-                dst_b: pb.dst.sel,
-                joint: parts.len() == 2,
+            let variant = if self.sels {
+                Variant {
+                    inverse,
+                    src: 0,
+                    dst: 0,
+                    color: 0,
+                    src_b: 0,
+                    dst_b: 0,
+                    joint: true,
+                    sels: true,
+                }
+            } else {
+                Variant {
+                    inverse,
+                    src: pa.src.sel,
+                    dst: pa.dst.sel,
+                    color: 0,
+                    src_b: pb.src.sel,
+                    dst_b: pb.dst.sel,
+                    joint: parts.len() == 2,
+                    sels: false,
+                }
             };
             Ok(LevelSpec {
                 key: (variant, shape),

@@ -192,6 +192,9 @@ pub struct Variant {
     /// Two parts in the dispatch (a joint step): each workgroup picks its part's places and
     /// buffers. A plan alone compiles without the choice.
     pub joint: bool,
+    /// Every part's buffers taken from the parameters at run time (one pipeline for every step
+    /// of a direction); `src`, `dst`, `src_b`, `dst_b` are then not compiled in.
+    pub sels: bool,
 }
 
 const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
@@ -203,6 +206,7 @@ const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
         src_b: src,
         dst_b: dst,
         joint: false,
+        sels: false,
     }
 }
 
@@ -274,6 +278,7 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("SRC_SEL_B", variant.src_b)
         .constant("DST_SEL_B", variant.dst_b)
         .constant("JOINT", variant.joint)
+        .constant("SELS", variant.sels)
         .generated("dwt/sample", sample)
 }
 
@@ -325,6 +330,8 @@ mod tests {
                     joint: true,
                     ..*a
                 };
+                builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
+                let v = Variant { sels: true, ..v };
                 builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
             }
         }

@@ -51,8 +51,8 @@ impl PartLocs {
     fn words(&self) -> [u32; 12] {
         let (s, d, c) = (self.src, self.dst, self.bands);
         [
-            s.offset, s.pitch, s.plane, d.offset, d.pitch, d.plane, c.offset, c.pitch, c.plane, 0,
-            0, 0,
+            s.offset, s.pitch, s.plane, d.offset, d.pitch, d.plane, c.offset, c.pitch, c.plane,
+            s.sel, d.sel, 0,
         ]
     }
 }
@@ -564,6 +564,7 @@ impl Dwt {
                     src_b: src.sel,
                     dst_b: dst.sel,
                     joint: false,
+                    sels: false,
                 };
                 let planes_in_grid = if color != 0 && inverse { 1 } else { p };
                 Ok(LevelSpec {

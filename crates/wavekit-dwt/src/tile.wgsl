@@ -56,9 +56,10 @@ struct Part {
     c_offset: u32,
     c_pitch: u32,
     c_plane: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // The part's source and result buffers, for pipelines that take them at run time (SELS).
+    src_sel: u32,
+    dst_sel: u32,
+    _pad: u32,
 }
 
 struct Params {
@@ -408,6 +409,10 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         src_sel = SRC_SEL_B;
         dst_sel = DST_SEL_B;
         plane -= params.planes_a;
+    }
+    if (SELS) {
+        src_sel = part.src_sel;
+        dst_sel = part.dst_sel;
     }
     let w = params.width;
     let h = params.height;

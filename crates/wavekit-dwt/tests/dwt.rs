@@ -813,64 +813,70 @@ fn joint_transforms_equal_the_plans_run_apart() {
         // A gap of 7 samples between the images.
         let a_len = w * h * pa;
         let b_offset = a_len + 7;
-        let joint = JointDwt::new(&a, &b, ctx, b_offset).unwrap();
-        let case = format!("{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}");
-        assert_eq!(joint.delay(), delay, "{case}");
-        assert_eq!(joint.dispatches(), levels + delay, "{case}");
-        let n = joint.len();
-        let mut x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
-        x[a_len as usize..b_offset as usize].fill(POISON);
-        let image = ctx.storage_from("joint image", &x).unwrap();
-        let coeffs = ctx.storage_from("joint coeffs", &vec![POISON; n]).unwrap();
-        let bound = joint.bind_separate(ctx, &image, &coeffs).unwrap();
-        ctx.submit(|e| bound.record_forward(e));
-        let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-        let kept: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
-        assert_eq!(kept, x, "{case}: the forward changed its source");
-        let (xa, xb) = (&x[..a_len as usize], &x[b_offset as usize..]);
-        let want_a = a.forward_i32(ctx, xa).unwrap();
-        let want_b = b.forward_i32(ctx, xb).unwrap();
-        assert_eq!(
-            &c[..a_len as usize],
-            &want_a[..],
-            "{case}: the first image's coefficients"
-        );
-        assert!(
-            c[a_len as usize..b_offset as usize]
-                .iter()
-                .all(|&v| v == POISON),
-            "{case}: the gap was written"
-        );
-        assert_eq!(
-            &c[b_offset as usize..],
-            &want_b[..],
-            "{case}: the second's coefficients"
-        );
-        // The inverse, into a poisoned image.
-        ctx.queue
-            .write_buffer(&image, 0, bytemuck::cast_slice(&vec![POISON; n]));
-        ctx.submit(|e| bound.record_inverse(e));
-        let back: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
-        let kept: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
-        assert_eq!(kept, c, "{case}: the inverse changed its source");
-        let back_a = a.inverse_i32(ctx, &want_a).unwrap();
-        let back_b = b.inverse_i32(ctx, &want_b).unwrap();
-        assert_eq!(
-            &back[..a_len as usize],
-            &back_a[..],
-            "{case}: the first image back"
-        );
-        assert!(
-            back[a_len as usize..b_offset as usize]
-                .iter()
-                .all(|&v| v == POISON),
-            "{case}: the gap was written by the inverse"
-        );
-        assert_eq!(
-            &back[b_offset as usize..],
-            &back_b[..],
-            "{case}: the second image back"
-        );
+        for sels in [false, true] {
+            let joint = JointDwt::new(&a, &b, ctx, b_offset)
+                .unwrap()
+                .with_buffers_at_run_time(sels);
+            let case = format!(
+                "{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}, buffers at run time {sels}"
+            );
+            assert_eq!(joint.delay(), delay, "{case}");
+            assert_eq!(joint.dispatches(), levels + delay, "{case}");
+            let n = joint.len();
+            let mut x: Vec<i32> = (0..n).map(|_| rng.i32(-4096..4096)).collect();
+            x[a_len as usize..b_offset as usize].fill(POISON);
+            let image = ctx.storage_from("joint image", &x).unwrap();
+            let coeffs = ctx.storage_from("joint coeffs", &vec![POISON; n]).unwrap();
+            let bound = joint.bind_separate(ctx, &image, &coeffs).unwrap();
+            ctx.submit(|e| bound.record_forward(e));
+            let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+            let kept: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+            assert_eq!(kept, x, "{case}: the forward changed its source");
+            let (xa, xb) = (&x[..a_len as usize], &x[b_offset as usize..]);
+            let want_a = a.forward_i32(ctx, xa).unwrap();
+            let want_b = b.forward_i32(ctx, xb).unwrap();
+            assert_eq!(
+                &c[..a_len as usize],
+                &want_a[..],
+                "{case}: the first image's coefficients"
+            );
+            assert!(
+                c[a_len as usize..b_offset as usize]
+                    .iter()
+                    .all(|&v| v == POISON),
+                "{case}: the gap was written"
+            );
+            assert_eq!(
+                &c[b_offset as usize..],
+                &want_b[..],
+                "{case}: the second's coefficients"
+            );
+            // The inverse, into a poisoned image.
+            ctx.queue
+                .write_buffer(&image, 0, bytemuck::cast_slice(&vec![POISON; n]));
+            ctx.submit(|e| bound.record_inverse(e));
+            let back: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+            let kept: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+            assert_eq!(kept, c, "{case}: the inverse changed its source");
+            let back_a = a.inverse_i32(ctx, &want_a).unwrap();
+            let back_b = b.inverse_i32(ctx, &want_b).unwrap();
+            assert_eq!(
+                &back[..a_len as usize],
+                &back_a[..],
+                "{case}: the first image back"
+            );
+            assert!(
+                back[a_len as usize..b_offset as usize]
+                    .iter()
+                    .all(|&v| v == POISON),
+                "{case}: the gap was written by the inverse"
+            );
+            assert_eq!(
+                &back[b_offset as usize..],
+                &back_b[..],
+                "{case}: the second image back"
+            );
+        }
     }
     // What cannot be joined.
     let a = a0.resized(ctx, 16, 16, 2, 1).unwrap();

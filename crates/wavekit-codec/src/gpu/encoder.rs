@@ -223,7 +223,8 @@ impl Encoder {
             ],
         )?;
         steps.push((color, b, groups((cw * ch) as u32)));
-        let dwt = super::shared::wavelet(ctx, &header, &planes, &image, &coeffs)?;
+        let sels = policy.wavelet_sels(ctx);
+        let dwt = super::shared::wavelet(ctx, &header, &planes, (&image, &coeffs), sels)?;
         let [luma, chroma] = planes.ranges(&coeffs, (1, 2));
         let b = block.bind_ranges(
             ctx,

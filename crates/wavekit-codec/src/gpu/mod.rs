@@ -58,6 +58,11 @@ pub struct CoderPolicy {
     pub encoder: BlockKernel,
     /// The block decoder (default [`BlockKernel::Subgroup`] where the device allows it).
     pub decoder: BlockKernel,
+    /// The wavelet's buffers chosen at run time (one level pipeline a direction and tile shape,
+    /// `JointDwt::with_buffers_at_run_time`) or compiled into each step's pipeline. `None`: at
+    /// run time on software adapters, where compiling pipelines is what costs (ADR-0105),
+    /// compiled in on GPUs (the form timed there). The same bytes and pixels either way.
+    pub wavelet_buffers_at_run_time: Option<bool>,
 }
 
 /// Which kernel codes the blocks, each way. Every choice writes the same bytes and pixels.
@@ -81,6 +86,7 @@ impl Default for CoderPolicy {
             decode_workgroup: 512,
             encoder: BlockKernel::Subgroup,
             decoder: BlockKernel::Subgroup,
+            wavelet_buffers_at_run_time: None,
         }
     }
 }
@@ -118,7 +124,15 @@ impl CoderPolicy {
             decode_workgroup: fit(d.decode_workgroup),
             encoder: d.encoder,
             decoder: d.decoder,
+            wavelet_buffers_at_run_time: d.wavelet_buffers_at_run_time,
         }
+    }
+
+    /// Whether the wavelet takes its buffers at run time on `ctx`'s device (see
+    /// [`CoderPolicy::wavelet_buffers_at_run_time`]).
+    pub fn wavelet_sels(&self, ctx: &GpuContext) -> bool {
+        self.wavelet_buffers_at_run_time
+            .unwrap_or(ctx.summary.software)
     }
 
     /// The subgroup width the block encoder is built for on `caps`' device: `Some(width)`
@@ -320,7 +334,8 @@ impl Decoder {
             "codec colour params",
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
-        let dwt = shared::wavelet(ctx, header, &planes, &image, &coeffs)?;
+        let sels = policy.wavelet_sels(ctx);
+        let dwt = shared::wavelet(ctx, header, &planes, (&image, &coeffs), sels)?;
         let (block_name, block_builder) =
             block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
         let block_k = shared::kernel(ctx, &block_name, || block_builder)?;

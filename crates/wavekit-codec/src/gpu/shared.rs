@@ -120,19 +120,20 @@ impl Planes {
 /// The frame's wavelet, bound to its planes and coefficients (both laid out as [`Planes`]): one
 /// joint transform of the luma and the chroma planes, whose levels of one size share a
 /// dispatch (a 4:2:0 frame's luma level l + 1 with its chroma level l; a 4:4:4 frame's three
-/// planes at each level: ADR-0105).
+/// planes at each level: ADR-0105); its buffers chosen at run time where `sels` says.
 pub(crate) fn wavelet(
     ctx: &GpuContext,
     header: &crate::format::Header,
     planes: &Planes,
-    image: &wgpu::Buffer,
-    coeffs: &wgpu::Buffer,
+    (image, coeffs): (&wgpu::Buffer, &wgpu::Buffer),
+    sels: bool,
 ) -> Result<wavekit_dwt::BoundDwt> {
     let [(w, h), (cw, ch), _] = header.planes();
     let wavelet = crate::cpu::wavelet_of(header);
     let levels = u32::from(header.levels);
     let luma = plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
     let chroma = plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
-    let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?;
+    let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?
+        .with_buffers_at_run_time(sels);
     Ok(joint.bind_separate(ctx, image, coeffs)?)
 }
