@@ -7,7 +7,7 @@ use wavekit::GpuContext;
 use crate::bound::{BoundDwt, LevelPass, LevelSpec};
 use crate::error::{DwtError, Result};
 use crate::kernel::*;
-use crate::plan::{Dwt, Loc, PartLocs, level_words, placeholders};
+use crate::plan::{Dwt, Loc, PartLocs, apart, level_words, placeholders};
 use crate::reference;
 
 /// One image of a joint transform: its plan, its first element in the buffers, its regions
@@ -137,11 +137,11 @@ impl JointDwt {
         image: &wgpu::Buffer,
         coeffs: &wgpu::Buffer,
     ) -> Result<BoundDwt> {
-        if image == coeffs {
-            return Err(DwtError::InvalidArgument(
-                "a joint transform's bind_separate takes two different buffers".into(),
-            ));
-        }
+        apart(
+            image,
+            coeffs,
+            "a joint transform's bind_separate takes two different buffers",
+        )?;
         let need = self.len() as u64 * 4;
         for (what, buf) in [("image", image), ("coefficients", coeffs)] {
             if buf.size() < need {
@@ -155,13 +155,12 @@ impl JointDwt {
         let delay = self.delay as usize;
         if levels == 0 {
             // No levels: the transform is a copy, of the whole buffers (the gap with them).
-            let bytes = self.len() as u64 * 4;
             let placeholder = placeholders(ctx)?;
             return Ok(BoundDwt {
                 forward: Vec::new(),
                 inverse: Vec::new(),
-                forward_copy: Some(self.a.copy.bind(ctx, image, coeffs, bytes)?),
-                inverse_copy: Some(self.a.copy.bind(ctx, coeffs, image, bytes)?),
+                forward_copy: Some(self.a.copy.bind(ctx, image, coeffs, need)?),
+                inverse_copy: Some(self.a.copy.bind(ctx, coeffs, image, need)?),
                 _buffers: (ctx.storage_uninit("dwt no scratch", 16)?, placeholder),
             });
         }

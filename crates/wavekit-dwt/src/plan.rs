@@ -12,7 +12,7 @@ use crate::kernel::*;
 use crate::reference::{self, max_levels};
 
 /// An error saying `message` if `image` and `coeffs` are the same buffer.
-fn apart(image: &wgpu::Buffer, coeffs: &wgpu::Buffer, message: &str) -> Result<()> {
+pub(crate) fn apart(image: &wgpu::Buffer, coeffs: &wgpu::Buffer, message: &str) -> Result<()> {
     if image == coeffs {
         return Err(DwtError::InvalidArgument(message.into()));
     }
