@@ -52,6 +52,12 @@ pub struct ContextOptions {
     /// test) reuses its validated module and pipeline instead of compiling it again; past this
     /// many, the kept ones are dropped and the count starts again (0 keeps none).
     pub kernel_cache_entries: usize,
+    /// Build kernels with their `#unroll` blocks expanded in full (`Some(true)`: private
+    /// arrays indexed by constants, kept in registers on a GPU) or as loops (`Some(false)`:
+    /// the same arithmetic, several times faster for a CPU driver to compile). `None` (the
+    /// default): in full, except on a software adapter such as lavapipe (ADR-0106). See
+    /// [`GpuContext::unrolls_in_full`].
+    pub unroll_in_full: Option<bool>,
 }
 
 impl Default for ContextOptions {
@@ -68,6 +74,7 @@ impl Default for ContextOptions {
             store_uncaptured_errors: true,
             staging_keep_bytes: 512 << 20,
             kernel_cache_entries: 512,
+            unroll_in_full: None,
         }
     }
 }
@@ -663,6 +670,14 @@ impl GpuContext {
     /// The options this context was made with.
     pub fn options(&self) -> &ContextOptions {
         &self.options
+    }
+
+    /// Whether kernels are built with their `#unroll` blocks in full
+    /// (`ContextOptions::unroll_in_full`; by default everywhere but on software adapters).
+    pub fn unrolls_in_full(&self) -> bool {
+        self.options
+            .unroll_in_full
+            .unwrap_or(!self.summary.software)
     }
 
     /// Fails with [`Error::MissingFeature`] unless subgroup operations are enabled.

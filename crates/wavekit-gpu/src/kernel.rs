@@ -45,6 +45,7 @@ impl Kernel {
     /// Validate, create and reflect `composed`; a kernel of the same name and source that this
     /// context built before is reused (`ContextOptions::kernel_cache_entries`).
     pub fn new(ctx: &GpuContext, composed: &Composed) -> Result<Self> {
+        let composed = composed.form(ctx.unrolls_in_full());
         let keep = ctx.options().kernel_cache_entries;
         let key = digest(composed);
         if keep > 0 {

@@ -186,11 +186,15 @@ impl KernelBuilder {
         compose(&self.entry, &consts, &self.sources, &extra)
     }
 
-    /// Both paths composed and validated with naga (with the subgroup capability and without):
-    /// what a crate's tests call for each of its kernels. Errors name the file and line.
+    /// Both paths composed and validated with naga (with the subgroup capability and without),
+    /// each with its `#unroll` blocks in full and as loops ([`Composed::form`]): what a crate's
+    /// tests call for each of its kernels. Errors name the file and line.
     pub fn check(&self) -> Result<()> {
         for subgroups in [true, false] {
-            validate(&self.compose(subgroups)?, subgroups)?;
+            let composed = self.compose(subgroups)?;
+            for in_full in [true, false] {
+                validate(composed.form(in_full), subgroups)?;
+            }
         }
         Ok(())
     }

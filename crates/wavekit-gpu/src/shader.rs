@@ -102,12 +102,15 @@ pub static PIECES: &[WgslSource] = &[
 ];
 
 /// Checks a module's kernels as its tests should: every composed variant validates with naga
-/// (`true`: with the subgroup capability, `false`: without), and every one of `sources` is
+/// (`true`: with the subgroup capability, `false`: without), its `#unroll` blocks in full and
+/// as loops ([`Composed::form`]), and every one of `sources` is
 /// used by some variant (so no WGSL file is left behind unchecked). Errors name the file and
 /// line.
 pub fn check_kernels(sources: &[WgslSource], variants: &[(Composed, bool)]) -> Result<()> {
     for (k, subgroups) in variants {
-        validate(k, *subgroups)?;
+        for in_full in [true, false] {
+            validate(k.form(in_full), *subgroups)?;
+        }
     }
     for s in sources {
         if !variants.iter().any(|(k, _)| k.files().contains(&s.name)) {
@@ -155,9 +158,26 @@ pub struct Composed {
     origin: Vec<(String, u32)>,
     /// Import name → the file's path as errors print it.
     paths: Vec<(String, String)>,
+    /// The same kernel with its `#unroll` blocks as loops, where it has any (see
+    /// [`Composed::form`]).
+    looped: Option<Box<Composed>>,
 }
 
 impl Composed {
+    /// This kernel with its `#unroll NAME COUNT` blocks expanded in full (`true`: the composed
+    /// text, [`Composed::source`]) or as loops of one copy a round (`false`), the same text
+    /// with `{NAME}` replaced by the loop's index. Both compute the same; the loops compile
+    /// several times faster on a CPU driver (lavapipe: the wavelet's level kernel 2.2 → 0.4 s),
+    /// the full form keeps private arrays in registers on a GPU (ADR-0009, ADR-0106).
+    /// [`GpuContext`] builds the form its `ContextOptions::unroll_in_full`
+    /// names.
+    pub fn form(&self, in_full: bool) -> &Composed {
+        match (&self.looped, in_full) {
+            (Some(looped), false) => looped,
+            _ => self,
+        }
+    }
+
     /// The import names of the WGSL files this shader was composed from, in order.
     pub fn files(&self) -> Vec<&str> {
         let mut f: Vec<&str> = self.origin.iter().map(|(n, _)| n.as_str()).collect();
@@ -230,11 +250,28 @@ pub fn compose(
     sources: &[WgslSource],
     extra: &[(&str, &str)],
 ) -> Result<Composed> {
+    let lookup = Lookup { sources, extra };
+    let mut full = compose_form(name, consts, &lookup, true)?;
+    let looped = compose_form(name, consts, &lookup, false)?;
+    if looped.source != full.source {
+        full.looped = Some(Box::new(looped));
+    }
+    Ok(full)
+}
+
+/// [`compose`] with the `#unroll` blocks in full or as loops.
+fn compose_form(
+    name: &str,
+    consts: &[(&str, ConstValue)],
+    lookup: &Lookup<'_>,
+    in_full: bool,
+) -> Result<Composed> {
     let mut out = Composed {
         name: name.to_string(),
         source: String::new(),
         origin: Vec::new(),
         paths: Vec::new(),
+        looped: None,
     };
     for (i, (cname, value)) in consts.iter().enumerate() {
         let (ty, v) = value.wgsl();
@@ -242,17 +279,25 @@ pub fn compose(
             .push_str(&format!("const {cname}: {ty} = {v};\n"));
         out.origin.push(("<constants>".into(), i as u32 + 1));
     }
-    let lookup = Lookup { sources, extra };
     let mut seen = HashSet::new();
     let mut stack = Vec::new();
-    include(name, &lookup, consts, &mut seen, &mut stack, &mut out)?;
+    let form = Form { consts, in_full };
+    include(name, lookup, form, &mut seen, &mut stack, &mut out)?;
     Ok(out)
+}
+
+/// How [`include`] expands `#unroll` blocks: the prepended constants their counts may name,
+/// and in full or as loops.
+#[derive(Clone, Copy)]
+struct Form<'a> {
+    consts: &'a [(&'a str, ConstValue)],
+    in_full: bool,
 }
 
 fn include(
     name: &str,
     lookup: &Lookup<'_>,
-    consts: &[(&str, ConstValue)],
+    form: Form<'_>,
     seen: &mut HashSet<String>,
     stack: &mut Vec<String>,
     out: &mut Composed,
@@ -284,10 +329,10 @@ fn include(
         .enumerate()
         .map(|(i, l)| (i as u32 + 1, l.to_string()))
         .collect();
-    let lines = unroll(&path, &lines, consts, &out.name)?;
+    let lines = unroll(&path, &lines, form, &out.name)?;
     for (line_no, line) in lines {
         if let Some(import) = line.trim().strip_prefix("#import ") {
-            include(import.trim(), lookup, consts, seen, stack, out)?;
+            include(import.trim(), lookup, form, seen, stack, out)?;
         } else {
             out.source.push_str(&line);
             out.source.push('\n');
@@ -303,13 +348,15 @@ fn include(
 /// indices are constants and the driver keeps the arrays in registers (ADR-0009). With `by
 /// STEP` (a divisor of COUNT) and STEP below COUNT, a loop `for (var unroll_NAME = 0u; … +=
 /// STEPu)` whose body is STEP copies with `{NAME}` replaced by `(unroll_NAME + 0u)`, … : for
-/// compilers that take too long over a full unroll (SwiftShader's, ADR-0077).
+/// compilers that take too long over a full unroll (SwiftShader's, ADR-0077). Where `form`
+/// is not in full, a block without `by` is such a loop of one copy a round (ADR-0106).
 fn unroll(
     file: &str,
     lines: &[(u32, String)],
-    consts: &[(&str, ConstValue)],
+    form: Form<'_>,
     shader: &str,
 ) -> Result<Vec<(u32, String)>> {
+    let consts = form.consts;
     let err = |line: u32, msg: String| Error::Shader {
         shader: shader.to_string(),
         message: format!("{file}:{line}: {msg}"),
@@ -352,7 +399,8 @@ fn unroll(
         };
         let count = number("count", count)?;
         let step = match step {
-            None => count,
+            None if form.in_full => count,
+            None => 1,
             Some(s) => number("step", s)?,
         };
         if count > 0 && (step == 0 || !count.is_multiple_of(step)) {
@@ -396,7 +444,7 @@ fn unroll(
                 .iter()
                 .map(|(n, l)| (*n, l.replace(&pattern, &value)))
                 .collect();
-            out.extend(unroll(file, &body, consts, shader)?);
+            out.extend(unroll(file, &body, form, shader)?);
         }
         if looped {
             out.push((lines[j].0, "}".into()));
@@ -655,7 +703,8 @@ pub fn browser_source(source: &str, subgroups: bool) -> String {
 }
 
 impl GpuContext {
-    /// Validate `composed` with naga, then create the module. Fast path: no injected runtime
+    /// Validate `composed` (in the form [`GpuContext::unrolls_in_full`] names) with naga,
+    /// then create the module. Fast path: no injected runtime
     /// checks (every wavekit kernel bounds its own accesses); [`crate::ContextOptions`]'s
     /// `checked_shaders` restores them.
     pub fn shader_module(&self, composed: &Composed) -> Result<wgpu::ShaderModule> {
@@ -669,6 +718,8 @@ impl GpuContext {
         &self,
         composed: &Composed,
     ) -> Result<(wgpu::ShaderModule, Vec<u32>)> {
+        // The form this context builds: `#unroll` blocks in full or as loops.
+        let composed = composed.form(self.unrolls_in_full());
         let (module, info) = validate(composed, self.caps.subgroups.supported)?;
         let used = used_bindings(&module, &info, "main");
         // wgpu 30 does not check this limit (gfx-rs/wgpu#8946); a driver given a kernel over
@@ -968,6 +1019,50 @@ mod tests {
         )
         .unwrap();
         assert!(!none.source.contains("a[0u]") && !none.source.contains("for ("));
+    }
+
+    #[test]
+    fn the_looped_form_has_each_block_as_a_loop_of_one_copy() {
+        let text = "fn f() -> u32 {\n    var a: array<u32, 6>;\n#unroll k N\n#unroll j 2\n    a[{k} * 2u + {j}] = {k};\n#end\n#end\n#unroll i 6 by 3\n    a[{i}] += 1u;\n#end\n#unroll z 1\n    a[{z}] += 2u;\n#end\n    return a[5];\n}";
+        let c = compose(
+            "t/l",
+            &[("N", ConstValue::U32(3))],
+            &[],
+            &[src("t/l", text)],
+        )
+        .unwrap();
+        assert!(std::ptr::eq(c.form(true), &c));
+        let l = c.form(false);
+        assert_eq!(l.name, c.name);
+        // Nested blocks: two loops, one copy each, the names replaced by the loops' indices.
+        assert!(
+            l.source
+                .contains("for (var unroll_k = 0u; unroll_k < 3u; unroll_k += 1u) {"),
+            "{}",
+            l.source
+        );
+        assert!(
+            l.source
+                .contains("a[(unroll_k + 0u) * 2u + (unroll_j + 0u)] = (unroll_k + 0u);"),
+            "{}",
+            l.source
+        );
+        assert_eq!(l.source.matches("= (unroll_k + 0u);").count(), 1);
+        // A block with its own step keeps it; a count of one is its one copy.
+        assert!(l.source.contains("unroll_i += 3u"), "{}", l.source);
+        assert!(l.source.contains("a[0u] += 2u;"), "{}", l.source);
+        validate(l, true).unwrap();
+        validate(l, false).unwrap();
+        // Lines map back to the file in this form too.
+        let line = l
+            .source
+            .lines()
+            .position(|x| x.contains("unroll_j + 0u"))
+            .unwrap();
+        assert_eq!(l.origin_of(line as u32 + 1), "t/l.wgsl:5");
+        // Text without a block in full has no second form.
+        let plain = compose("t/p", &[], &[], &[src("t/p", "fn g() {}")]).unwrap();
+        assert!(std::ptr::eq(plain.form(false), &plain));
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! | `WAVEKIT_ZERO_WORKGROUP_MEMORY=0` | [`ContextOptions::zero_workgroup_memory`] off |
 //! | `WAVEKIT_DUMP_WGSL=DIR` | [`ContextOptions::dump_wgsl`] |
 //! | `WAVEKIT_PIPELINE_CACHE=DIR` | [`ContextOptions::pipeline_cache`] (the CLI saves it before it exits) |
+//! | `WAVEKIT_KERNEL_CACHE=N` | [`ContextOptions::kernel_cache_entries`] |
+//! | `WAVEKIT_UNROLL_IN_FULL=1` or `0` | [`ContextOptions::unroll_in_full`] (unset: in full except on software adapters) |
 //! | `WAVEKIT_TIMER=markers` | [`timer_markers`] |
 //! | `WAVEKIT_TILE_WORKGROUP`, `WAVEKIT_TILE_STEPS`, `WAVEKIT_TILE_VEC`, `WAVEKIT_SCAN_LAYOUT=blocked`, `WAVEKIT_SCAN_SELF_CLEAR_TILES`, `WAVEKIT_SELECT_SELF_CLEAR_TILES`, `WAVEKIT_REDUCE_GROUPS`, `WAVEKIT_SELECT_STAGE_STEPS`, `WAVEKIT_SMALL_UP_TO` (0: no small tiles), `WAVEKIT_SMALL_STEPS`, `WAVEKIT_LOOKBACK_{SPINS,BACKOFF,FIRST_WINDOW,PER_LANE}`, `WAVEKIT_STATS_WINDOWS=1`, `WAVEKIT_FAULT_LOOKBACK` | [`policies`] (scan, reduce, select) |
 //! | `WAVEKIT_SORT_SINGLE_PASS=1`, `WAVEKIT_SORT_{WORKGROUP,ITEMS,BLOCK_TILES,INLINE_BLOCKS,LOOK_WINDOW,SPINS,STORES_UNROLLED}`, `WAVEKIT_SORT_SMALL_{UP_TO,WORKGROUP,ITEMS}` | [`policies`] (sort) |
@@ -141,6 +143,7 @@ pub fn context_options(src: &dyn Source) -> Result<ContextOptions, KnobError> {
     o.zero_workgroup_memory = flag(src, "WAVEKIT_ZERO_WORKGROUP_MEMORY")?.unwrap_or(true);
     o.dump_wgsl = src.get("WAVEKIT_DUMP_WGSL").map(Into::into);
     o.pipeline_cache = src.get("WAVEKIT_PIPELINE_CACHE").map(Into::into);
+    o.unroll_in_full = flag(src, "WAVEKIT_UNROLL_IN_FULL")?;
     if let Some(n) = parse(
         src,
         "WAVEKIT_KERNEL_CACHE",

@@ -695,3 +695,155 @@ fn kept_staging_buffers_move_every_byte_and_stay_bounded() {
     );
     assert_eq!(none.staging_kept(), (0, 0));
 }
+
+/// `#unroll` blocks build in full or as loops as `ContextOptions::unroll_in_full` says (by
+/// default loops on a software adapter only, ADR-0106), and both forms compute the same: a
+/// small kernel whose private array is indexed by the unrolled name, and the core's
+/// primitives (scan, reduce, select, partition, sort, histogram: the kernels with the most
+/// `#unroll` blocks) on several tiles of random input against the CPU. The WGSL each context
+/// built is dumped and read back, so a context that built the other form fails here.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn unroll_blocks_build_in_full_or_as_loops_and_compute_the_same() {
+    use wavekit::kernel::Kernel;
+    use wavekit::monoid::Op;
+    let text = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+        @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+        var a: array<u32, 6>;\n\
+        #unroll j 6\n\
+        a[{j}] = g.x * ({j} + 1u) + {j};\n\
+        #end\n\
+        var s = 0u;\n\
+        #unroll j 6\n\
+        s = s * 3u + a[5u - {j}];\n\
+        #end\n\
+        if g.x < arrayLength(&out) { out[g.x] = s; }\n}";
+    let composed = wavekit::shader::compose("t/unroll", &[], &[], &[("t/unroll", text)]).unwrap();
+    assert!(composed.form(false).source.contains("for (var unroll_j"));
+    assert!(!composed.form(true).source.contains("for (var unroll_"));
+    let want_one = |x: u32| {
+        let a: Vec<u32> = (0..6).map(|j| x * (j + 1) + j).collect();
+        (0..6).fold(0u32, |s, j| s.wrapping_mul(3).wrapping_add(a[5 - j]))
+    };
+    let mut seed = 0x0071_u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let n = 70_001;
+    let data: Vec<u32> = (0..n).map(|_| next() >> 8).collect();
+    let flags: Vec<u32> = (0..n).map(|_| next() & 1).collect();
+    for in_full in [Some(true), Some(false), None] {
+        let dump =
+            std::env::temp_dir().join(format!("wavekit-unroll-{}-{in_full:?}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dump);
+        let ctx = GpuContext::new(&ContextOptions {
+            unroll_in_full: in_full,
+            dump_wgsl: Some(dump.clone()),
+            ..gpu().options().clone()
+        })
+        .unwrap();
+        let full = in_full.unwrap_or(!ctx.summary.software);
+        assert_eq!(ctx.unrolls_in_full(), full, "{in_full:?}");
+        let case = format!("unroll_in_full {in_full:?}");
+
+        let k = Kernel::new(&ctx, &composed).unwrap();
+        let out = ctx.storage_poisoned("unroll", 200).unwrap();
+        let bind = k.bind(&ctx, &[(0, &out)]).unwrap();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            k.dispatch(&mut pass, &bind, 4);
+        }
+        ctx.queue.submit([enc.finish()]);
+        let got = ctx.read_back::<u32>("unroll", &out, 200).unwrap();
+        let want: Vec<u32> = (0..200).map(want_one).collect();
+        assert_eq!(got, want, "{case}");
+
+        let mut sum = 0u32;
+        let scanned: Vec<u32> = data
+            .iter()
+            .map(|&x| {
+                let before = sum;
+                sum = sum.wrapping_add(x);
+                before
+            })
+            .collect();
+        assert_eq!(
+            wavekit::scan::scan_slice(&ctx, &data, Op::Add, false).unwrap(),
+            scanned,
+            "{case}: scan"
+        );
+        assert_eq!(
+            wavekit::reduce::reduce_slice(&ctx, &data, Op::Max).unwrap(),
+            *data.iter().max().unwrap(),
+            "{case}: reduce"
+        );
+        let kept: Vec<u32> = data
+            .iter()
+            .zip(&flags)
+            .filter(|(_, f)| **f != 0)
+            .map(|(x, _)| *x)
+            .collect();
+        let rest: Vec<u32> = data
+            .iter()
+            .zip(&flags)
+            .filter(|(_, f)| **f == 0)
+            .map(|(x, _)| *x)
+            .collect();
+        assert_eq!(
+            wavekit::select::select_slice(&ctx, &data, &flags).unwrap(),
+            kept,
+            "{case}: select"
+        );
+        let (parted, count) = wavekit::select::partition_slice(&ctx, &data, &flags).unwrap();
+        assert_eq!(count, kept.len(), "{case}: partition");
+        assert_eq!(parted, [kept.clone(), rest].concat(), "{case}: partition");
+        let mut sorted = data.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            wavekit::sort::sort_slice(&ctx, &data, false, None).unwrap(),
+            sorted,
+            "{case}: sort"
+        );
+        let counts =
+            wavekit::histogram::histogram_slice(&ctx, &data, 37, 1000u32, 15_000_000u32).unwrap();
+        let mut bins = vec![0u32; 37];
+        for &x in &data {
+            if (1000..15_000_000).contains(&x) {
+                bins[((u64::from(x - 1000) * 37) / (15_000_000 - 1000)) as usize] += 1;
+            }
+        }
+        assert_eq!(counts.bins, bins, "{case}: histogram");
+
+        // The kernels this context built are in the form it names: the small one's text is
+        // that form's, and where loops were asked for the primitives' kernels have them too.
+        let mut small = 0;
+        let mut looped = 0;
+        for entry in std::fs::read_dir(&dump).unwrap() {
+            let path = entry.unwrap().path();
+            let wgsl = std::fs::read_to_string(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("t_unroll-") {
+                assert_eq!(
+                    wgsl,
+                    composed.form(full).source,
+                    "{case}: the small kernel's form"
+                );
+                small += 1;
+            } else {
+                looped += usize::from(wgsl.contains("for (var unroll_"));
+            }
+        }
+        assert_eq!(small, 1, "{case}: the small kernel's WGSL dumped once");
+        if !full {
+            assert!(
+                looped >= 5,
+                "{case}: {looped} primitives' kernels built as loops"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dump);
+    }
+}
