@@ -7,31 +7,23 @@ use wavekit::GpuContext;
 use crate::bound::{BoundDwt, LevelPass, LevelSpec};
 use crate::error::{DwtError, Result};
 use crate::kernel::*;
-use crate::plan::{Dwt, Loc, PartLocs, apart, level_words, placeholders};
+use crate::plan::{Dwt, LlScratch, Loc, PartLocs, apart, level_words, placeholders};
 use crate::reference;
 
 /// One image of a joint transform: its plan, its first element in the buffers, its regions
-/// (level l's at l, then the last LL's), its LL scratch (two areas by the level's parity, as a
-/// plan alone has) from `scratch_at` in the scratch buffer.
+/// and LL areas in the scratch buffer (as a plan alone has them, from the element given).
 struct Img<'p> {
     plan: &'p Dwt,
     at: u32,
-    regions: Vec<(u32, u32)>,
-    scratch_at: u32,
+    lls: LlScratch,
 }
 
 impl<'p> Img<'p> {
     fn new(plan: &'p Dwt, at: u32, scratch_at: u32) -> Self {
-        let n = plan.levels + 1;
-        let regions = reference::regions(plan.width as usize, plan.height as usize, n)
-            .into_iter()
-            .map(|(w, h)| (w as u32, h as u32))
-            .collect();
         Img {
             plan,
             at,
-            regions,
-            scratch_at,
+            lls: LlScratch::new(plan, scratch_at),
         }
     }
 }
@@ -164,13 +156,9 @@ impl JointDwt {
                 _buffers: (ctx.storage_uninit("dwt no scratch", 16)?, placeholder),
             });
         }
-        let ll_len = |im: &Img| -> u32 {
-            let size = |l: usize| im.regions[l].0 * im.regions[l].1 * im.plan.planes;
-            (if levels >= 2 { size(1) } else { 0 }) + if levels >= 3 { size(2) } else { 0 }
-        };
         let ia = Img::new(&self.a, 0, 0);
-        let ib = Img::new(&self.b, self.b_offset, ll_len(&ia));
-        let scratch_len = ib.scratch_at + ll_len(&ib);
+        let ib = Img::new(&self.b, self.b_offset, ia.lls.end());
+        let scratch_len = ib.lls.end();
         ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
         let scratch = ctx.storage_uninit("dwt joint scratch", u64::from(scratch_len.max(1)) * 4)?;
         let whole = |im: &Img, sel: u32| Loc {
@@ -179,17 +167,7 @@ impl JointDwt {
             pitch: im.plan.width,
             plane: im.plan.width * im.plan.height,
         };
-        // The LL of level l (l + 1's region), compact.
-        let ll = |im: &Img, l: usize| {
-            let (w, h) = im.regions[l + 1];
-            let first = im.regions[1].0 * im.regions[1].1 * im.plan.planes;
-            Loc {
-                sel: SCRATCH,
-                offset: im.scratch_at + if l.is_multiple_of(2) { 0 } else { first },
-                pitch: w,
-                plane: w * h,
-            }
-        };
+        let ll = |im: &Img, l: usize| im.lls.ll(l);
         let locs = |im: &Img, l: usize, inverse: bool| -> PartLocs {
             let (src, dst) = if inverse {
                 (
@@ -235,7 +213,7 @@ impl JointDwt {
                 .chain(lb.map(|l| (&ib, l)))
                 .collect();
             let (first, l0) = parts[0];
-            let (rw, rh) = first.regions[l0];
+            let (rw, rh) = first.lls.regions[l0];
             let planes: u32 = parts.iter().map(|(im, _)| im.plan.planes).sum();
             let samples = u64::from(rw) * u64::from(rh) * u64::from(planes);
             let shape = match self.a.small {

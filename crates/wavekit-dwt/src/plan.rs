@@ -112,6 +112,70 @@ pub struct Dwt {
     pub(crate) copy: Arc<wavekit::copy::CopyKernel>,
 }
 
+/// A plan's level regions (level l's at l, then the last LL's) and its LL areas in the
+/// scratch buffer from element `at`: the LL of even levels, then of odd levels, each compact
+/// (two areas, so that a level never reads the area it writes).
+pub(crate) struct LlScratch {
+    pub(crate) regions: Vec<(u32, u32)>,
+    planes: u32,
+    at: u32,
+}
+
+impl LlScratch {
+    pub(crate) fn new(plan: &Dwt, at: u32) -> Self {
+        let regions =
+            reference::regions(plan.width as usize, plan.height as usize, plan.levels + 1)
+                .into_iter()
+                .map(|(w, h)| (w as u32, h as u32))
+                .collect();
+        LlScratch {
+            regions,
+            planes: plan.planes,
+            at,
+        }
+    }
+
+    /// Samples of level l's region, all planes.
+    fn size(&self, l: usize) -> u32 {
+        self.regions[l].0 * self.regions[l].1 * self.planes
+    }
+
+    /// Where the odd levels' LL area starts: past the largest even one (level 0's LL).
+    fn odd_at(&self) -> u32 {
+        self.at
+            + if self.regions.len() > 2 {
+                self.size(1)
+            } else {
+                0
+            }
+    }
+
+    /// The element past both areas.
+    pub(crate) fn end(&self) -> u32 {
+        self.odd_at()
+            + if self.regions.len() > 3 {
+                self.size(2)
+            } else {
+                0
+            }
+    }
+
+    /// The LL of level l (l + 1's region), compact.
+    pub(crate) fn ll(&self, l: usize) -> Loc {
+        let (w, h) = self.regions[l + 1];
+        Loc {
+            sel: SCRATCH,
+            offset: if l.is_multiple_of(2) {
+                self.at
+            } else {
+                self.odd_at()
+            },
+            pitch: w,
+            plane: w * h,
+        }
+    }
+}
+
 impl Dwt {
     /// [`Dwt::new`] with the tuning of `tuning` (a tile shape for every level, or where the
     /// small levels begin); the defaults where it says nothing. Any shapes give the same
@@ -499,31 +563,20 @@ impl Dwt {
         }
         let (w, h, p) = (self.width, self.height, self.planes);
         let n = w * h * p;
-        let regions: Vec<(u32, u32)> = reference::regions(w as usize, h as usize, self.levels + 1)
-            .into_iter()
-            .map(|(a, b)| (a as u32, b as u32))
-            .collect();
         let levels = self.levels as usize;
         // Scratch: the whole image (in place: the forward's source, the inverse's last
-        // destination), then LL of even levels (A) and of odd levels (B), each compact.
+        // destination), then the LL areas.
         let full = if matches!(mode, Mode::Separate | Mode::SeparateU8) {
             0
         } else {
             n
         };
-        let size = |l: usize| regions[l].0 * regions[l].1 * p;
-        let a_off = full;
-        let b_off = a_off + if levels >= 2 { size(1) } else { 0 };
-        let scratch_len = b_off + if levels >= 3 { size(2) } else { 0 };
+        let lls = LlScratch::new(self, full);
+        let regions = &lls.regions;
+        let scratch_len = lls.end();
         ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
         let scratch = ctx.storage_uninit("dwt scratch", u64::from(scratch_len.max(1)) * 4)?;
-        // The LL of level l (l + 1's region), compact.
-        let ll = |l: usize| Loc {
-            sel: SCRATCH,
-            offset: if l.is_multiple_of(2) { a_off } else { b_off },
-            pitch: regions[l + 1].0,
-            plane: regions[l + 1].0 * regions[l + 1].1,
-        };
+        let ll = |l: usize| lls.ll(l);
         let whole = |sel: u32| Loc {
             sel,
             offset: 0,
