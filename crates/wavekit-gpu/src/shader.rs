@@ -934,6 +934,12 @@ mod tests {
         assert_eq!(workgroup_bytes(&module, &info, "other"), 0);
     }
 
+    /// `file:line` of the first composed line containing `needle`.
+    fn origin_of_text(c: &Composed, needle: &str) -> String {
+        let line = c.source.lines().position(|l| l.contains(needle)).unwrap();
+        c.origin_of(line as u32 + 1)
+    }
+
     #[test]
     fn unroll_repeats_blocks_with_constant_indices() {
         let extra = [src(
@@ -946,12 +952,7 @@ mod tests {
         assert_eq!(c.source.matches("a[").count(), 7);
         validate(&c, true).unwrap();
         // Every emitted line maps back to the source line it came from.
-        let line = c
-            .source
-            .lines()
-            .position(|l| l.contains("a[1u * 2u + 0u]"))
-            .unwrap();
-        assert_eq!(c.origin_of(line as u32 + 1), "t/u.wgsl:5");
+        assert_eq!(origin_of_text(&c, "a[1u * 2u + 0u]"), "t/u.wgsl:5");
         for bad in [
             "#unroll k\n#end",
             "#unroll k 2\nx",
@@ -1054,12 +1055,7 @@ mod tests {
         validate(l, true).unwrap();
         validate(l, false).unwrap();
         // Lines map back to the file in this form too.
-        let line = l
-            .source
-            .lines()
-            .position(|x| x.contains("unroll_j + 0u"))
-            .unwrap();
-        assert_eq!(l.origin_of(line as u32 + 1), "t/l.wgsl:5");
+        assert_eq!(origin_of_text(l, "unroll_j + 0u"), "t/l.wgsl:5");
         // Text without a block in full has no second form.
         let plain = compose("t/p", &[], &[], &[src("t/p", "fn g() {}")]).unwrap();
         assert!(std::ptr::eq(plain.form(false), &plain));
