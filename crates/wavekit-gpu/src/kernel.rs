@@ -43,9 +43,10 @@ fn digest(composed: &Composed) -> (u64, u64) {
 
 impl Kernel {
     /// Validate, create and reflect `composed`; a kernel of the same name and source that this
-    /// context built before is reused (`ContextOptions::kernel_cache_entries`).
+    /// context built before is reused (`ContextOptions::kernel_cache_entries`). The context
+    /// builds the form of `#unroll` blocks its options name ([`GpuContext::shader_module`]),
+    /// always the same one, so the composed text keys either.
     pub fn new(ctx: &GpuContext, composed: &Composed) -> Result<Self> {
-        let composed = composed.form(ctx.unrolls_in_full());
         let keep = ctx.options().kernel_cache_entries;
         let key = digest(composed);
         if keep > 0 {
