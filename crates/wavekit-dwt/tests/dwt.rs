@@ -832,25 +832,25 @@ fn joint_transforms_equal_the_plans_run_apart() {
             let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
             let kept: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
             assert_eq!(kept, x, "{case}: the forward changed its source");
+            // The joint buffer's two images against the plans' own results, the gap unwritten.
+            let parts = |got: &[i32], want_a: &[i32], want_b: &[i32], what: &str| {
+                assert_eq!(&got[..a_len as usize], want_a, "{case}: the first {what}");
+                assert!(
+                    got[a_len as usize..b_offset as usize]
+                        .iter()
+                        .all(|&v| v == POISON),
+                    "{case}: the gap was written ({what})"
+                );
+                assert_eq!(
+                    &got[b_offset as usize..],
+                    want_b,
+                    "{case}: the second {what}"
+                );
+            };
             let (xa, xb) = (&x[..a_len as usize], &x[b_offset as usize..]);
             let want_a = a.forward_i32(ctx, xa).unwrap();
             let want_b = b.forward_i32(ctx, xb).unwrap();
-            assert_eq!(
-                &c[..a_len as usize],
-                &want_a[..],
-                "{case}: the first image's coefficients"
-            );
-            assert!(
-                c[a_len as usize..b_offset as usize]
-                    .iter()
-                    .all(|&v| v == POISON),
-                "{case}: the gap was written"
-            );
-            assert_eq!(
-                &c[b_offset as usize..],
-                &want_b[..],
-                "{case}: the second's coefficients"
-            );
+            parts(&c, &want_a, &want_b, "image's coefficients");
             // The inverse, into a poisoned image.
             ctx.queue
                 .write_buffer(&image, 0, bytemuck::cast_slice(&vec![POISON; n]));
@@ -860,22 +860,7 @@ fn joint_transforms_equal_the_plans_run_apart() {
             assert_eq!(kept, c, "{case}: the inverse changed its source");
             let back_a = a.inverse_i32(ctx, &want_a).unwrap();
             let back_b = b.inverse_i32(ctx, &want_b).unwrap();
-            assert_eq!(
-                &back[..a_len as usize],
-                &back_a[..],
-                "{case}: the first image back"
-            );
-            assert!(
-                back[a_len as usize..b_offset as usize]
-                    .iter()
-                    .all(|&v| v == POISON),
-                "{case}: the gap was written by the inverse"
-            );
-            assert_eq!(
-                &back[b_offset as usize..],
-                &back_b[..],
-                "{case}: the second image back"
-            );
+            parts(&back, &back_a, &back_b, "image back");
         }
     }
     // What cannot be joined.
