@@ -1,8 +1,11 @@
 # Shared shell helpers for wavekit's scripts. Source it; do not run it.
 
-# Quiet Mesa's Wayland probe ("XDG_RUNTIME_DIR is invalid") on headless machines.
+# Quiet Mesa's Wayland probe ("XDG_RUNTIME_DIR is invalid") on headless machines: one folder
+# per user, made once and kept, so that runs do not leave one each behind.
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
-    XDG_RUNTIME_DIR=$(mktemp -d /tmp/wavekit-xdg.XXXXXX)
+    XDG_RUNTIME_DIR=/tmp/wavekit-xdg-$(id -u)
+    mkdir -p "$XDG_RUNTIME_DIR"
+    chmod 700 "$XDG_RUNTIME_DIR"
     export XDG_RUNTIME_DIR
 fi
 

@@ -29,8 +29,11 @@ mod tests {
 
     #[test]
     fn records_are_read_and_a_bad_line_is_named_by_its_number() {
-        let dir = std::env::temp_dir().join(format!("wavekit-peer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-peer-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         let p = dir.join("peer.jsonl");
         std::fs::write(&p, "cub 3.0\n{\"n\": 1}\n\n{\"n\": 2}\n").unwrap();
         assert_eq!(read_lines::<R>(&p).unwrap(), [R { n: 1 }, R { n: 2 }]);
@@ -39,6 +42,5 @@ mod tests {
         assert!(e.contains("line 3"), "{e}");
         assert!(e.contains("peer.jsonl"), "{e}");
         assert!(read_lines::<R>(&dir.join("missing")).is_err());
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

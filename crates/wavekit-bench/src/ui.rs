@@ -758,8 +758,11 @@ mod tests {
             let b = serde_json::to_string(&scene_file(s, 500, size).unwrap()).unwrap();
             assert_eq!(a, b, "{s}");
         }
-        let dir =
-            std::env::temp_dir().join(format!("wavekit-ui-bench-test-{}", std::process::id()));
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-ui-bench-test-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path().join("scenes");
         let args = BenchArgs {
             items: vec![300],
             scenes: SCENES.iter().map(|s| s.to_string()).collect(),
@@ -776,7 +779,6 @@ mod tests {
                 scene.len()
             );
         }
-        std::fs::remove_dir_all(&dir).ok();
         assert!(scene_file("nope", 1, size).is_err());
     }
 

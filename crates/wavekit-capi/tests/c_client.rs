@@ -44,9 +44,12 @@ fn build_client(out: &Path) -> PathBuf {
 }
 
 fn run(mode: &str) {
-    let out = std::env::temp_dir().join(format!("wavekit-capi-{mode}-{}", std::process::id()));
-    std::fs::create_dir_all(&out).unwrap();
-    let bin = build_client(&out);
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("wavekit-capi-{mode}-"))
+        .tempdir()
+        .unwrap();
+    let out = temp.path();
+    let bin = build_client(out);
     let frame = out.join("frame.wkv");
     // Only the rpath finds the library: cargo's LD_LIBRARY_PATH for tests would put an older
     // copy (target/debug, uplifted by an earlier build) before the fresh one.
@@ -83,7 +86,6 @@ fn run(mode: &str) {
         want,
         "the C client's frame is not the Rust encoder's"
     );
-    std::fs::remove_dir_all(&out).ok();
 }
 
 #[test]

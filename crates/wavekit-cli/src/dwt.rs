@@ -891,8 +891,11 @@ mod tests {
 
     #[test]
     fn peer_files_are_read_line_by_line() {
-        let dir = std::env::temp_dir().join(format!("wavekit-peer-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-peer-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         let good = dir.join("good.jsonl");
         let rec = r#"{"peer": "ptwt", "size": "4k", "planes": 1, "wavelet": "9/7", "direction": "forward", "median_ns": 649000.0}"#;
         std::fs::write(&good, format!("# a note\n{rec}\n\n{rec}\n")).unwrap();
@@ -905,6 +908,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 3") && e.contains("bad.jsonl"), "{e}");
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

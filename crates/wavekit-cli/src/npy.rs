@@ -174,8 +174,11 @@ mod tests {
 
     #[test]
     fn round_trip_and_clear_errors() {
-        let dir = std::env::temp_dir().join(format!("wavekit-npy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-npy-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         for a in [
             Array::U32(vec![1, 2, 3]),
             Array::I32(vec![-1, 0, 7]),
@@ -211,6 +214,5 @@ mod tests {
         assert!(e.contains("not a readable .npy file"), "{e}");
         let e = read(&dir.join("missing.npy")).unwrap_err().to_string();
         assert!(e.contains("missing.npy"), "{e}");
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

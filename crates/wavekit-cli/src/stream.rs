@@ -611,8 +611,11 @@ mod tests {
 
     #[test]
     fn headers_parse_and_round_trip() {
-        let dir = std::env::temp_dir().join(format!("wavekit-stream-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-stream-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         for (dtype, shape) in [
             (Dtype::U32, vec![5u64]),
             (Dtype::F32, vec![3, 4]),
@@ -732,6 +735,5 @@ mod tests {
         .unwrap();
         let h = Npy::open(&p).unwrap();
         assert_eq!((h.dtype, h.len()), (Dtype::U32, 16));
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -2,16 +2,18 @@
 //! must exit with 2, never panic (101) or abort, name the file in its message, and leave no
 //! output behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 use common::npy_v1 as npy;
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wavekit-bad-inputs-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A folder of the test's own, removed when the test ends, pass or fail.
+fn dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("wavekit-bad-inputs-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Run the CLI with no Vulkan driver visible and check it refused cleanly: exit 2, no panic,
@@ -89,7 +91,8 @@ fn bad_files() -> Vec<(&'static str, Option<Vec<u8>>)> {
 /// Run with no Vulkan driver at all: every file is refused before a device is asked for.
 #[test]
 fn every_command_refuses_every_bad_npy_cleanly() {
-    let d = dir();
+    let temp = dir();
+    let d = temp.path();
     let good = d.join("good-u32.npy");
     let mut bytes = Vec::new();
     for v in [1u32, 0, 1] {
@@ -323,7 +326,8 @@ fn table() -> Vec<(Vec<File>, &'static str, &'static str)> {
 
 #[test]
 fn every_kind_of_bad_input_is_refused_cleanly() {
-    let d = dir().join("table");
+    let temp = dir();
+    let d = temp.path().join("table");
     std::fs::create_dir_all(&d).unwrap();
     let folder = d.to_str().unwrap().to_string();
     let mut tried = 0;

@@ -216,16 +216,21 @@ fn read_i32(path: &std::path::Path) -> Vec<i32> {
         .unwrap()
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("wavekit-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A folder of the test's own, removed when the test ends, pass or fail: each test holds one
+/// and names its files in it with `let tmp = |name: &str| temp.path().join(name);`.
+fn tmp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("wavekit-cli-")
+        .tempdir()
+        .unwrap()
 }
 
 /// A PGM or PPM whose maxval is not 255 or 65535 is refused with its maxval named, before
 /// any work (the decoder would rescale it without a word); 255 and 65535 are read.
 #[test]
 fn pnm_files_of_other_maxvals_are_refused() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let pgm = |name: &str, maxval: u32, wide: bool| {
         let p = tmp(name);
         let mut bytes = format!("P5\n# made by a test\n4 2\n{maxval}\n").into_bytes();
@@ -272,6 +277,8 @@ fn pnm_files_of_other_maxvals_are_refused() {
 /// A bad WAVEKIT_STREAM_CHUNK_BYTES is an error naming it, before any work (it was ignored).
 #[test]
 fn a_bad_stream_chunk_is_an_error() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let x = tmp("chunk.npy");
     npyz::to_file_1d(&x, [1u32, 2, 3]).unwrap();
     for bad in ["0", "300", "abc", "2147483648"] {
@@ -291,6 +298,8 @@ fn a_bad_stream_chunk_is_an_error() {
 /// error (it used to take `-o` as HI and then ask for -o).
 #[test]
 fn histogram_range_does_not_swallow_the_next_option() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let x = tmp("range.npy");
     npyz::to_file_1d(&x, [1f32, 2.0, 3.0]).unwrap();
     let h = tmp("range-out.npy");
@@ -328,6 +337,8 @@ fn histogram_range_does_not_swallow_the_next_option() {
 /// device is opened (numpy raises too), for every dtype the reduce takes.
 #[test]
 fn an_empty_array_has_no_minimum_or_maximum() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let e = tmp("empty.npy");
     for dtype in ["i4", "u4", "f4"] {
         match dtype {
@@ -351,6 +362,8 @@ fn an_empty_array_has_no_minimum_or_maximum() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn reduce_scan_and_select_on_npy_files() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let x = tmp("x.npy");
     npyz::to_file_1d(&x, [3i32, -1, 4, -1, 5]).unwrap();
     let out = wavekit(&["reduce", x.to_str().unwrap(), "--op", "min"], &[]);
@@ -421,6 +434,8 @@ fn reduce_scan_and_select_on_npy_files() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn an_unsupported_sort_key_dtype_is_named_in_one_clean_line() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let o = tmp("keys-bad-out.npy");
     let u8_keys = tmp("keys-u8.npy");
     npyz::to_file_1d(&u8_keys, [3u8, 1, 2]).unwrap();
@@ -444,6 +459,8 @@ fn an_unsupported_sort_key_dtype_is_named_in_one_clean_line() {
 
 #[test]
 fn encode_and_decode_a_png_at_a_budget_without_a_gpu() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let png = tmp("frame.png");
     let img = image::RgbImage::from_fn(96, 64, |x, y| {
         image::Rgb([(x * 2) as u8, (y * 3) as u8, ((x ^ y) * 4) as u8])
@@ -627,6 +644,8 @@ fn read_u32(path: &std::path::Path) -> Vec<u32> {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sort_and_histogram_on_npy_files() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let k = tmp("keys.npy");
     npyz::to_file_1d(&k, [2.5f32, -1.0, 2.5, -0.0, 0.0]).unwrap();
     let (o, vo) = (tmp("sorted.npy"), tmp("order.npy"));
@@ -788,6 +807,8 @@ fn sort_and_histogram_on_npy_files() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn dwt_forward_inverse_and_round_trip() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     // An RGB 8-bit PNG of odd size, a 16-bit gray PNG, a 2-D .npy.
     let rgb = tmp("rgb.png");
     let img = image::RgbImage::from_fn(37, 21, |x, y| {
@@ -945,6 +966,8 @@ fn dwt_forward_inverse_and_round_trip() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn bench_primitives_checks_outputs_and_the_peers() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     use wavekit_bench::primitives::{fingerprint, input, reference_words};
     let n = 1024;
     let data = input(n);
@@ -1207,6 +1230,8 @@ fn write_big_endian_u32(path: &std::path::Path, v: &[u32]) {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn files_stream_through_many_chunks() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let env = [("WAVEKIT_STREAM_CHUNK_BYTES", "1024")];
     let n = 10_007usize;
     let mut r = fastrand::Rng::with_seed(77);
@@ -1333,6 +1358,8 @@ fn files_stream_through_many_chunks() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn dwt_colour_transforms_on_an_rgb_image() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let mut r = fastrand::Rng::with_seed(9);
     let (w, h) = (37u32, 29u32);
     let img = image::RgbImage::from_fn(w, h, |_, _| image::Rgb([r.u8(..), r.u8(..), r.u8(..)]));
@@ -1368,6 +1395,8 @@ fn dwt_colour_transforms_on_an_rgb_image() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn ui_render_demo_and_scene_errors() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let dir = tmp("ui");
     std::fs::create_dir_all(&dir).unwrap();
     let system = std::path::Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
@@ -1513,6 +1542,8 @@ fn ui_render_demo_and_scene_errors() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn a_fortran_ordered_array_reads_as_numpy_means_it() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let (p, h, w) = (2usize, 5usize, 7usize);
     let value = |plane: usize, r: usize, c: usize| (plane * 1000 + r * 37 + c * 11) as i32 % 97;
     let npy = |fortran: bool, shape: &[usize], data: Vec<i32>| {
@@ -1567,6 +1598,8 @@ fn a_fortran_ordered_array_reads_as_numpy_means_it() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sort_outputs_are_checked_before_the_work() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let (k, v) = (tmp("out-keys.npy"), tmp("out-vals.npy"));
     npyz::to_file_1d(&k, [3u32, 1, 2]).unwrap();
     npyz::to_file_1d(&v, [30u32, 10, 20]).unwrap();
@@ -1644,6 +1677,8 @@ fn sort_outputs_are_checked_before_the_work() {
 /// with (scripts/web-test.sh), and the knob moves it.
 #[test]
 fn ui_demo_on_the_cpu_needs_no_gpu_and_follows_the_knob() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let no_gpu = [
         ("VK_DRIVER_FILES", "/nonexistent.json"),
         ("VK_ICD_FILENAMES", "/nonexistent.json"),
@@ -1779,6 +1814,8 @@ fn ui_demo_on_the_cpu_needs_no_gpu_and_follows_the_knob() {
 /// a signal), without "panicked" in its output, and a failed run leaves no output file.
 #[test]
 fn fuzz_npy_and_image_inputs_through_the_binary() {
+    let temp = tmp_dir();
+    let tmp = |name: &str| temp.path().join(name);
     let no_gpu = [
         ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
         ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),

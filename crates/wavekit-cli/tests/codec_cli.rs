@@ -7,8 +7,11 @@ use common::{ok, read_y4m, wavekit, y4m_stream};
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_decode_writes_the_cpu_decoders_png() {
-    let d = std::env::temp_dir().join(format!("wavekit-codec-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-codec-cli-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let png = d.join("in.png");
     image::RgbImage::from_fn(130, 66, |x, y| {
         image::Rgb([(x * 2) as u8, (y * 3) as u8, ((x ^ y) * 4) as u8])
@@ -49,15 +52,17 @@ fn gpu_decode_writes_the_cpu_decoders_png() {
             input.display()
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `.y4m` in, a stream file, `.y4m` out, on the CPU: every frame within its budget and close to
 /// its source, lossless exact, the tags kept; the user's mistakes are clear errors.
 #[test]
 fn y4m_streams_encode_and_decode_on_the_cpu() {
-    let d = std::env::temp_dir().join(format!("wavekit-y4m-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-y4m-cli-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let p = |p: &std::path::Path| p.to_str().unwrap().to_string();
     let src = d.join("in.y4m");
     std::fs::write(&src, y4m_stream(64, 48, false, 3, 1)).unwrap();
@@ -163,15 +168,17 @@ fn y4m_streams_encode_and_decode_on_the_cpu() {
     ok(&wavekit(&["decode", &p(&one), "-o", &p(&back), "--cpu"]));
     let (info, frames) = read_y4m(&back);
     assert!(!info.limited && frames.len() == 1 && info.width == 32);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// The GPU writes the CPU's stream bytes and the CPU's decoded `.y4m`, damaged frames included.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_y4m_streams_equal_the_cpus() {
-    let d = std::env::temp_dir().join(format!("wavekit-y4m-gpu-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-y4m-gpu-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let p = |p: &std::path::Path| p.to_str().unwrap().to_string();
     for (c444, lossless) in [(false, false), (true, true)] {
         let src = d.join("in.y4m");
@@ -212,7 +219,6 @@ fn gpu_y4m_streams_equal_the_cpus() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `codec bench --stream N`: N frames decoded back to back with frames in flight, each
@@ -220,8 +226,11 @@ fn gpu_y4m_streams_equal_the_cpus() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn codec_bench_stream_decodes_frames_in_flight() {
-    let d = std::env::temp_dir().join(format!("wavekit-codec-stream-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-codec-stream-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let png = d.join("in.png");
     image::RgbImage::from_fn(130, 66, |x, y| {
         image::Rgb([(x * 5) as u8, (y * 3) as u8, ((x ^ y) * 4) as u8])
@@ -266,5 +275,4 @@ fn codec_bench_stream_decodes_frames_in_flight() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--stream 0"), "{err}");
-    let _ = std::fs::remove_dir_all(&d);
 }

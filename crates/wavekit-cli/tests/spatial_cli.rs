@@ -57,8 +57,11 @@ fn flat(v: &[[f32; 3]]) -> Vec<f32> {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_knn_and_radius_commands_equal_brute_force() {
-    let d = std::env::temp_dir().join(format!("wavekit-spatial-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-spatial-cli-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let (points, queries) = (cloud(3000, 1), cloud(400, 2));
     let (pp, qp) = (d.join("p.npy"), d.join("q.npy"));
@@ -200,5 +203,4 @@ fn gpu_knn_and_radius_commands_equal_brute_force() {
     }
     assert!(!d.join("z.npy").exists());
     assert_eq!(read::<f32>(&pp).1, flat(&points), "an input was changed");
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -87,11 +87,14 @@ fn reference(
 /// `full`: also the faults and `--discard` (host-side logic, the same on either decoder: the
 /// GPU run takes only the exact stream, the test command's time).
 fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
-    let d = std::env::temp_dir().join(format!("wavekit-stream-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("wavekit-stream-{tag}-"))
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let src = d.join("in.y4m");
     std::fs::write(&src, y4m_stream(64, 48, false, 5, 47)).unwrap();
-    let want = reference(&d, &src, "1200", cpu);
+    let want = reference(d, &src, "1200", cpu);
     let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
     // `stream send` of the picture to `at`, 1200 bytes a frame as fast as coded, with `extra`.
     let send = |at: &str, extra: &[&str]| {
@@ -138,7 +141,6 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
     }
     assert_eq!(lines[5]["summary"], true);
     if !full {
-        std::fs::remove_dir_all(&d).ok();
         return;
     }
     // 2. A fifth of the datagrams lost on the way out, a parity datagram after every 3, and
@@ -265,7 +267,6 @@ fn over_loopback(cpu: &[&str], tag: &str, full: bool) {
         summary.contains("(frames discarded): 2 frames"),
         "{summary}"
     );
-    std::fs::remove_dir_all(&d).ok();
 }
 
 #[test]
@@ -281,8 +282,11 @@ fn a_stream_over_loopback_is_the_file_codecs_on_the_gpu() {
 
 #[test]
 fn bad_stream_arguments_are_refused_before_sending() {
-    let d = std::env::temp_dir().join(format!("wavekit-stream-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-stream-bad-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let src = d.join("in.y4m");
     std::fs::write(&src, y4m_stream(16, 16, false, 1, 1)).unwrap();
     let s = src.to_str().unwrap();
@@ -398,7 +402,6 @@ fn bad_stream_arguments_are_refused_before_sending() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
-    std::fs::remove_dir_all(&d).ok();
 }
 
 /// `ffmpeg` with `args` (the test command installs it: scripts/lib.sh), its output checked.
@@ -459,8 +462,11 @@ fn ffmpeg_psnr(got: &std::path::Path, want: &std::path::Path) -> f64 {
 /// CPU codec (the GPU's bytes are the same: the tests above). Prints the curve.
 #[test]
 fn an_ffmpeg_stream_loses_quality_smoothly_with_loss() {
-    let d = std::env::temp_dir().join(format!("wavekit-stream-ffmpeg-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-stream-ffmpeg-")
+        .tempdir()
+        .unwrap();
+    let d = temp.path();
     let src = d.join("in.y4m");
     let src_s = src.to_str().unwrap().to_string();
     ffmpeg(&[
@@ -476,7 +482,7 @@ fn an_ffmpeg_stream_loses_quality_smoothly_with_loss() {
         "yuv4mpegpipe",
         &src_s,
     ]);
-    let want = reference(&d, &src, "1536", &["--cpu"]);
+    let want = reference(d, &src, "1536", &["--cpu"]);
     assert_eq!(want.len(), 80);
     let mut curve = Vec::new();
     for fec in ["0", "4"] {
@@ -591,5 +597,4 @@ fn an_ffmpeg_stream_loses_quality_smoothly_with_loss() {
         at20("4").3 < at20("0").3 && at20("4").2 > at20("0").2,
         "parity every 4 did not help at 20 % loss: {curve:?}"
     );
-    std::fs::remove_dir_all(&d).ok();
 }

@@ -5,7 +5,7 @@
 //! Run once (lavapipe's first width in the test command): the CLI's host code around the
 //! kernels that `wavekit-trace`'s own `*_gpu` tests run at every width (ADR-0101).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use wavekit_trace::reference::brute_force;
@@ -24,10 +24,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wavekit-trace-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A folder of the test's own, removed when the test ends, pass or fail.
+fn dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("wavekit-trace-cli-")
+        .tempdir()
+        .unwrap()
 }
 
 /// A float32 [N, 8] .npy of `rays`.
@@ -51,7 +53,8 @@ fn read_npy(path: &Path) -> (String, Vec<u8>) {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn rays_in_hits_out_equal_the_reference() {
-    let d = dir();
+    let temp = dir();
+    let d = temp.path();
     let mesh = Mesh::load("proc:soup:500:4").unwrap();
     let mut r = fastrand::Rng::with_seed(2);
     let rays: Vec<Ray> = (0..301)
@@ -109,7 +112,8 @@ fn rays_in_hits_out_equal_the_reference() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn renders_are_pngs_of_the_mesh() {
-    let d = dir();
+    let temp = dir();
+    let d = temp.path();
     for (rays, builder) in [("primary", "sah"), ("shadow", "lbvh"), ("diffuse", "sah")] {
         let png = d.join(format!("{rays}.png"));
         let out = wavekit(&[
@@ -137,7 +141,8 @@ fn renders_are_pngs_of_the_mesh() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn bench_writes_the_peers_files() {
-    let d = dir().join("bench");
+    let temp = dir();
+    let d = temp.path().join("bench");
     let out = wavekit(&[
         "trace",
         "bench",
@@ -184,7 +189,8 @@ fn bench_writes_the_peers_files() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn wrong_input_is_a_usage_error() {
-    let d = dir();
+    let temp = dir();
+    let d = temp.path();
     let bad = d.join("bad.npy");
     std::fs::write(&bad, b"not an npy").unwrap();
     let points = d.join("points.obj");
@@ -369,7 +375,8 @@ fn wrong_input_is_a_usage_error() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn path_traced_renders_are_pngs_and_agree_across_kernels() {
-    let d = dir();
+    let temp = dir();
+    let d = temp.path();
     let mut first: Option<Vec<u8>> = None;
     for kernel in ["baseline", "persistent", "compacted"] {
         let out = d.join(format!("paths-{kernel}.png"));

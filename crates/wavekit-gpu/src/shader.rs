@@ -826,7 +826,11 @@ mod tests {
         ];
         let a = compose("t/x", &[], &[], &extra).unwrap();
         let b = compose("t/y", &[], &[], &extra).unwrap();
-        let dir = std::env::temp_dir().join(format!("wavekit-dump-{}", std::process::id()));
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-dump-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path().join("dump");
         let pa = dump_wgsl_to(&dir, &a).unwrap();
         let pb = dump_wgsl_to(&dir, &b).unwrap();
         assert_eq!(std::fs::read_to_string(&pa).unwrap(), a.source);
@@ -835,7 +839,6 @@ mod tests {
         assert!(file.ends_with(".wgsl") && !file.contains('/'), "{file}");
         // Two kernels (or variants of one) never overwrite each other.
         assert_ne!(pa, pb);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

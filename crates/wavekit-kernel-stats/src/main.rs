@@ -536,8 +536,11 @@ mod tests {
 
     #[test]
     fn a_kernel_translates_with_its_bindings_and_workgroup() {
-        let dir = std::env::temp_dir().join(format!("kernel-stats-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("kernel-stats-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         let path = dir.join("k.wgsl");
         std::fs::write(
             &path,
@@ -563,6 +566,5 @@ mod tests {
         assert_eq!(k.groups[1], vec![(1, vk::DescriptorType::STORAGE_BUFFER)]);
         std::fs::write(&path, "fn main( {").unwrap();
         assert!(matches!(translate(&path), Err(Error::Parse { .. })));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

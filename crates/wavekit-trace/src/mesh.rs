@@ -632,32 +632,36 @@ mod tests {
     /// negative, no faces, huge coordinates and counts, text) and mutations of it.
     #[test]
     fn fuzz_mesh_files() {
-        let dir = std::env::temp_dir().join(format!("wavekit-fuzz-mesh-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tmp_dir("wavekit-fuzz-mesh-");
         for (target, load) in [
             ("obj", load_obj as fn(&Path) -> Result<Mesh>),
             ("ply", load_ply),
         ] {
-            let file = dir.join(format!("m.{target}"));
+            let file = dir.path().join(format!("m.{target}"));
             wavekit_harness::fuzz::fuzz(target, 5_000, |b| {
                 std::fs::write(&file, b).unwrap();
                 load(&file).is_ok()
             });
         }
-        std::fs::remove_dir_all(&dir).ok();
     }
 
-    fn write(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("wavekit-trace-mesh-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
+    /// A folder of the test's own, removed when the test ends, pass or fail.
+    fn tmp_dir(prefix: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+    }
+
+    /// `text` as the file `name` in `dir`.
+    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
         p
     }
 
     #[test]
     fn obj_and_ply_read_the_same_quad() {
+        let dir = tmp_dir("wavekit-trace-mesh-");
         let obj = write(
+            &dir,
             "quad.obj",
             "# a quad\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n",
         );
@@ -665,6 +669,7 @@ mod tests {
         assert_eq!(m.len(), 2);
         assert_eq!(m.positions.len(), 4);
         let ply = write(
+            &dir,
             "quad.ply",
             "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n\
              property float z\nelement face 1\nproperty list uchar int vertex_indices\n\
@@ -677,7 +682,8 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_file_and_the_element() {
-        let e = load_obj(&write("bad.obj", "v 0 0 0\nv 1 0 0\nf 1 2 9\n"))
+        let dir = tmp_dir("wavekit-trace-mesh-");
+        let e = load_obj(&write(&dir, "bad.obj", "v 0 0 0\nv 1 0 0\nf 1 2 9\n"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("bad.obj"), "{e}");
@@ -699,10 +705,11 @@ mod tests {
                 "line 4: 'f 1 2 7': corner '7': only 3 vertices",
             ),
         ] {
-            let e = load_obj(&write(name, text)).unwrap_err().to_string();
+            let e = load_obj(&write(&dir, name, text)).unwrap_err().to_string();
             assert!(e.contains(name) && e.contains(needle), "{name}: {e}");
         }
         let e = load_ply(&write(
+            &dir,
             "bad.ply",
             "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n\
              property float z\nelement face 1\nproperty list uchar int vertex_indices\n\
@@ -712,6 +719,7 @@ mod tests {
         .to_string();
         assert!(e.contains("bad.ply") && e.contains("face 0"), "{e}");
         let e = load_ply(&write(
+            &dir,
             "garbled.ply",
             "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\nabc\n",
         ))
@@ -719,6 +727,7 @@ mod tests {
         .to_string();
         assert!(e.contains("garbled.ply"), "{e}");
         let e = load_ply(&write(
+            &dir,
             "huge.ply",
             "ply\nformat ascii 1.0\nelement vertex 3\nproperty double x\nproperty double y\n\
              property double z\nelement face 1\nproperty list uchar int vertex_indices\n\
@@ -735,12 +744,13 @@ mod tests {
             ("empty.obj", ""),
             ("points.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n"),
         ] {
-            let e = load_obj(&write(name, text)).unwrap_err().to_string();
+            let e = load_obj(&write(&dir, name, text)).unwrap_err().to_string();
             assert!(e.contains(name) && e.contains("no faces"), "{name}: {e}");
         }
         for (name, vertices) in [("none.ply", 0), ("points.ply", 3)] {
             let rows = "0 0 0\n".repeat(vertices);
             let e = load_ply(&write(
+                &dir,
                 name,
                 &format!(
                     "ply\nformat ascii 1.0\nelement vertex {vertices}\nproperty float x\n\

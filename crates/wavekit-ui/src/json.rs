@@ -1038,8 +1038,11 @@ mod tests {
 
     #[test]
     fn fonts_and_images_load_relative_to_the_scene() {
-        let dir = std::env::temp_dir().join(format!("wavekit-ui-json-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-ui-json-")
+            .tempdir()
+            .unwrap();
+        let dir = temp.path();
         std::fs::write(dir.join("f.ttf"), dejavu::sans::regular()).unwrap();
         image::RgbaImage::from_pixel(3, 3, image::Rgba([9, 8, 7, 255]))
             .save(dir.join("i.png"))
@@ -1056,7 +1059,6 @@ mod tests {
         assert_eq!(s.len(), 5);
         // "b" at 12 px rasterized once for both runs at the same subpixel offset.
         assert!(s.cached_glyphs() <= 4);
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// A scene names fonts and images in its folder or below only, unless the caller allows
@@ -1064,7 +1066,11 @@ mod tests {
     /// and the folder. One file spelled three ways is loaded once.
     #[test]
     fn scenes_read_only_their_own_folder_unless_allowed() {
-        let root = std::env::temp_dir().join(format!("wavekit-ui-confine-{}", std::process::id()));
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-ui-confine-")
+            .tempdir()
+            .unwrap();
+        let root = temp.path();
         let dir = root.join("scene");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         let secret = root.join("secret.png");
@@ -1109,6 +1115,5 @@ mod tests {
         std::fs::write(dir.join("three.json"), text).unwrap();
         let s = load(&dir.join("three.json"), None).unwrap();
         assert_eq!((s.len(), s.image_count()), (3, 1));
-        std::fs::remove_dir_all(&root).ok();
     }
 }

@@ -742,9 +742,11 @@ fn unroll_blocks_build_in_full_or_as_loops_and_compute_the_same() {
         if !sweep.takes(false, i == 0) {
             continue;
         }
-        let dump =
-            std::env::temp_dir().join(format!("wavekit-unroll-{}-{in_full:?}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dump);
+        let temp = tempfile::Builder::new()
+            .prefix("wavekit-unroll-")
+            .tempdir()
+            .unwrap();
+        let dump = temp.path().join("dump");
         let ctx = GpuContext::new(&ContextOptions {
             unroll_in_full: in_full,
             dump_wgsl: Some(dump.clone()),
@@ -850,6 +852,5 @@ fn unroll_blocks_build_in_full_or_as_loops_and_compute_the_same() {
                 "{case}: {looped} primitives' kernels built as loops"
             );
         }
-        let _ = std::fs::remove_dir_all(&dump);
     }
 }
