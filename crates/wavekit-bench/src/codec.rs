@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 use wavekit::GpuContext;
-use wavekit_codec::cpu::{EncodeConfig, color, decode, encode, psnr};
+use wavekit_codec::cpu::{EncodeConfig, color, decode, decode_ycbcr, encode, encode_ycbcr, psnr};
+use wavekit_codec::format::{Source, YcbcrImage};
 use wavekit_codec::gpu::{CoderPolicy, Decoder, Encoder, Output};
 use wavekit_codec::{Chroma, Header};
 
@@ -34,6 +35,10 @@ pub struct Options {
     pub policies: Vec<CoderPolicy>,
     /// Also time each stage, as the difference of two prefixes of the stages.
     pub stages: bool,
+    /// Code 8-bit planar YCbCr in full range (each frame's BT.709 samples, as a `.y4m`
+    /// holds them) and decode to it, instead of RGB in and RGBA out: the form PyroWave's
+    /// coders take and give.
+    pub ycbcr: bool,
 }
 
 /// One frame coded at one budget.
@@ -47,6 +52,9 @@ pub struct CodecBench {
     pub height: u32,
     /// "420" or "444".
     pub chroma: &'static str,
+    /// What the coders took and gave: "rgb" (RGB in, RGBA out) or "ycbcr" (8-bit planar
+    /// YCbCr in full range, in and out).
+    pub pixels: &'static str,
     /// The budget in bits a pixel.
     pub bpp: f64,
     /// The budget in bytes.
@@ -62,7 +70,7 @@ pub struct CodecBench {
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
     pub psnr_y: f64,
-    /// PSNR over R, G and B, dB.
+    /// PSNR over R, G and B, dB (with `pixels` "ycbcr": over Y, Cb and Cr).
     pub psnr_rgb: f64,
     /// The GPU's decoded frame equals the CPU's.
     pub gpu_equals_cpu: bool,
@@ -127,35 +135,73 @@ pub fn run(
                 progress(format!("encoding {} {chroma:?} at {bpp} bpp …", f.name));
                 let px = f64::from(f.width) * f64::from(f.height);
                 let budget = (bpp * px / 8.0) as usize;
+                let picture = options.ycbcr.then(|| ycbcr_picture(f, chroma));
                 let config = EncodeConfig {
                     lossless: false,
-                    source: wavekit_codec::format::Source::Rgb,
+                    source: match picture {
+                        Some(_) => Source::YcbcrFull,
+                        None => Source::Rgb,
+                    },
                     chroma,
                     levels: 5,
                     budget,
                 };
                 let t0 = Instant::now();
-                let (frame, _) = encode(&f.rgb, f.width, f.height, &config)?;
+                let (frame, _) = match &picture {
+                    Some(img) => encode_ycbcr(img, &config)?,
+                    None => encode(&f.rgb, f.width, f.height, &config)?,
+                };
                 let cpu_encode_ms = t0.elapsed().as_secs_f64() * 1e3;
-                let (_, back, _) = decode(&frame)?;
                 let header = Header::parse(&frame)?;
                 let (w, h) = (f.width as usize, f.height as usize);
-                let (psnr_y, psnr_rgb) = (psnr_y(&f.rgb, &back, w, h), psnr(&f.rgb, &back));
+                // What the CPU decodes, as bytes to compare the GPU's with, and its PSNRs.
+                let (back, psnr_y, psnr_rgb) = match &picture {
+                    Some(img) => {
+                        let back = decode_ycbcr(&frame)?.1.planes;
+                        let (all, all_back) = (img.planes.concat(), back.concat());
+                        let (y, all) = (psnr(&img.planes[0], &back[0]), psnr(&all, &all_back));
+                        (back, y, all)
+                    }
+                    None => {
+                        let back = decode(&frame)?.1;
+                        let p = (psnr_y(&f.rgb, &back, w, h), psnr(&f.rgb, &back));
+                        ([back, Vec::new(), Vec::new()], p.0, p.1)
+                    }
+                };
+                let output = match picture {
+                    Some(_) => Output::Ycbcr,
+                    None => Output::Rgb,
+                };
                 // The CPU reference once a case; a GPU coder a policy.
                 for policy in &policies {
-                    let decoder =
-                        Decoder::with_policy(ctx, &header, frame.len(), Output::Rgb, policy)?;
-                    let (gpu, _) = decoder.decode(ctx, &frame)?;
+                    let decoder = Decoder::with_policy(ctx, &header, frame.len(), output, policy)?;
+                    let gpu = match output {
+                        Output::Ycbcr => decoder.decode_ycbcr(ctx, &frame)?.0.planes,
+                        Output::Rgb => [decoder.decode(ctx, &frame)?.0, Vec::new(), Vec::new()],
+                    };
                     let encoder = Encoder::with_policy(ctx, f.width, f.height, &config, policy)?;
-                    let gpu_frame = encoder.encode(ctx, &f.rgb)?;
+                    let gpu_frame = match &picture {
+                        Some(img) => encoder.encode_ycbcr(ctx, img)?,
+                        None => encoder.encode(ctx, &f.rgb)?,
+                    };
                     if gpu_frame != frame {
-                        progress(diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?);
+                        progress(match picture {
+                            Some(_) => format!(
+                                "MISMATCH {} {chroma:?} budget {budget} (YCbCr): GPU {} bytes, \
+                                 CPU {}",
+                                f.name,
+                                gpu_frame.len(),
+                                frame.len()
+                            ),
+                            None => diagnose(ctx, &encoder, f, &config, &frame, &gpu_frame)?,
+                        });
                     }
                     rows.push(CodecBench {
                         frame: f.name.clone(),
                         width: f.width,
                         height: f.height,
                         chroma: chroma_name(chroma),
+                        pixels: if options.ycbcr { "ycbcr" } else { "rgb" },
                         bpp,
                         budget,
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
@@ -336,6 +382,24 @@ fn diagnose(
     let cpu = rate::threshold(&choices, config.budget - layout.overhead());
     out += &format!("; threshold GPU {:?} CPU {cpu:?}", &control[..2]);
     Ok(out)
+}
+
+/// A frame's 8-bit YCbCr in full range at `chroma`: the codec's own BT.709 planes of its RGB
+/// (4:2:0 chroma the rounded mean of each 2 × 2 block) as 8-bit samples.
+fn ycbcr_picture(f: &Frame, chroma: Chroma) -> YcbcrImage {
+    let planes = color::to_ycbcr(&f.rgb, f.width as usize, f.height as usize, chroma);
+    YcbcrImage {
+        width: f.width,
+        height: f.height,
+        chroma,
+        limited: false,
+        planes: std::array::from_fn(|k| {
+            planes[k]
+                .iter()
+                .map(|&p| color::plane_to_sample(p, k == 0, false))
+                .collect()
+        }),
+    }
 }
 
 /// A row's name of a chroma sampling.

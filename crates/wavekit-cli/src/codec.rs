@@ -266,6 +266,17 @@ impl From<BlockKernelArg> for wavekit_codec::gpu::BlockKernel {
     }
 }
 
+/// `--pixels`: what `codec bench`'s coders take and give.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PixelsArg {
+    /// 8-bit RGB in, RGBA out.
+    #[default]
+    Rgb,
+    /// 8-bit planar YCbCr in full range in and out (each frame's BT.709 samples, as a .y4m
+    /// holds them): the form PyroWave's coders take and give.
+    Ycbcr,
+}
+
 /// `--bpp`'s budgets are positive numbers.
 fn check_bpp(bpp: &[f64]) -> Result<(), CliError> {
     match bpp.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
@@ -316,6 +327,13 @@ pub fn bench_stream(
     (count, in_flight): (usize, usize),
     json: bool,
 ) -> Result<(), CliError> {
+    if options.ycbcr {
+        return Err(CliError::Usage(
+            "--pixels ycbcr times the protocol's cases; a --stream run decodes RGB: leave one \
+             of them out"
+                .into(),
+        ));
+    }
     if count == 0 || in_flight == 0 {
         return Err(CliError::Usage(format!(
             "--stream {count} --in-flight {in_flight}: give at least one frame and one in flight"
@@ -459,7 +477,11 @@ fn print_rows(rows: &[wavekit_bench::codec::CodecBench]) {
     for r in rows {
         println!(
             "{:<24} {:>5} {:>5} {:>7} {:>10} {:>8.2} {:>8.2} {:>9} {:>11.1} {:>10.1} {:>10.1} {:>5}",
-            r.frame,
+            if r.pixels == "ycbcr" {
+                format!("{} ycbcr", r.frame)
+            } else {
+                r.frame.clone()
+            },
             r.chroma,
             r.bpp,
             {

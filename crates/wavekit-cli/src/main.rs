@@ -237,6 +237,11 @@ enum CodecCommand {
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
         #[arg(long)]
         stages: bool,
+        /// What the coders take and give: rgb (8-bit RGB in, RGBA out) or ycbcr (8-bit
+        /// planar YCbCr in full range in and out, each frame's BT.709 samples as a .y4m holds
+        /// them: the form PyroWave's coders take and give).
+        #[arg(long, value_enum, default_value = "rgb")]
+        pixels: codec::PixelsArg,
         /// Instead of the protocol's timings: decode N frames back to back (made from each
         /// frame, up to 32 distinct ones in turn, uploaded from the host one by one) with
         /// --in-flight decoders in turn, and report frames a second and each frame's latency
@@ -615,6 +620,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             decode_workgroup,
             block_kernel,
             stages,
+            pixels,
             stream,
             in_flight,
             protocol,
@@ -624,6 +630,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             let options = wavekit_bench::codec::Options {
                 policies: codec::policies(&encode_workgroup, &decode_workgroup, &block_kernel),
                 stages,
+                ycbcr: pixels == codec::PixelsArg::Ycbcr,
             };
             if let Some(frames_n) = stream {
                 return codec::bench_stream(

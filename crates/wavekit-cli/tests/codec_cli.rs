@@ -276,3 +276,65 @@ fn codec_bench_stream_decodes_frames_in_flight() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--stream 0"), "{err}");
 }
+
+/// `codec bench --pixels ycbcr`: the coders take and give 8-bit planar YCbCr (PyroWave's
+/// form); the GPU's bytes and planes equal the CPU's, every frame in its budget; a stream of
+/// YCbCr refused.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn codec_bench_codes_ycbcr_pictures_in_and_out() {
+    let temp = tempfile::Builder::new()
+        .prefix("wavekit-codec-ycbcr-")
+        .tempdir()
+        .unwrap();
+    let png = temp.path().join("in.png");
+    image::RgbImage::from_fn(98, 70, |x, y| {
+        image::Rgb([(x * 7) as u8, (y * 3 + x) as u8, ((x ^ y) * 5) as u8])
+    })
+    .save(&png)
+    .unwrap();
+    let png = png.to_str().unwrap();
+    let text = ok(&wavekit(&[
+        "codec",
+        "bench",
+        "--frames",
+        png,
+        "--bpp",
+        "1,2",
+        "--chroma",
+        "420,444",
+        "--pixels",
+        "ycbcr",
+        "--stages",
+        "--runs",
+        "2",
+        "--rounds",
+        "1",
+        "--warm-up-ms",
+        "1",
+        "--json",
+    ]));
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for r in &rows {
+        assert_eq!(r["pixels"], "ycbcr", "{r}");
+        assert_eq!(r["gpu_equals_cpu"], true, "{r}");
+        assert_eq!(r["gpu_bytes_equal_cpu"], true, "{r}");
+        assert!(
+            r["bytes"].as_u64().unwrap() <= r["budget"].as_u64().unwrap(),
+            "{r}"
+        );
+        assert!(r["psnr_y"].as_f64().unwrap() > 20.0, "{r}");
+        assert!(r["encode_median_us"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["stages_us"].as_array().unwrap().len(), 8, "{r}");
+    }
+    let out = wavekit(&[
+        "codec", "bench", "--frames", png, "--pixels", "ycbcr", "--stream", "3",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--pixels ycbcr"), "{err}");
+}
