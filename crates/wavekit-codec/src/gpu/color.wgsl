@@ -8,7 +8,9 @@
 // pixel, R | G << 8 | B << 16 | 255 << 24; YCBCR_OUT: the 8-bit planes as a y4m holds them, Y
 // then Cb then Cr, each from a word boundary, four samples a word and one invocation a word,
 // a 4:2:0 chroma sample that of its block's top-left pixel, in the source's range), 3 params:
-// width, height, chroma width, chroma plane size.
+// width, height, chroma width, chroma plane size. Where each output sample depends on its own
+// plane value only (all but the RCT's lossless frames), an output word is four samples of one
+// plane, read from that plane alone.
 #import codec/ycbcr
 
 @group(0) @binding(0) var<storage, read> luma: array<i32>;
@@ -16,7 +18,8 @@
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 @group(0) @binding(3) var<uniform> params: vec4<u32>;
 
-// Pixel i's output samples (RGB, or YCbCr in the source's range).
+// Pixel i's output samples: RGB, or the RCT's YCbCr (separate_word takes the other YCbCr
+// outputs).
 fn pixel(i: u32) -> vec3<i32> {
     let w = params.x;
     let x = i % w;
@@ -35,12 +38,7 @@ fn pixel(i: u32) -> vec3<i32> {
         return rgb;
     } else if (LOSSLESS) {
         let s = clamp(p + vec3<i32>(128i), vec3<i32>(0i), vec3<i32>(255i));
-        if (YCBCR_OUT) {
-            return s;
-        }
         return ycbcr_to_rgb(samples_to_planes(s, limited));
-    } else if (YCBCR_OUT) {
-        return planes_to_samples(p, limited);
     }
     return ycbcr_to_rgb(p);
 }
@@ -83,6 +81,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (j >= planar_words()) {
         return;
     }
+    if (!(LOSSLESS && SOURCE == 0u)) {
+        out[j] = separate_word(j);
+        return;
+    }
     var word = 0u;
     for (var b = 0u; b < 4u; b++) {
         word |= (planar_sample(j, b) & 0xffu) << (8u * b);
@@ -93,4 +95,41 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // Words of the planar YCbCr output.
 fn planar_words() -> u32 {
     return plane_words(params.x * params.y) + 2u * plane_words(params.w);
+}
+
+// Output word j of the planar YCbCr output where each sample is its own plane value's (not
+// the RCT's): four consecutive samples of one plane.
+fn separate_word(j: u32) -> u32 {
+    let pixels = params.x * params.y;
+    let luma_words = plane_words(pixels);
+    let chroma_words = plane_words(params.w);
+    let is_luma = j < luma_words;
+    var first = 4u * j;
+    var count = pixels;
+    var at = 0u;
+    if (!is_luma) {
+        let k = j - luma_words;
+        let plane = k / chroma_words;
+        first = 4u * (k - plane * chroma_words);
+        count = params.w;
+        at = plane * params.w;
+    }
+    var word = 0u;
+    for (var b = 0u; b < 4u; b++) {
+        let i = first + b;
+        if (i < count) {
+            var p: i32;
+            if (is_luma) {
+                p = luma[i];
+            } else {
+                p = chroma[at + i];
+            }
+            var v = clamp(p + 128i, 0i, 255i);
+            if (!LOSSLESS) {
+                v = plane_to_sample(p, is_luma, SOURCE == 2u);
+            }
+            word |= u32(v) << (8u * b);
+        }
+    }
+    return word;
 }

@@ -1,12 +1,12 @@
 // The frame's pixels to the codec's planes: the GPU twin of `cpu/color.rs`'s `to_ycbcr`,
-// `to_rct` and `ycbcr_to_planes`, the same integer steps. One invocation a chroma sample: a
-// pixel at 4:4:4, a 2 × 2 block at 4:2:0 (CHROMA_420).
+// `to_rct` and `ycbcr_to_planes`, the same integer steps. From RGB, one invocation a chroma
+// sample: a pixel at 4:4:4, a 2 × 2 block at 4:2:0 (CHROMA_420).
 //
 // SOURCE 0, RGB: BT.709 YCbCr in fixed point (5 fractional bits, Y shifted by −128), 4:2:0
 // chroma the rounded mean of four; LOSSLESS, the reversible colour transform (RCT) instead, in
 // whole units (4:4:4). SOURCE 1 or 2, YCbCr in full or limited range: each sample mapped on its
-// own (4:2:0 chroma: the block's one sample, taken with its top-left pixel); LOSSLESS, the
-// sample less 128.
+// own (4:2:0 chroma: the block's one sample); LOSSLESS, the sample less 128. A YCbCr source
+// takes one invocation an input word: its four samples of one plane, whatever the sampling.
 //
 // Bindings: 0 the frame (RGB: one word a pixel, R | G << 8 | B << 16; YCbCr: the picture's
 // planes as bytes, four to a word, Y (width × height) then Cb and Cr (chroma plane size each),
@@ -25,33 +25,13 @@
 @group(0) @binding(5) var<storage, read_write> frame: array<u32>;
 @group(0) @binding(6) var<uniform> clear: vec4<u32>;
 
-// Byte k of the planar YCbCr input.
-fn byte_at(k: u32) -> u32 {
-    return (words[k >> 2u] >> ((k & 3u) * 8u)) & 0xffu;
-}
-
-// Pixel i's word, Y | Cb << 8 | Cr << 16 for a YCbCr source (c: its chroma sample), as the
-// RGB source's words hold its samples.
-fn word_of(i: u32, c: u32) -> u32 {
-    if (SOURCE == 0u) {
-        return words[i];
-    }
-    let cb = 4u * plane_words(params.x * params.y) + c;
-    return byte_at(i) | (byte_at(cb) << 8u) | (byte_at(cb + 4u * plane_words(params.w)) << 16u);
-}
-
+// Pixel i's RGB samples (R | G << 8 | B << 16) to its planes.
 fn planes_of(p: u32) -> vec3<i32> {
     let s = unpack(p);
-    if (SOURCE == 0u) {
-        if (LOSSLESS) {
-            return rct(s.x, s.y, s.z);
-        }
-        return rgb_to_ycbcr(s.x, s.y, s.z);
-    }
     if (LOSSLESS) {
-        return s - vec3<i32>(128i);
+        return rct(s.x, s.y, s.z);
     }
-    return samples_to_planes(s, SOURCE == 2u);
+    return rgb_to_ycbcr(s.x, s.y, s.z);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -64,6 +44,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var j = c; j < clear.y; j += all) {
         frame[j] = 0u;
     }
+    if (SOURCE != 0u) {
+        ycbcr_word(c);
+        return;
+    }
     let w = params.x;
     let cw = params.z;
     if (c >= params.w) {
@@ -72,7 +56,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let cx = c % cw;
     let cy = c / cw;
     if (!CHROMA_420) {
-        let v = planes_of(word_of(c, c));
+        let v = planes_of(words[c]);
         luma[c] = v.x;
         chroma[c] = v.y;
         chroma[c + params.w] = v.z;
@@ -83,18 +67,53 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var dy = 0u; dy < 2u; dy++) {
         for (var dx = 0u; dx < 2u; dx++) {
             let i = (2u * cy + dy) * w + 2u * cx + dx;
-            let v = planes_of(word_of(i, c));
+            let v = planes_of(words[i]);
             luma[i] = v.x;
-            if (SOURCE == 0u || (dx == 0u && dy == 0u)) {
-                cb += v.y;
-                cr += v.z;
+            cb += v.y;
+            cr += v.z;
+        }
+    }
+    cb = (cb + 2i) >> 2u;
+    cr = (cr + 2i) >> 2u;
+    chroma[c] = cb;
+    chroma[c + params.w] = cr;
+}
+
+// A YCbCr source: input word j's four samples (of the luma plane, or of Cb or Cr) to their
+// plane values.
+fn ycbcr_word(j: u32) {
+    let pixels = params.x * params.y;
+    let luma_words = plane_words(pixels);
+    let chroma_words = plane_words(params.w);
+    if (j >= luma_words + 2u * chroma_words) {
+        return;
+    }
+    let word = words[j];
+    let is_luma = j < luma_words;
+    // The first sample's place in its plane, the plane's samples, and where chroma's go.
+    var first = 4u * j;
+    var count = pixels;
+    var to = 0u;
+    if (!is_luma) {
+        let k = j - luma_words;
+        let plane = k / chroma_words;
+        first = 4u * (k - plane * chroma_words);
+        count = params.w;
+        to = plane * params.w;
+    }
+    for (var b = 0u; b < 4u; b++) {
+        let i = first + b;
+        if (i < count) {
+            let v = i32((word >> (8u * b)) & 0xffu);
+            var p = v - 128i;
+            if (!LOSSLESS) {
+                p = sample_to_plane(v, is_luma, SOURCE == 2u);
+            }
+            if (is_luma) {
+                luma[i] = p;
+            } else {
+                chroma[to + i] = p;
             }
         }
     }
-    if (SOURCE == 0u) {
-        cb = (cb + 2i) >> 2u;
-        cr = (cr + 2i) >> 2u;
-    }
-    chroma[c] = cb;
-    chroma[c + params.w] = cr;
 }

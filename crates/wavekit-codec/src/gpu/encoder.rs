@@ -222,7 +222,13 @@ impl Encoder {
                 (6, &p_clear, 0, None),
             ],
         )?;
-        steps.push((color, b, groups((cw * ch) as u32)));
+        // One invocation a chroma sample from RGB (a pixel, or a 2 × 2 block), one an input
+        // word from YCbCr (color_forward.wgsl).
+        let color_invocations = match header.source {
+            Source::Rgb => cw * ch,
+            Source::YcbcrFull | Source::YcbcrLimited => super::planar_words(&header),
+        };
+        steps.push((color, b, groups(color_invocations as u32)));
         let sels = policy.wavelet_sels(ctx);
         let dwt = super::shared::wavelet(ctx, &header, &planes, (&image, &coeffs), sels)?;
         let [luma, chroma] = planes.ranges(&coeffs, (1, 2));
