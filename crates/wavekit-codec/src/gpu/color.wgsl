@@ -100,24 +100,14 @@ fn planar_words() -> u32 {
 // Output word j of the planar YCbCr output where each sample is its own plane value's (not
 // the RCT's): four consecutive samples of one plane.
 fn separate_word(j: u32) -> u32 {
-    let pixels = params.x * params.y;
-    let luma_words = plane_words(pixels);
-    let chroma_words = plane_words(params.w);
-    let is_luma = j < luma_words;
-    var first = 4u * j;
-    var count = pixels;
-    var at = 0u;
-    if (!is_luma) {
-        let k = j - luma_words;
-        let plane = k / chroma_words;
-        first = 4u * (k - plane * chroma_words);
-        count = params.w;
-        at = plane * params.w;
-    }
+    let place = planar_place(j, params.x * params.y, params.w);
+    let is_luma = place.z == 0u;
+    // Where a chroma plane's values are.
+    let at = select(0u, (place.z - 1u) * params.w, !is_luma);
     var word = 0u;
     for (var b = 0u; b < 4u; b++) {
-        let i = first + b;
-        if (i < count) {
+        let i = place.x + b;
+        if (i < place.y) {
             var p: i32;
             if (is_luma) {
                 p = luma[i];

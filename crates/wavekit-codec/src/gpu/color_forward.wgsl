@@ -89,21 +89,13 @@ fn ycbcr_word(j: u32) {
         return;
     }
     let word = words[j];
-    let is_luma = j < luma_words;
-    // The first sample's place in its plane, the plane's samples, and where chroma's go.
-    var first = 4u * j;
-    var count = pixels;
-    var to = 0u;
-    if (!is_luma) {
-        let k = j - luma_words;
-        let plane = k / chroma_words;
-        first = 4u * (k - plane * chroma_words);
-        count = params.w;
-        to = plane * params.w;
-    }
+    let place = planar_place(j, pixels, params.w);
+    let is_luma = place.z == 0u;
+    // Where a chroma plane's values go.
+    let to = select(0u, (place.z - 1u) * params.w, !is_luma);
     for (var b = 0u; b < 4u; b++) {
-        let i = first + b;
-        if (i < count) {
+        let i = place.x + b;
+        if (i < place.y) {
             let v = i32((word >> (8u * b)) & 0xffu);
             var p = v - 128i;
             if (!LOSSLESS) {

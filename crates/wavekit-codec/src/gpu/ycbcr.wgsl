@@ -98,6 +98,20 @@ fn plane_words(n: u32) -> u32 {
     return (n + 3u) / 4u;
 }
 
+// Where word j of the planar layout is (luma of `pixels` samples, then Cb and Cr of `chroma`
+// samples each, every plane from a word boundary): its first sample's index in its plane, the
+// plane's samples, and the plane (0 luma, 1 Cb, 2 Cr).
+fn planar_place(j: u32, pixels: u32, chroma: u32) -> vec3<u32> {
+    let luma_words = plane_words(pixels);
+    if (j < luma_words) {
+        return vec3<u32>(4u * j, pixels, 0u);
+    }
+    let k = j - luma_words;
+    let chroma_words = plane_words(chroma);
+    let plane = k / chroma_words;
+    return vec3<u32>(4u * (k - plane * chroma_words), chroma, 1u + plane);
+}
+
 fn pack(v: vec3<i32>) -> u32 {
     return u32(v.x) | (u32(v.y) << 8u) | (u32(v.z) << 16u);
 }
