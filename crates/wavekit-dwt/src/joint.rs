@@ -8,6 +8,25 @@ use crate::bound::{BoundDwt, LevelPass, LevelSpec};
 use crate::error::{DwtError, Result};
 use crate::kernel::*;
 use crate::plan::{Dwt, LlScratch, Loc, PartLocs, apart, level_words, placeholders};
+
+/// Where one image's 8-bit planes are in a buffer of bytes ([`JointDwt::bind_bytes`]): its
+/// first sample's byte, and the bytes from one plane's first sample to the next's (at least
+/// the plane's samples). Rows are the plan's width, one after another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BytePlanes {
+    /// The first plane's first byte.
+    pub first: u32,
+    /// Bytes from a plane's first sample to the next plane's.
+    pub stride: u32,
+}
+
+/// What a joint transform's first forward level reads and its last inverse level writes.
+enum Ends<'b> {
+    /// Samples (i32 or f32) in `image`, each image from its element.
+    Samples(&'b wgpu::Buffer),
+    /// 8-bit samples in a buffer of bytes, each image's planes where its `BytePlanes` say.
+    Bytes(&'b wgpu::Buffer, [BytePlanes; 2]),
+}
 use crate::reference;
 
 /// One image of a joint transform: its plan, its first element in the buffers, its regions
@@ -58,6 +77,12 @@ impl JointDwt {
                 "a joint transform takes two plans of one wavelet and the same number of levels: \
                  these have {:?} with {} and {:?} with {}",
                 a.wavelet, a.levels, b.wavelet, b.levels
+            )));
+        }
+        if a.frac != b.frac {
+            return Err(DwtError::InvalidArgument(format!(
+                "a joint transform takes plans of the same fraction bits: these have {} and {}",
+                a.frac, b.frac
             )));
         }
         if a.color != Color::None || b.color != Color::None {
@@ -134,20 +159,88 @@ impl JointDwt {
             coeffs,
             "a joint transform's bind_separate takes two different buffers",
         )?;
-        let need = self.len() as u64 * 4;
-        for (what, buf) in [("image", image), ("coefficients", coeffs)] {
-            if buf.size() < need {
+        self.check_len("image", image)?;
+        self.bind_ends(ctx, Ends::Samples(image), coeffs)
+    }
+
+    /// Bind to 8-bit images and a coefficient buffer: `a`'s and `b`'s planes as bytes in
+    /// `bytes` where `planes` say (rows of each plan's width), the coefficients as
+    /// [`JointDwt::bind_separate`] has them. The forward reads the bytes as the plans'
+    /// 8-bit bindings do (level shift and [`Dwt::with_fraction_bits`]) and writes `coeffs`;
+    /// the inverse reads `coeffs` and writes each image's bytes (rounded, shifted back,
+    /// clamped), leaving every other byte as it was. Needs at least one level.
+    pub fn bind_bytes(
+        &self,
+        ctx: &GpuContext,
+        bytes: &wgpu::Buffer,
+        coeffs: &wgpu::Buffer,
+        planes: [BytePlanes; 2],
+    ) -> Result<BoundDwt> {
+        apart(
+            bytes,
+            coeffs,
+            "a joint transform's bind_bytes takes two different buffers",
+        )?;
+        if self.a.levels == 0 {
+            return Err(DwtError::InvalidArgument(
+                "8-bit images need at least one level: with none the transform is a copy of \
+                 samples (bind_separate)"
+                    .into(),
+            ));
+        }
+        let mut ends = Vec::new();
+        for (name, plan, p) in [
+            ("first", &self.a, planes[0]),
+            ("second", &self.b, planes[1]),
+        ] {
+            let samples = u64::from(plan.width) * u64::from(plan.height);
+            if plan.planes > 1 && u64::from(p.stride) < samples {
                 return Err(DwtError::InvalidArgument(format!(
-                    "the joint transform's {what}: a buffer of {} bytes, needs {need}",
-                    buf.size()
+                    "the {name} image's 8-bit planes {} bytes apart: each holds {samples}",
+                    p.stride
                 )));
             }
+            let end =
+                u64::from(p.first) + u64::from(p.stride) * u64::from(plan.planes - 1) + samples;
+            if end > bytes.size() {
+                return Err(DwtError::InvalidArgument(format!(
+                    "the {name} image's 8-bit planes end at byte {end}, past the buffer's {}",
+                    bytes.size()
+                )));
+            }
+            ends.push((u64::from(p.first), end));
         }
+        if ends[0].0 < ends[1].1 && ends[1].0 < ends[0].1 {
+            return Err(DwtError::InvalidArgument(format!(
+                "the two images' 8-bit planes overlap (bytes {:?} and {:?})",
+                ends[0], ends[1]
+            )));
+        }
+        self.bind_ends(ctx, Ends::Bytes(bytes, planes), coeffs)
+    }
+
+    fn check_len(&self, what: &str, buf: &wgpu::Buffer) -> Result<()> {
+        let need = self.len() as u64 * 4;
+        if buf.size() < need {
+            return Err(DwtError::InvalidArgument(format!(
+                "the joint transform's {what}: a buffer of {} bytes, needs {need}",
+                buf.size()
+            )));
+        }
+        Ok(())
+    }
+
+    fn bind_ends(&self, ctx: &GpuContext, ends: Ends, coeffs: &wgpu::Buffer) -> Result<BoundDwt> {
+        self.check_len("coefficients", coeffs)?;
         let levels = self.a.levels as usize;
         let delay = self.delay as usize;
         if levels == 0 {
             // No levels: the transform is a copy, of the whole buffers (the gap with them).
+            let Ends::Samples(image) = ends else {
+                unreachable!("bind_bytes refuses a transform without levels")
+            };
             let placeholder = placeholders(ctx)?;
+            let need = self.len() as u64 * 4;
             return Ok(BoundDwt {
                 forward: Vec::new(),
                 inverse: Vec::new(),
@@ -167,8 +260,18 @@ impl JointDwt {
             pitch: im.plan.width,
             plane: im.plan.width * im.plan.height,
         };
+        // The image itself, where the forward's first level reads and the inverse's last writes.
+        let end = |im: &Img, k: usize, inverse: bool| match ends {
+            Ends::Samples(_) => whole(im, if inverse { IMAGE_OUT } else { IMAGE_IN }),
+            Ends::Bytes(_, planes) => Loc {
+                sel: if inverse { OUT8 } else { IMAGE8 },
+                offset: planes[k].first,
+                pitch: im.plan.width,
+                plane: planes[k].stride,
+            },
+        };
         let ll = |im: &Img, l: usize| im.lls.ll(l);
-        let locs = |im: &Img, l: usize, inverse: bool| -> PartLocs {
+        let locs = |im: &Img, k: usize, l: usize, inverse: bool| -> PartLocs {
             let (src, dst) = if inverse {
                 (
                     if l + 1 == levels {
@@ -177,7 +280,7 @@ impl JointDwt {
                         ll(im, l)
                     },
                     if l == 0 {
-                        whole(im, IMAGE_OUT)
+                        end(im, k, true)
                     } else {
                         ll(im, l - 1)
                     },
@@ -185,7 +288,7 @@ impl JointDwt {
             } else {
                 (
                     if l == 0 {
-                        whole(im, IMAGE_IN)
+                        end(im, k, false)
                     } else {
                         ll(im, l - 1)
                     },
@@ -207,14 +310,14 @@ impl JointDwt {
         let spec = |s: usize, inverse: bool| -> Result<LevelSpec> {
             let la = (s < levels).then_some(s);
             let lb = (s >= delay && s - delay < levels).then(|| s - delay);
-            let parts: Vec<(&Img, usize)> = la
-                .map(|l| (&ia, l))
+            let parts: Vec<(&Img, usize, usize)> = la
+                .map(|l| (&ia, 0, l))
                 .into_iter()
-                .chain(lb.map(|l| (&ib, l)))
+                .chain(lb.map(|l| (&ib, 1, l)))
                 .collect();
-            let (first, l0) = parts[0];
+            let (first, k0, l0) = parts[0];
             let (rw, rh) = first.lls.regions[l0];
-            let planes: u32 = parts.iter().map(|(im, _)| im.plan.planes).sum();
+            let planes: u32 = parts.iter().map(|(im, _, _)| im.plan.planes).sum();
             let samples = u64::from(rw) * u64::from(rh) * u64::from(planes);
             let shape = match self.a.small {
                 Some((small, most)) if samples <= most => small,
@@ -232,9 +335,18 @@ impl JointDwt {
                 )));
             }
             let split = u32::from(rw > 1) | (u32::from(rh > 1) << 1);
-            let pa = locs(first, l0, inverse);
-            let pb = parts.get(1).map_or(pa, |&(im, l)| locs(im, l, inverse));
-            let words = level_words((rw, rh), (tx, ty), split, first.plan.planes, &pa, &pb);
+            let pa = locs(first, k0, l0, inverse);
+            let pb = parts
+                .get(1)
+                .map_or(pa, |&(im, k, l)| locs(im, k, l, inverse));
+            let words = level_words(
+                (rw, rh),
+                (tx, ty),
+                split,
+                (first.plan.planes, self.a.frac),
+                &pa,
+                &pb,
+            );
             let variant = if self.sels {
                 Variant {
                     inverse,
@@ -273,13 +385,15 @@ impl JointDwt {
             .map(|s| spec(s, true))
             .collect::<Result<Vec<_>>>()?;
         let placeholder = placeholders(ctx)?;
-        let (image_in, image_out) = (&placeholder[0], &placeholder[1]);
+        let (image_in, image_out, no_out8) = (&placeholder[0], &placeholder[1], &placeholder[2]);
         let bind = |pass: &LevelPass, inverse: bool| -> Result<wgpu::BindGroup> {
-            // The forward reads the image, the inverse writes it.
-            let (read, write) = if inverse {
-                (image_in, image)
-            } else {
-                (image, image_out)
+            // The forward reads the image, the inverse writes it: samples through bindings 1
+            // and 4, bytes through 6 and 5.
+            let (read, write, read8, write8) = match (&ends, inverse) {
+                (Ends::Samples(image), false) => (*image, image_out, image_in, no_out8),
+                (Ends::Samples(image), true) => (image_in, *image, image_in, no_out8),
+                (Ends::Bytes(bytes, _), false) => (image_in, image_out, *bytes, no_out8),
+                (Ends::Bytes(bytes, _), true) => (image_in, image_out, image_in, *bytes),
             };
             let entries = [
                 (0, &pass.params),
@@ -287,8 +401,8 @@ impl JointDwt {
                 (2, coeffs),
                 (3, &scratch),
                 (4, write),
-                (5, &placeholder[2]),
-                (6, image_in),
+                (5, write8),
+                (6, read8),
             ];
             Ok(pass.kernel.bind(ctx, &entries)?)
         };

@@ -33,10 +33,10 @@ pub mod sim;
 
 pub use bound::BoundDwt;
 pub use error::{DwtError, Result};
-pub use joint::JointDwt;
+pub use joint::{BytePlanes, JointDwt};
 pub use kernel::{
     Color, FIXED_97_Q, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant,
     Wavelet, apron, builder,
 };
-pub use plan::{Coefficient, Dwt};
+pub use plan::{Coefficient, Dwt, MAX_FRACTION_BITS};
 pub use reference::max_levels;

@@ -57,18 +57,22 @@ impl PartLocs {
     }
 }
 
+/// The most fraction bits [`Dwt::with_fraction_bits`] takes.
+pub const MAX_FRACTION_BITS: u32 = 12;
+
 /// A level's parameters (tile.wgsl's `Params`): the region and its tiles, the split, the
-/// level shift of 8-bit samples, the first part's planes, then the two parts' places.
+/// level shift of 8-bit samples, the first part's planes, the fraction bits of 8-bit samples,
+/// then the two parts' places.
 pub(crate) fn level_words(
     (rw, rh): (u32, u32),
     (tx, ty): (u32, u32),
     split: u32,
-    planes_a: u32,
+    (planes_a, frac): (u32, u32),
     a: &PartLocs,
     b: &PartLocs,
 ) -> [u32; 32] {
     let mut words = [0u32; 32];
-    words[..8].copy_from_slice(&[rw, rh, tx, ty, split, 128, planes_a, 0]);
+    words[..8].copy_from_slice(&[rw, rh, tx, ty, split, 128, planes_a, frac]);
     words[8..20].copy_from_slice(&a.words());
     words[20..].copy_from_slice(&b.words());
     words
@@ -106,6 +110,8 @@ pub struct Dwt {
     pub(crate) small: Option<(TileShape, u64)>,
     /// The colour transform fused into the first level.
     pub(crate) color: Color,
+    /// Fraction bits of 8-bit samples read and written (`with_fraction_bits`).
+    pub(crate) frac: u32,
     /// The level kernel's variants and shapes, compiled when first bound (shared by resized
     /// plans).
     kernels: KernelCache<(Variant, TileShape)>,
@@ -271,6 +277,7 @@ impl Dwt {
             shape,
             small: None,
             color: Color::None,
+            frac: 0,
             kernels: KernelCache::new(),
             copy: Arc::new(wavekit::copy::CopyKernel::new(ctx)?),
         })
@@ -382,6 +389,35 @@ impl Dwt {
         self.color
     }
 
+    /// The same plan with 8-bit samples read and written as fixed point with `bits` fraction
+    /// bits (integer wavelets only, at most [`MAX_FRACTION_BITS`]): the 8-bit bindings'
+    /// forward reads `(sample − 128) << bits`, their inverse writes each sample rounded at its
+    /// fraction bits (half up), plus 128, clamped to 0..=255. A codec whose planes carry
+    /// fraction bits over 8-bit samples reads and writes its pictures this way without a pass
+    /// of its own. 0, the default, is whole samples.
+    pub fn with_fraction_bits(mut self, bits: u32) -> Result<Self> {
+        if bits > 0 && !self.wavelet.is_integer() {
+            return Err(DwtError::InvalidArgument(format!(
+                "{bits} fraction bits with the {} wavelet: fixed-point samples are for the \
+                 integer wavelets (5/3, fixed-point 9/7)",
+                reference::name(self.wavelet)
+            )));
+        }
+        if bits > MAX_FRACTION_BITS {
+            return Err(DwtError::InvalidArgument(format!(
+                "{bits} fraction bits: at most {MAX_FRACTION_BITS} (an 8-bit sample's fixed \
+                 point must leave the lifting room in 32 bits)"
+            )));
+        }
+        self.frac = bits;
+        Ok(self)
+    }
+
+    /// Fraction bits of the 8-bit samples read and written ([`Dwt::with_fraction_bits`]).
+    pub fn fraction_bits(&self) -> u32 {
+        self.frac
+    }
+
     /// Levels of the transform.
     pub fn levels(&self) -> u32 {
         self.levels
@@ -452,10 +488,10 @@ impl Dwt {
     }
 
     /// Bind like [`Dwt::bind`], with the inverse's last pass writing 8-bit samples to `out`
-    /// instead of `data`: rounded, plus 128 (the level shift of 8-bit samples), clamped to
-    /// 0..=255, four to a `u32`, in the same order as the samples (`out` holds at least
-    /// `len()` bytes; any past them are left as they were). The forward transform is as with
-    /// [`Dwt::bind`]; the inverse leaves `data` as it was.
+    /// instead of `data`: rounded (at the plan's [`Dwt::with_fraction_bits`]), plus 128 (the
+    /// level shift of 8-bit samples), clamped to 0..=255, four to a `u32`, in the same order as
+    /// the samples (`out` holds at least `len()` bytes; any past them are left as they were).
+    /// The forward transform is as with [`Dwt::bind`]; the inverse leaves `data` as it was.
     pub fn bind_u8_output(
         &self,
         ctx: &GpuContext,
@@ -470,7 +506,8 @@ impl Dwt {
     /// Bind to 8-bit samples and a coefficient buffer: `image` holds `len()` bytes (four to a
     /// `u32`, in the same order as the samples of [`Dwt::bind`]; its size rounded up to 4),
     /// `coeffs` as for [`Dwt::bind`]. The forward transform reads the bytes with JPEG 2000's
-    /// level shift (minus 128) and writes `coeffs`; the inverse reads `coeffs` and writes the
+    /// level shift (minus 128, then the plan's fraction bits) and writes `coeffs`; the inverse
+    /// reads `coeffs` and writes the
     /// bytes (rounded, plus 128, clamped to 0..=255, as [`Dwt::bind_u8_output`]). Neither
     /// changes its source. A codec's usual ends: a quarter of the first level's image traffic.
     pub fn bind_u8(
@@ -605,7 +642,7 @@ impl Dwt {
                     dst,
                     bands: whole(COEFFS),
                 };
-                let words = level_words((rw, rh), (tx, ty), split, p, &part, &part);
+                let words = level_words((rw, rh), (tx, ty), split, (p, self.frac), &part, &part);
                 // The colour transform is fused into the first level; its inverse runs a
                 // workgroup per tile for the three planes.
                 let color = if l == 0 { self.color.code() } else { 0 };

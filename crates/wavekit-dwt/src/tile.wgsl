@@ -79,7 +79,9 @@ struct Params {
     // plan: two images whose regions have the same size at this step, as a 4:2:0 frame's luma
     // at level l + 1 and its chroma at level l).
     planes_a: u32,
-    _pad: u32,
+    // Fraction bits of the 8-bit samples' fixed point (integer wavelets): `image8`'s samples
+    // are read as (sample − shift) << frac, and `out8` gets ((x + 2^(frac−1)) >> frac) + shift.
+    frac: u32,
     a: Part,
     b: Part,
 }
@@ -157,7 +159,7 @@ fn load_from(sel: u32, i: u32) -> S {
             return image_out[i];
         }
         case 5u: {
-            return S(i32((image8[i / 4u] >> (8u * (i % 4u))) & 0xffu) - params.shift);
+            return S((i32((image8[i / 4u] >> (8u * (i % 4u))) & 0xffu) - params.shift) << params.frac);
         }
         default: {
             return scratch[i];
@@ -508,11 +510,19 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     } else {
         let g = Geo(tx, ty, s, p, c, xs, x, bx, low_x, y_first, inside, affine);
         if (COLOR == 0u) {
-            inverse_plane(g, plane);
+            // Whether this workgroup's part writes 8-bit samples: from the parameters and the
+            // workgroup's place, so uniform.
+            let second = JOINT && wg.y / params.tiles_y >= params.planes_a;
+            let to_bytes = select(
+                select(DST_SEL, DST_SEL_B, second),
+                select(params.a.dst_sel, params.b.dst_sel, second),
+                SELS,
+            ) == 4u;
+            inverse_plane(g, plane, to_bytes);
         } else {
             // The three components into their planes, then R, G, B from them.
             for (var comp = 0u; comp < 3u; comp++) {
-                inverse_plane(g, comp);
+                inverse_plane(g, comp, false);
             }
             if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
                 let out_base = part.dst_offset + u32(xs);
@@ -540,7 +550,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
 
 // The inverse of plane `plane` at this invocation's place: each held sample from its band,
 // lifted, stored to `dst` (or as 8-bit samples). Called by every invocation (barriers inside).
-fn inverse_plane(g: Geo, plane: u32) {
+// to_bytes: the part writes 8-bit samples (uniform across the workgroup: store_bytes has
+// barriers).
+fn inverse_plane(g: Geo, plane: u32, to_bytes: bool) {
     let tx = g.tx;
     let ty = g.ty;
     let s = g.s;
@@ -617,7 +629,7 @@ fn inverse_plane(g: Geo, plane: u32) {
             horizontal(s, p);
         }
     }
-    if (DST_SEL == 4u) {
+    if (to_bytes) {
         store_bytes(tx, ty, plane, s, p, c);
     } else if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
         let out_base = part.dst_offset + plane * part.dst_plane + u32(xs);
@@ -644,7 +656,7 @@ const ROW_WORDS: u32 = TILE_W / 4u + 2u;
 // horizontal steps are over.
 fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32, c: u32) {
 #unroll r ROWS
-    sh[slot_natural(s, {r}, p)] = S(clamp(i32(round(f32(v[APRON + {r}]))) + params.shift, 0i, 255i));
+    sh[slot_natural(s, {r}, p)] = S(to_byte(v[APRON + {r}]));
 #end
     workgroupBarrier();
     let x0 = tx * TILE_W;
@@ -676,6 +688,18 @@ fn store_bytes(tx: u32, ty: u32, plane: u32, s: u32, p: u32, c: u32) {
             }
         }
     }
+}
+
+// A sample as an 8-bit output: rounded, its fraction bits rounded off (half up), the level
+// shift undone, clamped.
+fn to_byte(x: S) -> i32 {
+    // Integer samples as they are (the float 9/7's rounded), kept within 2^24 so that rounding
+    // off the fraction bits cannot overflow (past it every sample clamps to 0 or 255 alike).
+    var y = clamp(select(i32(x), i32(round(f32(x))), WAVELET == 1u), -16777216i, 16777216i);
+    if (params.frac > 0u) {
+        y = (y + (1i << (params.frac - 1u))) >> params.frac;
+    }
+    return clamp(y + params.shift, 0i, 255i);
 }
 
 // Workgroup memory slot of padded column p of the segment's row r, in column order.

@@ -775,6 +775,191 @@ fn fixed_nine_seven_equals_the_cpu_port_bit_for_bit() {
     }
 }
 
+/// A joint transform on 8-bit images (`bind_bytes`): each image's planes at odd bytes with
+/// gaps between them; the forward reads `(byte − 128) << fraction bits` and gives the
+/// coefficients the plans give on those samples; the inverse writes each sample rounded at its
+/// fraction bits, plus 128, clamped, and leaves every other byte as it was. Bad layouts refused.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn joint_transforms_of_bytes_equal_the_plans_on_samples() {
+    use wavekit_dwt::{BytePlanes, JointDwt, MAX_FRACTION_BITS};
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(107);
+    const POISON: i32 = i32::MIN + 13;
+    const KEEP: u8 = 0xa5;
+    // (first w, h, planes; second; levels; the 5/3 (else the fixed-point 9/7); fraction bits)
+    let cases = [
+        (
+            (33u32, 30u32, 1u32),
+            (17u32, 15u32, 2u32),
+            3u32,
+            false,
+            5u32,
+        ),
+        ((37, 21, 1), (37, 21, 2), 2, false, 5),
+        ((64, 64, 1), (32, 32, 2), 5, false, 3),
+        ((41, 23, 1), (21, 12, 2), 3, true, 0),
+        ((29, 18, 2), (15, 9, 1), 1, false, 0),
+    ];
+    for ((w, h, pa), (cw, ch, pb), levels, is_53, frac) in cases {
+        let wavelet = if is_53 {
+            Wavelet::Reversible53
+        } else {
+            Wavelet::Fixed97
+        };
+        let plan = |w, h, planes| {
+            Dwt::new(ctx, wavelet, w, h, levels, planes)
+                .unwrap()
+                .with_fraction_bits(frac)
+                .unwrap()
+        };
+        let (a, b) = (plan(w, h, pa), plan(cw, ch, pb));
+        let b_offset = w * h * pa + 7;
+        // The bytes: the first image from byte 3, its planes 5 bytes apart; the second 2 bytes
+        // after it, its planes 1 byte apart.
+        let la = BytePlanes {
+            first: 3,
+            stride: w * h + 5,
+        };
+        let lb = BytePlanes {
+            first: la.first + la.stride * pa + 2,
+            stride: cw * ch + 1,
+        };
+        let total = (lb.first + lb.stride * pb) as usize + 3;
+        let samples = |l: BytePlanes, (w, h, planes): (u32, u32, u32)| -> Vec<usize> {
+            (0..planes)
+                .flat_map(|p| (0..w * h).map(move |i| (l.first + p * l.stride + i) as usize))
+                .collect()
+        };
+        let (at_a, at_b) = (samples(la, (w, h, pa)), samples(lb, (cw, ch, pb)));
+        for sels in [false, true] {
+            let case = format!(
+                "{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}, {frac} fraction \
+                 bits, buffers at run time {sels}"
+            );
+            let joint = JointDwt::new(&a, &b, ctx, b_offset)
+                .unwrap()
+                .with_buffers_at_run_time(sels);
+            let n = joint.len();
+            let mut bytes: Vec<u8> = (0..total.next_multiple_of(4)).map(|_| rng.u8(..)).collect();
+            let image = ctx.storage_from("joint bytes", &bytes).unwrap();
+            let coeffs = ctx.storage_from("joint coeffs", &vec![POISON; n]).unwrap();
+            let bound = joint.bind_bytes(ctx, &image, &coeffs, [la, lb]).unwrap();
+            ctx.submit(|e| bound.record_forward(e));
+            let c: Vec<i32> = ctx.read_back("coeffs", &coeffs, n).unwrap();
+            let kept: Vec<u8> = ctx.read_back("bytes", &image, bytes.len()).unwrap();
+            assert_eq!(kept, bytes, "{case}: the forward changed its source");
+            let fixed = |at: &[usize]| -> Vec<i32> {
+                at.iter()
+                    .map(|&i| (i32::from(bytes[i]) - 128) << frac)
+                    .collect()
+            };
+            let want_a = a.forward_i32(ctx, &fixed(&at_a)).unwrap();
+            let want_b = b.forward_i32(ctx, &fixed(&at_b)).unwrap();
+            let a_len = want_a.len();
+            assert_eq!(
+                &c[..a_len],
+                &want_a[..],
+                "{case}: the first image's coefficients"
+            );
+            assert!(
+                c[a_len..b_offset as usize].iter().all(|&v| v == POISON),
+                "{case}: the gap was written"
+            );
+            assert_eq!(&c[b_offset as usize..], &want_b[..], "{case}: the second's");
+            // The inverse, into bytes all KEEP: the images' samples written, the rest kept.
+            bytes.fill(KEEP);
+            ctx.queue.write_buffer(&image, 0, &bytes);
+            ctx.submit(|e| bound.record_inverse(e));
+            let back: Vec<u8> = ctx.read_back("bytes", &image, bytes.len()).unwrap();
+            let to_byte = |x: i32| {
+                let y = if frac > 0 {
+                    (x + (1 << (frac - 1))) >> frac
+                } else {
+                    x
+                };
+                (y + 128).clamp(0, 255) as u8
+            };
+            let mut want = bytes.clone();
+            for (at, plan, c) in [(&at_a, &a, &want_a), (&at_b, &b, &want_b)] {
+                for (&i, x) in at.iter().zip(plan.inverse_i32(ctx, c).unwrap()) {
+                    want[i] = to_byte(x);
+                }
+            }
+            assert_eq!(back, want, "{case}: the bytes back");
+            // A plan alone takes its fraction bits through its own 8-bit bindings too.
+            let plane_bytes: Vec<u8> = at_a.iter().map(|&i| kept[i]).collect();
+            assert_eq!(
+                a.forward_u8_to_i32(ctx, &plane_bytes).unwrap(),
+                want_a,
+                "{case}: the first plan's forward from bytes"
+            );
+            let alone: Vec<u8> = a.inverse_i32_to_u8(ctx, &want_a).unwrap();
+            let alone_want: Vec<u8> = at_a.iter().map(|&i| want[i]).collect();
+            assert_eq!(
+                alone, alone_want,
+                "{case}: the first plan's inverse to bytes"
+            );
+        }
+    }
+    // Refused: fraction bits past the most, or with the float 9/7; plans of other fraction
+    // bits joined; layouts that overlap, planes closer than their samples, bytes past the
+    // buffer; no levels.
+    let p = |wavelet, levels| Dwt::new(ctx, wavelet, 16, 16, levels, 1).unwrap();
+    assert!(
+        p(Wavelet::Fixed97, 2)
+            .with_fraction_bits(MAX_FRACTION_BITS + 1)
+            .is_err()
+    );
+    assert!(p(Wavelet::Irreversible97, 2).with_fraction_bits(1).is_err());
+    let a = p(Wavelet::Fixed97, 2).with_fraction_bits(5).unwrap();
+    let b = Dwt::new(ctx, Wavelet::Fixed97, 8, 8, 2, 2).unwrap();
+    assert!(
+        JointDwt::new(&a, &b, ctx, 256).is_err(),
+        "other fraction bits"
+    );
+    let b = b.with_fraction_bits(5).unwrap();
+    let joint = JointDwt::new(&a, &b, ctx, 256).unwrap();
+    let bytes = ctx.storage_from("bytes", &[0u8; 512]).unwrap();
+    let coeffs = ctx.storage_from("coeffs", &[0i32; 512]).unwrap();
+    let at = |first, stride| BytePlanes { first, stride };
+    for (layouts, why) in [
+        ([at(0, 256), at(200, 64)], "overlapping images"),
+        (
+            [at(0, 256), at(256, 63)],
+            "planes closer than their samples",
+        ),
+        ([at(0, 256), at(400, 64)], "past the buffer"),
+    ] {
+        assert!(
+            matches!(
+                joint.bind_bytes(ctx, &bytes, &coeffs, layouts),
+                Err(DwtError::InvalidArgument(_))
+            ),
+            "{why}"
+        );
+    }
+    assert!(
+        joint
+            .bind_bytes(ctx, &bytes, &coeffs, [at(0, 256), at(256, 64)])
+            .is_ok()
+    );
+    let none = JointDwt::new(
+        &p(Wavelet::Fixed97, 0).with_fraction_bits(5).unwrap(),
+        &Dwt::new(ctx, Wavelet::Fixed97, 8, 8, 0, 2)
+            .unwrap()
+            .with_fraction_bits(5)
+            .unwrap(),
+        ctx,
+        256,
+    )
+    .unwrap();
+    assert!(
+        none.bind_bytes(ctx, &bytes, &coeffs, [at(0, 256), at(256, 64)])
+            .is_err()
+    );
+}
+
 /// Two images in one joint transform (4:2:0's luma and chroma, delay 1; three planes of one
 /// size, delay 0) against each plan run alone: the coefficients and the rebuilt images equal,
 /// bit for bit (the same kernels' arithmetic), the gap between the images neither read nor
