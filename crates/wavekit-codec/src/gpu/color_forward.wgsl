@@ -14,7 +14,8 @@
 // luma plane, 2 the chroma planes (Cb then Cr), 3 params: width, height, chroma width, chroma
 // plane size; 4 the rate control's key histogram and 5 the frame, which this first kernel of an
 // encode clears for the block encoder's and the packer's or-ing (clear_buffer commands between
-// the passes cost more), 6 their words to clear: the histogram's, the frame's.
+// the passes cost more), 6 their words to clear: the histogram's, the frame's, and whether to
+// clear only (nonzero where the wavelet reads the picture's bytes itself).
 #import codec/ycbcr
 
 @group(0) @binding(0) var<storage, read> words: array<u32>;
@@ -43,6 +44,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     for (var j = c; j < clear.y; j += all) {
         frame[j] = 0u;
+    }
+    if (clear.z != 0u) {
+        return;
     }
     if (SOURCE != 0u) {
         ycbcr_word(c);

@@ -121,10 +121,13 @@ pub struct Encoder {
 
 /// The colour kernel's clearing: the key histogram's words, and the frame's up to the budget
 /// (the payloads' words shared by two of the packer's tiles are or-ed in).
-fn clear_words(budget: usize, hist_words: u64, frame_bytes: u64) -> [u32; 4] {
+fn clear_words(budget: usize, hist_words: u64, frame_bytes: u64, only_clear: bool) -> [u32; 4] {
     let frame = (budget as u64).div_ceil(4).min(frame_bytes / 4);
-    [hist_words as u32, frame as u32, 0, 0]
+    [hist_words as u32, frame as u32, u32::from(only_clear), 0]
 }
+
+/// The colour kernel's workgroups where it only clears (its loops stride over the grid).
+const CLEAR_GROUPS: u32 = 1024;
 
 /// The header's bytes as the pack kernel reads them, four to a word.
 fn head_words(header: &Header) -> Vec<u32> {
@@ -189,9 +192,11 @@ impl Encoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let p_blocks = ctx.uniform_from("codec blocks", &[nbu, 0, 0, 0])?;
+        // Where the wavelet reads the 8-bit picture itself, the colour kernel only clears.
+        let from_bytes = super::shared::byte_fraction_bits(&header, true);
         let p_clear = ctx.uniform_from(
             "codec clear params",
-            &clear_words(config.budget, KEY_BINS, frame.size()),
+            &clear_words(config.budget, KEY_BINS, frame.size(), from_bytes.is_some()),
         )?;
         let p_rate = ctx.uniform_from(
             "codec rate params",
@@ -223,14 +228,24 @@ impl Encoder {
             ],
         )?;
         // One invocation a chroma sample from RGB (a pixel, or a 2 × 2 block), one an input
-        // word from YCbCr (color_forward.wgsl).
-        let color_invocations = match header.source {
-            Source::Rgb => cw * ch,
-            Source::YcbcrFull | Source::YcbcrLimited => super::planar_words(&header),
+        // word from YCbCr (color_forward.wgsl); clearing alone, a grid that strides.
+        let color_groups = match (header.source, from_bytes) {
+            (Source::Rgb, _) => groups((cw * ch) as u32),
+            (_, None) => groups(super::planar_words(&header) as u32),
+            (_, Some(_)) => groups(super::planar_words(&header) as u32).min(CLEAR_GROUPS),
         };
-        steps.push((color, b, groups(color_invocations as u32)));
+        steps.push((color, b, color_groups));
         let sels = policy.wavelet_sels(ctx);
-        let dwt = super::shared::wavelet(ctx, &header, &planes, (&image, &coeffs), sels)?;
+        let dwt = match from_bytes {
+            Some(frac) => super::shared::wavelet_of_bytes(
+                ctx,
+                &header,
+                &planes,
+                (&input, &coeffs),
+                (sels, frac),
+            )?,
+            None => super::shared::wavelet(ctx, &header, &planes, (&image, &coeffs), sels)?,
+        };
         let [luma, chroma] = planes.ranges(&coeffs, (1, 2));
         let b = block.bind_ranges(
             ctx,
@@ -328,7 +343,8 @@ impl Encoder {
         ];
         ctx.queue
             .write_buffer(&self.p_rate, 0, bytemuck::cast_slice(&p));
-        let clear = clear_words(budget, KEY_BINS, self.frame.size());
+        let only_clear = super::shared::byte_fraction_bits(&self.header, true).is_some();
+        let clear = clear_words(budget, KEY_BINS, self.frame.size(), only_clear);
         ctx.queue
             .write_buffer(&self.p_clear, 0, bytemuck::cast_slice(&clear));
         // The base step follows the budget (cpu::base_step): the header and the bands' steps

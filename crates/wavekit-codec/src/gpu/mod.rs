@@ -269,7 +269,9 @@ pub struct Decoder {
     damaged: wgpu::Buffer,
     rgba: wgpu::Buffer,
     block: (Kernel, wgpu::BindGroup),
-    color: (Kernel, wgpu::BindGroup),
+    /// The colour kernel, where one runs: none where the inverse wavelet writes the YCbCr
+    /// output itself (`shared::byte_fraction_bits`).
+    color: Option<(Kernel, wgpu::BindGroup)>,
     output: Output,
     dwt: BoundDwt,
     // The block table (its bands' steps follow the frames' base step) and the layout it is
@@ -320,9 +322,15 @@ impl Decoder {
         let table = ctx.storage_from("codec block table", &table)?;
         // The coefficients, and the planes the inverse wavelet writes apart from them (no
         // whole-plane copy, as in place would take), each buffer luma then chroma.
+        // Where the inverse wavelet writes 8-bit YCbCr itself, it needs no planes.
         let planes = shared::Planes::of(ctx, header);
+        let to_bytes = match output {
+            Output::Ycbcr => shared::byte_fraction_bits(header, false),
+            Output::Rgb => None,
+        };
         let coeffs = ctx.storage_uninit("codec coefficients", planes.len() as u64 * 4)?;
-        let image = ctx.storage_uninit("codec planes", planes.len() as u64 * 4)?;
+        let image_len = if to_bytes.is_some() { 4 } else { planes.len() };
+        let image = ctx.storage_uninit("codec planes", image_len as u64 * 4)?;
         let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
         let damaged = ctx.storage_uninit("codec damaged blocks", layout.blocks.len() as u64 * 4)?;
         // One word a pixel (RGB), or the planar YCbCr output (more words than pixels only for
@@ -335,7 +343,12 @@ impl Decoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let sels = policy.wavelet_sels(ctx);
-        let dwt = shared::wavelet(ctx, header, &planes, (&image, &coeffs), sels)?;
+        let dwt = match to_bytes {
+            Some(frac) => {
+                shared::wavelet_of_bytes(ctx, header, &planes, (&rgba, &coeffs), (sels, frac))?
+            }
+            None => shared::wavelet(ctx, header, &planes, (&image, &coeffs), sels)?,
+        };
         let (block_name, block_builder) =
             block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
         let block_k = shared::kernel(ctx, &block_name, || block_builder)?;
@@ -351,18 +364,23 @@ impl Decoder {
                 (5, &params, 0, None),
             ],
         )?;
-        let (name, builder) = color_kernel(header, output);
-        let color_k = shared::kernel(ctx, &name, || builder)?;
-        let [luma_img, chroma_img] = planes.ranges(&image, (0, 1));
-        let color_b = color_k.bind_ranges(
-            ctx,
-            &[
-                luma_img,
-                chroma_img,
-                (2, &rgba, 0, None),
-                (3, &color_params, 0, None),
-            ],
-        )?;
+        let color = if to_bytes.is_some() {
+            None
+        } else {
+            let (name, builder) = color_kernel(header, output);
+            let color_k = shared::kernel(ctx, &name, || builder)?;
+            let [luma_img, chroma_img] = planes.ranges(&image, (0, 1));
+            let color_b = color_k.bind_ranges(
+                ctx,
+                &[
+                    luma_img,
+                    chroma_img,
+                    (2, &rgba, 0, None),
+                    (3, &color_params, 0, None),
+                ],
+            )?;
+            Some((color_k, color_b))
+        };
         Ok(Self {
             header: *header,
             blocks: layout.blocks.len() as u32,
@@ -373,7 +391,7 @@ impl Decoder {
             damaged,
             rgba,
             block: (block_k, block_b),
-            color: (color_k, color_b),
+            color,
             output,
             dwt,
             table,
@@ -480,11 +498,13 @@ impl Decoder {
         if stages < 3 {
             return;
         }
+        // Without a colour kernel the inverse wavelet wrote the output.
+        let Some((kernel, bind)) = &self.color else {
+            return;
+        };
         let words = self.output_words() as u32;
         let mut pass = enc.begin_compute_pass(&Default::default());
-        self.color
-            .0
-            .dispatch(&mut pass, &self.color.1, words.div_ceil(256));
+        kernel.dispatch(&mut pass, bind, words.div_ceil(256));
     }
 
     /// Decode `bytes` on the GPU and read the frame back: 8-bit RGB and what was damaged, as

@@ -117,6 +117,60 @@ impl Planes {
     }
 }
 
+/// The fraction bits with which the frame's wavelet reads (`reading`: the encoder's picture)
+/// or writes (the decoder's YCbCr output) 8-bit YCbCr itself ([`wavelet_of_bytes`]), where the
+/// codec's map between samples and planes is the wavelet's fixed point: lossless YCbCr, the
+/// samples less 128 (0 bits); lossy full range, `(v − 128) << FRAC_BITS` and back rounded at
+/// those bits, clamped (`cpu::color`'s sample_to_plane and plane_to_sample), which also gives
+/// the YCbCr output of a lossy RGB frame. None where a colour kernel must run: RGB in, the
+/// RCT's YCbCr out, limited range (a scaled map), or no levels.
+pub(crate) fn byte_fraction_bits(header: &crate::format::Header, reading: bool) -> Option<u32> {
+    use crate::format::{FRAC_BITS, Source};
+    if header.levels == 0 {
+        return None;
+    }
+    match (header.lossless, header.source) {
+        (true, Source::Rgb) => None,
+        (true, _) => Some(0),
+        (false, Source::YcbcrFull) => Some(FRAC_BITS),
+        (false, Source::Rgb) if !reading => Some(FRAC_BITS),
+        (false, _) => None,
+    }
+}
+
+/// The frame's wavelet bound to its 8-bit YCbCr picture in `bytes` (planar, each plane from a
+/// word boundary: `format::planar_offsets`) and its coefficients (laid out as [`Planes`]),
+/// with `frac` fraction bits ([`byte_fraction_bits`]): the forward reads the picture, the
+/// inverse writes it, in place of the colour kernels.
+pub(crate) fn wavelet_of_bytes(
+    ctx: &GpuContext,
+    header: &crate::format::Header,
+    planes: &Planes,
+    (bytes, coeffs): (&wgpu::Buffer, &wgpu::Buffer),
+    (sels, frac): (bool, u32),
+) -> Result<wavekit_dwt::BoundDwt> {
+    let dims = header.planes();
+    let [(w, h), (cw, ch), _] = dims;
+    let wavelet = crate::cpu::wavelet_of(header);
+    let levels = u32::from(header.levels);
+    let luma = plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?.with_fraction_bits(frac)?;
+    let chroma = plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?.with_fraction_bits(frac)?;
+    let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?
+        .with_buffers_at_run_time(sels);
+    let at = crate::format::planar_offsets(dims);
+    let places = [
+        wavekit_dwt::BytePlanes {
+            first: at[0] as u32,
+            stride: (w * h) as u32,
+        },
+        wavekit_dwt::BytePlanes {
+            first: at[1] as u32,
+            stride: (at[2] - at[1]) as u32,
+        },
+    ];
+    Ok(joint.bind_bytes(ctx, bytes, coeffs, places)?)
+}
+
 /// The frame's wavelet, bound to its planes and coefficients (both laid out as [`Planes`]): one
 /// joint transform of the luma and the chroma planes, whose levels of one size share a
 /// dispatch (a 4:2:0 frame's luma level l + 1 with its chroma level l; a 4:4:4 frame's three
