@@ -244,6 +244,49 @@ pub fn planes_to_ycbcr(planes: &[Vec<i32>; 3], header: &Header) -> YcbcrImage {
 mod tests {
     use super::*;
 
+    /// The GPU's wavelet reads and writes full-range and lossless YCbCr pictures itself with
+    /// the wavelet's fixed point (`gpu::shared::byte_fraction_bits`): these maps must be
+    /// exactly `(v − 128) << bits` and `clamp(((p + 2^(bits−1)) >> bits) + 128)`.
+    #[test]
+    fn full_range_maps_are_the_wavelets_fixed_point() {
+        for v in 0..=255u8 {
+            let s = i32::from(v) - 128;
+            for luma in [true, false] {
+                assert_eq!(sample_to_plane(v, luma, false, false), s << FRAC_BITS);
+                assert_eq!(sample_to_plane(v, luma, true, true), s);
+                assert_eq!(sample_to_plane(v, luma, false, true), s);
+            }
+        }
+        let mut rng = fastrand::Rng::with_seed(0x5107);
+        let edges = [
+            i32::MIN,
+            -LIMIT - 1,
+            -LIMIT,
+            -4113,
+            -4112,
+            -17,
+            -16,
+            15,
+            16,
+            LIMIT,
+            i32::MAX,
+        ];
+        let tries = edges
+            .into_iter()
+            .chain((-5000..5000).step_by(7))
+            .chain((0..10_000).map(|_| rng.i32(..)));
+        for p in tries {
+            let fixed = ((i64::from(p) + 16) >> FRAC_BITS) + 128;
+            for luma in [true, false] {
+                assert_eq!(
+                    i64::from(plane_to_sample(p, luma, false)),
+                    fixed.clamp(0, 255),
+                    "{p}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_ycbcr_sample_comes_back_exactly() {
         for limited in [false, true] {
