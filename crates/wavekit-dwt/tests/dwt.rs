@@ -801,7 +801,13 @@ fn joint_transforms_of_bytes_equal_the_plans_on_samples() {
         ((41, 23, 1), (21, 12, 2), 3, true, 0),
         ((29, 18, 2), (15, 9, 1), 1, false, 0),
     ];
-    for ((w, h, pa), (cw, ch, pb), levels, is_53, frac) in cases {
+    // A short sweep (the later lavapipe widths, ADR-0101): the first case with its buffers in
+    // the pipelines and the 5/3's with them at run time.
+    let short = wavekit_harness::short_sweep();
+    for (i, ((w, h, pa), (cw, ch, pb), levels, is_53, frac)) in cases.into_iter().enumerate() {
+        if short && i != 0 && i != 3 {
+            continue;
+        }
         let wavelet = if is_53 {
             Wavelet::Reversible53
         } else {
@@ -833,6 +839,9 @@ fn joint_transforms_of_bytes_equal_the_plans_on_samples() {
         };
         let (at_a, at_b) = (samples(la, (w, h, pa)), samples(lb, (cw, ch, pb)));
         for sels in [false, true] {
+            if short && sels != (i == 3) {
+                continue;
+            }
             let case = format!(
                 "{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}, {frac} fraction \
                  bits, buffers at run time {sels}"
