@@ -8,6 +8,7 @@ use crate::bound::{BoundDwt, LevelPass, LevelSpec};
 use crate::error::{DwtError, Result};
 use crate::kernel::*;
 use crate::plan::{Dwt, LlScratch, Loc, PartLocs, apart, level_words, placeholders};
+use crate::reference;
 
 /// Where one image's 8-bit planes are in a buffer of bytes ([`JointDwt::bind_bytes`]): its
 /// first sample's byte, and the bytes from one plane's first sample to the next's (at least
@@ -27,21 +28,33 @@ enum Ends<'b> {
     /// 8-bit samples in a buffer of bytes, each image's planes where its `BytePlanes` say.
     Bytes(&'b wgpu::Buffer, [BytePlanes; 2]),
 }
-use crate::reference;
 
-/// One image of a joint transform: its plan, its first element in the buffers, its regions
-/// and LL areas in the scratch buffer (as a plan alone has them, from the element given).
+impl Ends<'_> {
+    /// Image k's 8-bit planes, where the ends are bytes.
+    fn bytes(&self, k: usize) -> Option<BytePlanes> {
+        match self {
+            Ends::Samples(_) => None,
+            Ends::Bytes(_, planes) => Some(planes[k]),
+        }
+    }
+}
+
+/// One image of a joint transform: its plan, its first element in the buffers, its 8-bit
+/// planes where it is bound to bytes, its regions and LL areas in the scratch buffer (as a plan
+/// alone has them, from the element given).
 struct Img<'p> {
     plan: &'p Dwt,
     at: u32,
+    bytes: Option<BytePlanes>,
     lls: LlScratch,
 }
 
 impl<'p> Img<'p> {
-    fn new(plan: &'p Dwt, at: u32, scratch_at: u32) -> Self {
+    fn new(plan: &'p Dwt, at: u32, bytes: Option<BytePlanes>, scratch_at: u32) -> Self {
         Img {
             plan,
             at,
+            bytes,
             lls: LlScratch::new(plan, scratch_at),
         }
     }
@@ -249,8 +262,8 @@ impl JointDwt {
                 _buffers: (ctx.storage_uninit("dwt no scratch", 16)?, placeholder),
             });
         }
-        let ia = Img::new(&self.a, 0, 0);
-        let ib = Img::new(&self.b, self.b_offset, ia.lls.end());
+        let ia = Img::new(&self.a, 0, ends.bytes(0), 0);
+        let ib = Img::new(&self.b, self.b_offset, ends.bytes(1), ia.lls.end());
         let scratch_len = ib.lls.end();
         ctx.check_binding("wavelet scratch", u64::from(scratch_len) * 4)?;
         let scratch = ctx.storage_uninit("dwt joint scratch", u64::from(scratch_len.max(1)) * 4)?;
@@ -261,17 +274,17 @@ impl JointDwt {
             plane: im.plan.width * im.plan.height,
         };
         // The image itself, where the forward's first level reads and the inverse's last writes.
-        let end = |im: &Img, k: usize, inverse: bool| match ends {
-            Ends::Samples(_) => whole(im, if inverse { IMAGE_OUT } else { IMAGE_IN }),
-            Ends::Bytes(_, planes) => Loc {
+        let end = |im: &Img, inverse: bool| match im.bytes {
+            None => whole(im, if inverse { IMAGE_OUT } else { IMAGE_IN }),
+            Some(bytes) => Loc {
                 sel: if inverse { OUT8 } else { IMAGE8 },
-                offset: planes[k].first,
+                offset: bytes.first,
                 pitch: im.plan.width,
-                plane: planes[k].stride,
+                plane: bytes.stride,
             },
         };
         let ll = |im: &Img, l: usize| im.lls.ll(l);
-        let locs = |im: &Img, k: usize, l: usize, inverse: bool| -> PartLocs {
+        let locs = |im: &Img, l: usize, inverse: bool| -> PartLocs {
             let (src, dst) = if inverse {
                 (
                     if l + 1 == levels {
@@ -279,16 +292,12 @@ impl JointDwt {
                     } else {
                         ll(im, l)
                     },
-                    if l == 0 {
-                        end(im, k, true)
-                    } else {
-                        ll(im, l - 1)
-                    },
+                    if l == 0 { end(im, true) } else { ll(im, l - 1) },
                 )
             } else {
                 (
                     if l == 0 {
-                        end(im, k, false)
+                        end(im, false)
                     } else {
                         ll(im, l - 1)
                     },
@@ -310,14 +319,14 @@ impl JointDwt {
         let spec = |s: usize, inverse: bool| -> Result<LevelSpec> {
             let la = (s < levels).then_some(s);
             let lb = (s >= delay && s - delay < levels).then(|| s - delay);
-            let parts: Vec<(&Img, usize, usize)> = la
-                .map(|l| (&ia, 0, l))
+            let parts: Vec<(&Img, usize)> = la
+                .map(|l| (&ia, l))
                 .into_iter()
-                .chain(lb.map(|l| (&ib, 1, l)))
+                .chain(lb.map(|l| (&ib, l)))
                 .collect();
-            let (first, k0, l0) = parts[0];
+            let (first, l0) = parts[0];
             let (rw, rh) = first.lls.regions[l0];
-            let planes: u32 = parts.iter().map(|(im, _, _)| im.plan.planes).sum();
+            let planes: u32 = parts.iter().map(|(im, _)| im.plan.planes).sum();
             let samples = u64::from(rw) * u64::from(rh) * u64::from(planes);
             let shape = match self.a.small {
                 Some((small, most)) if samples <= most => small,
@@ -335,10 +344,8 @@ impl JointDwt {
                 )));
             }
             let split = u32::from(rw > 1) | (u32::from(rh > 1) << 1);
-            let pa = locs(first, k0, l0, inverse);
-            let pb = parts
-                .get(1)
-                .map_or(pa, |&(im, k, l)| locs(im, k, l, inverse));
+            let pa = locs(first, l0, inverse);
+            let pb = parts.get(1).map_or(pa, |&(im, l)| locs(im, l, inverse));
             let words = level_words(
                 (rw, rh),
                 (tx, ty),

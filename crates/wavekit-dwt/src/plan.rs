@@ -507,9 +507,8 @@ impl Dwt {
     /// `u32`, in the same order as the samples of [`Dwt::bind`]; its size rounded up to 4),
     /// `coeffs` as for [`Dwt::bind`]. The forward transform reads the bytes with JPEG 2000's
     /// level shift (minus 128, then the plan's fraction bits) and writes `coeffs`; the inverse
-    /// reads `coeffs` and writes the
-    /// bytes (rounded, plus 128, clamped to 0..=255, as [`Dwt::bind_u8_output`]). Neither
-    /// changes its source. A codec's usual ends: a quarter of the first level's image traffic.
+    /// reads `coeffs` and writes the bytes (rounded, plus 128, clamped to 0..=255, as
+    /// [`Dwt::bind_u8_output`]). Neither changes its source. A codec's usual ends: a quarter of the first level's image traffic.
     pub fn bind_u8(
         &self,
         ctx: &GpuContext,

@@ -402,7 +402,8 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
     }
     // The first part's planes, then the second's (uniform across the workgroup); a plan alone
     // (JOINT false) compiles the first only.
-    if (!JOINT || plane < params.planes_a) {
+    let second = JOINT && plane >= params.planes_a;
+    if (!second) {
         part = params.a;
         src_sel = SRC_SEL;
         dst_sel = DST_SEL;
@@ -512,7 +513,6 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
         if (COLOR == 0u) {
             // Whether this workgroup's part writes 8-bit samples: from the parameters and the
             // workgroup's place, so uniform.
-            let second = JOINT && wg.y / params.tiles_y >= params.planes_a;
             let to_bytes = select(
                 select(DST_SEL, DST_SEL_B, second),
                 select(params.a.dst_sel, params.b.dst_sel, second),
