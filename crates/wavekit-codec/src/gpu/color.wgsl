@@ -45,27 +45,20 @@ fn pixel(i: u32) -> vec3<i32> {
 
 // Sample b (0 to 3) of output word j of the planar YCbCr output.
 fn planar_sample(j: u32, b: u32) -> u32 {
-    let pixels = params.x * params.y;
-    let luma_words = plane_words(pixels);
-    if (j < luma_words) {
-        let i = 4u * j + b;
-        if (i >= pixels) {
-            return 0u;
-        }
-        return u32(pixel(i).x);
-    }
-    let chroma_words = plane_words(params.w);
-    let plane = (j - luma_words) / chroma_words;
-    let c = 4u * ((j - luma_words) % chroma_words) + b;
-    if (c >= params.w) {
+    let place = planar_place(j, params.x * params.y, params.w);
+    let i = place.x + b;
+    if (i >= place.y) {
         return 0u;
+    }
+    if (place.z == 0u) {
+        return u32(pixel(i).x);
     }
     var step = 1u;
     if (CHROMA_420) {
         step = 2u;
     }
-    let px = pixel(step * (c / params.z) * params.x + step * (c % params.z));
-    return u32(select(px.y, px.z, plane == 1u));
+    let px = pixel(step * (i / params.z) * params.x + step * (i % params.z));
+    return u32(select(px.y, px.z, place.z == 2u));
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -78,7 +71,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         out[j] = pack(pixel(j)) | (255u << 24u);
         return;
     }
-    if (j >= planar_words()) {
+    if (j >= planar_words(params.x * params.y, params.w)) {
         return;
     }
     if (!(LOSSLESS && SOURCE == 0u)) {
@@ -90,11 +83,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         word |= (planar_sample(j, b) & 0xffu) << (8u * b);
     }
     out[j] = word;
-}
-
-// Words of the planar YCbCr output.
-fn planar_words() -> u32 {
-    return plane_words(params.x * params.y) + 2u * plane_words(params.w);
 }
 
 // Output word j of the planar YCbCr output where each sample is its own plane value's (not

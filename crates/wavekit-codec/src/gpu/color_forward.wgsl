@@ -87,9 +87,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // plane values.
 fn ycbcr_word(j: u32) {
     let pixels = params.x * params.y;
-    let luma_words = plane_words(pixels);
-    let chroma_words = plane_words(params.w);
-    if (j >= luma_words + 2u * chroma_words) {
+    if (j >= planar_words(pixels, params.w)) {
         return;
     }
     let word = words[j];

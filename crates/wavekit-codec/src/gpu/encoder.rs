@@ -167,9 +167,15 @@ impl Encoder {
         let u = |label: &str, words: u64| ctx.storage_uninit(label, words * 4);
         let input = u("codec input", (w * h) as u64)?;
         // The colour kernel's planes, and the wavelet's coefficients apart from them (no
-        // whole-plane copy, as in place would take), each buffer luma then chroma.
+        // whole-plane copy, as in place would take), each buffer luma then chroma. Where the
+        // wavelet reads the 8-bit picture itself, the colour kernel only clears, and there are
+        // no planes.
         let planes = super::shared::Planes::of(ctx, &header);
-        let image = u("codec planes", planes.len() as u64)?;
+        let from_bytes = super::shared::byte_fraction_bits(&header, true);
+        let image = match from_bytes {
+            Some(_) => u("codec no planes", 1)?,
+            None => u("codec planes", planes.len() as u64)?,
+        };
         let coeffs = u("codec coefficients", planes.len() as u64)?;
         let table = ctx.storage_from("codec block table", &block_table(&header, &layout))?;
         let bits = u("codec bit strings", nb as u64 * STRIDE)?;
@@ -192,8 +198,6 @@ impl Encoder {
             &[w as u32, h as u32, cw as u32, (cw * ch) as u32],
         )?;
         let p_blocks = ctx.uniform_from("codec blocks", &[nbu, 0, 0, 0])?;
-        // Where the wavelet reads the 8-bit picture itself, the colour kernel only clears.
-        let from_bytes = super::shared::byte_fraction_bits(&header, true);
         let p_clear = ctx.uniform_from(
             "codec clear params",
             &clear_words(config.budget, KEY_BINS, frame.size(), from_bytes.is_some()),
@@ -214,7 +218,10 @@ impl Encoder {
             .map_err(|_| CodecError::InvalidArgument("the encoder's kernels".into()))?;
         let groups = |n: u32| n.div_ceil(256);
         let mut steps = Vec::new();
-        let [luma_img, chroma_img] = planes.ranges(&image, (1, 2));
+        let [luma_img, chroma_img] = match from_bytes {
+            Some(_) => [(1, &image, 0, None), (2, &image, 0, None)],
+            None => planes.ranges(&image, (1, 2)),
+        };
         let b = color.bind_ranges(
             ctx,
             &[
@@ -598,9 +605,17 @@ impl Encoder {
     }
 
     /// After [`Encoder::record_until`] its first stage, for diagnosing a difference from the
-    /// CPU: the colour kernel's luma and chroma planes.
+    /// CPU: the colour kernel's luma and chroma planes (none where the wavelet reads the
+    /// picture's bytes itself).
     #[doc(hidden)]
     pub fn color_planes(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 2]> {
+        if super::shared::byte_fraction_bits(&self.header, true).is_some() {
+            return Err(CodecError::InvalidArgument(
+                "this encoder's wavelet reads the picture's bytes itself: it has no colour \
+                 planes (its coefficients are in intermediates())"
+                    .into(),
+            ));
+        }
         self.split("codec planes", ctx, &self.image)
     }
 

@@ -98,6 +98,12 @@ fn plane_words(n: u32) -> u32 {
     return (n + 3u) / 4u;
 }
 
+// Words of the planar layout: luma of `pixels` samples, then Cb and Cr of `chroma` samples
+// each, every plane from a word boundary.
+fn planar_words(pixels: u32, chroma: u32) -> u32 {
+    return plane_words(pixels) + 2u * plane_words(chroma);
+}
+
 // Where word j of the planar layout is (luma of `pixels` samples, then Cb and Cr of `chroma`
 // samples each, every plane from a word boundary): its first sample's index in its plane, the
 // plane's samples, and the plane (0 luma, 1 Cb, 2 Cr).
