@@ -66,6 +66,9 @@ pub struct CodecBench {
     pub block_encoder: &'static str,
     /// The block decoder that ran, likewise.
     pub block_decoder: &'static str,
+    /// Bits of each coefficient the coders kept: 16 where the policy asked for it and the
+    /// frame allows it (`CoderPolicy::coefficients_16_bit_for`), else 32.
+    pub coefficient_bits: u32,
     /// The coded frame's bytes.
     pub bytes: usize,
     /// PSNR of the luma (BT.709 Y), dB.
@@ -207,6 +210,11 @@ pub fn run(
                         block_workgroup: (policy.encode_workgroup, policy.decode_workgroup),
                         block_encoder: kernel_name(policy.encode_lanes(&ctx.caps.subgroups)),
                         block_decoder: kernel_name(policy.decode_lanes(&ctx.caps.subgroups)),
+                        coefficient_bits: if policy.coefficients_16_bit_for(&header) {
+                            16
+                        } else {
+                            32
+                        },
                         bytes: frame.len(),
                         psnr_y,
                         psnr_rgb,
@@ -235,14 +243,15 @@ pub fn run(
     let mut cases: Vec<Case> = Vec::new();
     for ((d, e), r) in decoders.iter().zip(&rows) {
         let what = format!(
-            "{} {} {} bpp {}/{} wg {}/{}",
+            "{} {} {} bpp {}/{} wg {}/{} c{}",
             r.frame,
             r.chroma,
             r.bpp,
             r.block_encoder,
             r.block_decoder,
             r.block_workgroup.0,
-            r.block_workgroup.1
+            r.block_workgroup.1,
+            r.coefficient_bits
         );
         cases.push(Case::new(format!("decode {what}"), move |enc| {
             d.record(enc)

@@ -227,25 +227,36 @@ pub fn decode_png(
 /// The policies `codec bench` times: the encode and decode sizes paired in order, the shorter
 /// list's last repeated.
 /// Each block kernel of `encoders` (the encoder's and the decoder's alike) with every pair.
+/// Each of `bits` (16: 16-bit coefficients where the frame allows them; 32: never) with every
+/// kernel and pair.
 pub fn policies(
     encode: &[u32],
     decode: &[u32],
     encoders: &[BlockKernelArg],
-) -> Vec<wavekit_codec::gpu::CoderPolicy> {
+    bits: &[u32],
+) -> Result<Vec<wavekit_codec::gpu::CoderPolicy>, CliError> {
+    if let Some(b) = bits.iter().find(|&&b| b != 16 && b != 32) {
+        return Err(CliError::Usage(format!(
+            "--coefficient-bits {b}: give 16, 32 or both (16,32)"
+        )));
+    }
     let n = encode.len().max(decode.len());
     let at = |v: &[u32], i: usize| v.get(i).or(v.last()).copied().unwrap_or(256);
-    encoders
+    Ok(bits
         .iter()
-        .flat_map(|&e| {
-            (0..n).map(move |i| wavekit_codec::gpu::CoderPolicy {
-                encode_workgroup: at(encode, i),
-                decode_workgroup: at(decode, i),
-                encoder: e.into(),
-                decoder: e.into(),
-                wavelet_buffers_at_run_time: None,
+        .flat_map(|&b| {
+            encoders.iter().flat_map(move |&e| {
+                (0..n).map(move |i| wavekit_codec::gpu::CoderPolicy {
+                    encode_workgroup: at(encode, i),
+                    decode_workgroup: at(decode, i),
+                    encoder: e.into(),
+                    decoder: e.into(),
+                    wavelet_buffers_at_run_time: None,
+                    coefficients_16_bit: b == 16,
+                })
             })
         })
-        .collect()
+        .collect())
 }
 
 /// `--block-kernel`: which block encoder and decoder `codec bench` times.

@@ -233,6 +233,11 @@ enum CodecCommand {
         /// fixed and at most 32; elsewhere the workgroup kernels run) and workgroup.
         #[arg(long, value_delimiter = ',', default_value = "subgroup")]
         block_kernel: Vec<codec::BlockKernelArg>,
+        /// Bits of the coders' coefficients, each a row set: 16 (where the frame allows it:
+        /// a lossy frame from RGB or full-range YCbCr whose widths halve evenly at every
+        /// level; else 32) and 32.
+        #[arg(long, value_delimiter = ',', default_value = "16")]
+        coefficient_bits: Vec<u32>,
         /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.
         #[arg(long)]
@@ -619,6 +624,7 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             encode_workgroup,
             decode_workgroup,
             block_kernel,
+            coefficient_bits,
             stages,
             pixels,
             stream,
@@ -628,7 +634,12 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
         }) => {
             let ctx = context(cli.adapter)?;
             let options = wavekit_bench::codec::Options {
-                policies: codec::policies(&encode_workgroup, &decode_workgroup, &block_kernel),
+                policies: codec::policies(
+                    &encode_workgroup,
+                    &decode_workgroup,
+                    &block_kernel,
+                    &coefficient_bits,
+                )?,
                 stages,
                 ycbcr: pixels == codec::PixelsArg::Ycbcr,
             };

@@ -206,6 +206,16 @@ impl Header {
             .min(8)
     }
 
+    /// Whether a decoder saturates this frame's dequantized coefficients to 16 bits: each
+    /// block's values, signed, clamped to −32768 ..= 32767 before the inverse wavelet. So for
+    /// lossy frames from RGB or full-range YCbCr, whose coefficients provably fit 16 bits
+    /// (ADR-0108: at most 28 245 in magnitude from 8-bit samples), so that a decoder may keep
+    /// them in 16 bits; an encoder's own frames never reach the bound except where a large step
+    /// rounds a coefficient up past it. Limited-range and lossless frames are not saturated.
+    pub fn coefficients_saturate(&self) -> bool {
+        !self.lossless && self.source != Source::YcbcrLimited
+    }
+
     /// Each plane's size: Y, Cb, Cr.
     pub fn planes(&self) -> [(usize, usize); 3] {
         plane_sizes(self.width, self.height, self.chroma)

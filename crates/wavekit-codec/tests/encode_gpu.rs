@@ -21,6 +21,8 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
         (1, 1, Chroma::Yuv444, 0),
         (64, 48, Chroma::Yuv420, 5),
         (130, 66, Chroma::Yuv420, 5),
+        // Widths that halve evenly at every level: 16-bit coefficients.
+        (128, 40, Chroma::Yuv420, 5),
         (45, 37, Chroma::Yuv444, 4),
         // Several tiles of the rate control's kernels (64 blocks each): 165 blocks.
         (250, 190, Chroma::Yuv444, 4),
@@ -232,13 +234,15 @@ fn every_policy_writes_the_same_bytes_and_pixels() {
             (128, 512, BlockKernel::Subgroup),
         ] {
             let block_workgroup = (encode_workgroup, decode_workgroup, encoder);
-            // The wavelet's buffers at run time with one, compiled in with the other.
+            // The wavelet's buffers at run time with one, compiled in with the other; 16-bit
+            // coefficients (the 4:4:4 frame allows them) with the subgroup kernels.
             let policy = CoderPolicy {
                 encode_workgroup,
                 decode_workgroup,
                 encoder,
                 decoder: encoder,
                 wavelet_buffers_at_run_time: Some(encode_workgroup == 64),
+                coefficients_16_bit: encode_workgroup != 64,
             };
             let enc = Encoder::with_policy(ctx, w, h, &config, &policy).unwrap();
             let got = enc.encode(ctx, &rgb).unwrap();

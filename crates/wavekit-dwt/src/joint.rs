@@ -77,6 +77,7 @@ pub struct JointDwt {
     delay: u32,
     b_offset: u32,
     sels: bool,
+    c16: bool,
 }
 
 impl JointDwt {
@@ -125,7 +126,70 @@ impl JointDwt {
             delay: delay as u32,
             b_offset,
             sels: false,
+            c16: false,
         })
+    }
+
+    /// The same transform with its coefficients stored as 16-bit integers, two to a 4-byte
+    /// word (element e in word e / 2, the low half where e is even): half the coefficient
+    /// buffer and half its traffic. Each stored coefficient is saturated to −32768..=32767, so
+    /// the caller must know that its coefficients fit (8-bit samples with up to 5 fraction bits
+    /// do under the fixed-point 9/7: ADR-0108). Needs an integer wavelet, at least one level,
+    /// both images' widths multiples of 2^(levels + 1) (every band's width even, so that a
+    /// word never holds two bands), `b_offset` even and a tile of a whole number of words;
+    /// otherwise an error says which.
+    pub fn with_16_bit_coefficients(mut self, on: bool) -> Result<Self> {
+        if !on {
+            self.c16 = false;
+            return Ok(self);
+        }
+        let wavelet = self.a.wavelet;
+        if !wavelet.is_integer() {
+            return Err(DwtError::InvalidArgument(format!(
+                "16-bit coefficients need an integer wavelet (5/3 or the fixed-point 9/7), not \
+                 {wavelet:?}"
+            )));
+        }
+        let levels = self.a.levels;
+        if levels == 0 {
+            return Err(DwtError::InvalidArgument(
+                "16-bit coefficients need at least one level: with none the transform is a copy"
+                    .into(),
+            ));
+        }
+        let unit = 1u64 << (levels + 1);
+        for (name, plan) in [("first", &self.a), ("second", &self.b)] {
+            if !u64::from(plan.width).is_multiple_of(unit) {
+                return Err(DwtError::InvalidArgument(format!(
+                    "16-bit coefficients over {levels} levels need widths that are multiples \
+                     of {unit}: the {name} image is {} wide (keep 32-bit coefficients)",
+                    plan.width
+                )));
+            }
+        }
+        if !self.b_offset.is_multiple_of(2) {
+            return Err(DwtError::InvalidArgument(format!(
+                "16-bit coefficients need the second image from an even element, not {}",
+                self.b_offset
+            )));
+        }
+        let shapes = std::iter::once(self.a.shape).chain(self.a.small.map(|(s, _)| s));
+        for shape in shapes {
+            let (tile_w, _) = shape.tile(wavelet);
+            if !tile_w.is_multiple_of(4) {
+                return Err(DwtError::InvalidArgument(format!(
+                    "16-bit coefficients need tiles a multiple of 4 columns wide (two words of \
+                     each band): {tile_w} is not"
+                )));
+            }
+        }
+        self.c16 = true;
+        Ok(self)
+    }
+
+    /// Whether the coefficients are 16-bit ([`JointDwt::with_16_bit_coefficients`]).
+    pub fn has_16_bit_coefficients(&self) -> bool {
+        self.c16
     }
 
     /// The same transform with every step's buffers taken at run time: one level pipeline a
@@ -234,6 +298,20 @@ impl JointDwt {
 
     fn check_len(&self, what: &str, buf: &wgpu::Buffer) -> Result<()> {
         let need = self.len() as u64 * 4;
+        self.check_bytes(what, buf, need)
+    }
+
+    /// Bytes the coefficient buffer must hold: `len()` elements of 4 bytes, or of 2 where they
+    /// are 16-bit.
+    pub fn coefficient_bytes(&self) -> u64 {
+        if self.c16 {
+            (self.len() as u64 * 2).next_multiple_of(4)
+        } else {
+            self.len() as u64 * 4
+        }
+    }
+
+    fn check_bytes(&self, what: &str, buf: &wgpu::Buffer, need: u64) -> Result<()> {
         if buf.size() < need {
             return Err(DwtError::InvalidArgument(format!(
                 "the joint transform's {what}: a buffer of {} bytes, needs {need}",
@@ -244,7 +322,7 @@ impl JointDwt {
     }
 
     fn bind_ends(&self, ctx: &GpuContext, ends: Ends, coeffs: &wgpu::Buffer) -> Result<BoundDwt> {
-        self.check_len("coefficients", coeffs)?;
+        self.check_bytes("coefficients", coeffs, self.coefficient_bytes())?;
         let levels = self.a.levels as usize;
         let delay = self.delay as usize;
         if levels == 0 {
@@ -364,6 +442,7 @@ impl JointDwt {
                     dst_b: 0,
                     joint: true,
                     sels: true,
+                    c16: self.c16,
                 }
             } else {
                 Variant {
@@ -375,6 +454,7 @@ impl JointDwt {
                     dst_b: pb.dst.sel,
                     joint: parts.len() == 2,
                     sels: false,
+                    c16: self.c16,
                 }
             };
             Ok(LevelSpec {

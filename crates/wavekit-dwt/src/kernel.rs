@@ -195,6 +195,9 @@ pub struct Variant {
     /// Every part's buffers taken from the parameters at run time (one pipeline for every step
     /// of a direction); `src`, `dst`, `src_b`, `dst_b` are then not compiled in.
     pub sels: bool,
+    /// The coefficients as 16-bit integers, two to a word, saturated on store
+    /// ([`crate::JointDwt::with_16_bit_coefficients`]; integer wavelets only).
+    pub c16: bool,
 }
 
 const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
@@ -207,6 +210,7 @@ const fn variant(inverse: bool, src: u32, dst: u32) -> Variant {
         dst_b: dst,
         joint: false,
         sels: false,
+        c16: false,
     }
 }
 
@@ -279,6 +283,7 @@ pub fn builder(wavelet: Wavelet, variant: Variant, shape: TileShape) -> KernelBu
         .constant("DST_SEL_B", variant.dst_b)
         .constant("JOINT", variant.joint)
         .constant("SELS", variant.sels)
+        .constant("C16", variant.c16)
         .generated("dwt/sample", sample)
 }
 
@@ -332,6 +337,12 @@ mod tests {
                 builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
                 let v = Variant { sels: true, ..v };
                 builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
+                // With 16-bit coefficients, as the codec runs its lossy frames.
+                let v = Variant { c16: true, ..v };
+                builder(Wavelet::Fixed97, v, SHAPES[0]).check().unwrap();
+                builder(Wavelet::Reversible53, v, SHAPES[2])
+                    .check()
+                    .unwrap();
             }
         }
     }

@@ -654,6 +654,7 @@ impl Dwt {
                     dst_b: dst.sel,
                     joint: false,
                     sels: false,
+                    c16: false,
                 };
                 let planes_in_grid = if color != 0 && inverse { 1 } else { p };
                 Ok(LevelSpec {

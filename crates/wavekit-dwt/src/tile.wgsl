@@ -37,6 +37,12 @@
 // fastest-changing part of the workgroup's row) so the two extra loads hit the L2. Inverse: a
 // workgroup per tile rebuilds the three components one after another, storing each to its
 // plane, then every invocation reads its own samples back and turns them into R, G, B.
+// C16 (bool, integer wavelets): `coeffs` holds 16-bit coefficients, two to a word (element e in
+// word e / 2, its low half where e is even), saturated to −32768..=32767 on store. The plan
+// guarantees that a word's two elements are one tile's neighbouring columns of one band
+// (widths that halve evenly at every level, even pitches and offsets, tiles of a whole number
+// of words), so the invocation of the even element stores the word, its neighbour's value
+// taken from workgroup memory.
 // Imported by name: `dwt/sample` (alias S). Its CPU port, tested against the reference at every
 // small size and many tile shapes, is `sim.rs`.
 #import dwt/sample
@@ -147,13 +153,37 @@ fn pse(i: i32, n: u32) -> u32 {
     return u32(min(m, period - m));
 }
 
+// Coefficient `e` (`coeffs` as C16 says).
+fn coeff(e: u32) -> S {
+    if (C16) {
+        // The word's half, sign-extended (arithmetic shifts of i32).
+        let w = bitcast<i32>(coeffs[e / 2u]);
+        return S(select(w << 16u, w, (e & 1u) == 1u) >> 16u);
+    }
+    return coeffs[e];
+}
+
+// Coefficient `e` set to `x`; with C16 the word of an even `e` gets `x` and, in its high half,
+// `next` (coefficient e + 1), and an odd `e` is stored by its even neighbour.
+fn put_coeff(e: u32, x: S, next: S) {
+    if (C16) {
+        if ((e & 1u) == 0u) {
+            let lo = clamp(i32(x), -32768i, 32767i) & 0xffffi;
+            let hi = clamp(i32(next), -32768i, 32767i) << 16u;
+            coeffs[e / 2u] = bitcast<S>(lo | hi);
+        }
+    } else {
+        coeffs[e] = x;
+    }
+}
+
 fn load_from(sel: u32, i: u32) -> S {
     switch sel {
         case 0u: {
             return image[i];
         }
         case 1u: {
-            return coeffs[i];
+            return coeff(i);
         }
         case 3u: {
             return image_out[i];
@@ -167,11 +197,12 @@ fn load_from(sel: u32, i: u32) -> S {
     }
 }
 
-// (The 8-bit output, 4, is written by `store_bytes`, a row at a time.)
-fn store_to(sel: u32, i: u32, x: S) {
+// (The 8-bit output, 4, is written by `store_bytes`, a row at a time.) `next`: the sample of
+// the next element, for 16-bit coefficients (`put_coeff`).
+fn store_to(sel: u32, i: u32, x: S, next: S) {
     switch sel {
         case 1u: {
-            coeffs[i] = x;
+            put_coeff(i, x, next);
         }
         case 2u: {
             scratch[i] = x;
@@ -254,6 +285,15 @@ fn scale_rows(by_row: bool, even_col: bool, inverse: bool) {
         }
     }
 #end
+}
+
+// The forward's result at padded column `p_next` of segment s's held row j, for 16-bit
+// coefficients (published after the last step); unused otherwise.
+fn next_of(s: u32, j: u32, p_next: u32) -> S {
+    if (C16) {
+        return sh[slot(s, j, p_next)];
+    }
+    return S(0);
 }
 
 // Workgroup memory slot of padded column p in segment s's held row j (H_LO <= j < H_HI).
@@ -471,6 +511,13 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                 scale_rows(false, (p & 1u) == 0u, false);
             }
         }
+        if (C16) {
+            // Every column's results in workgroup memory (the horizontal steps ended with a
+            // barrier), where a word's even element finds its neighbour's, two columns on.
+            publish(s, p, APRON, APRON + ROWS);
+            workgroupBarrier();
+        }
+        let p_next = min(p + 2u, COLUMNS - 1u);
         // The tile's samples to their bands: low rows of low columns are LL.
         if (p >= APRON && p < APRON + TILE_W && u32(xs) < w) {
             let ll_base = part.dst_offset + plane * part.dst_plane + bx;
@@ -481,14 +528,14 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                 if (low_x) {
 #unroll r ROWS
                     if ({r} % 2u == 0u) {
-                        store_to(dst_sel, ll_base + band_row(first, {r}, h) * part.dst_pitch, v[APRON + {r}]);
+                        store_to(dst_sel, ll_base + band_row(first, {r}, h) * part.dst_pitch, v[APRON + {r}], next_of(s, APRON + {r}, p_next));
                     } else {
-                        coeffs[c_base + band_row(first, {r}, h) * part.c_pitch] = v[APRON + {r}];
+                        put_coeff(c_base + band_row(first, {r}, h) * part.c_pitch, v[APRON + {r}], next_of(s, APRON + {r}, p_next));
                     }
 #end
                 } else {
 #unroll r ROWS
-                    coeffs[c_base + band_row(first, {r}, h) * part.c_pitch] = v[APRON + {r}];
+                    put_coeff(c_base + band_row(first, {r}, h) * part.c_pitch, v[APRON + {r}], next_of(s, APRON + {r}, p_next));
 #end
                 }
             } else {
@@ -498,10 +545,11 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                     if (y < h) {
                         let by = band(y, h, split_y);
                         let x_out = v[APRON + {r}];
+                        let next = next_of(s, APRON + {r}, p_next);
                         if (low_x && by < hl) {
-                            store_to(dst_sel, ll_base + by * part.dst_pitch, x_out);
+                            store_to(dst_sel, ll_base + by * part.dst_pitch, x_out, next);
                         } else {
-                            coeffs[c_base + by * part.c_pitch] = x_out;
+                            put_coeff(c_base + by * part.c_pitch, x_out, next);
                         }
                     }
                 }
@@ -537,9 +585,9 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) wg: 
                             load_from(dst_sel, i + part.dst_plane),
                             load_from(dst_sel, i + 2u * part.dst_plane),
                         );
-                        store_to(dst_sel, i, rgb[0]);
-                        store_to(dst_sel, i + part.dst_plane, rgb[1]);
-                        store_to(dst_sel, i + 2u * part.dst_plane, rgb[2]);
+                        store_to(dst_sel, i, rgb[0], rgb[0]);
+                        store_to(dst_sel, i + part.dst_plane, rgb[1], rgb[1]);
+                        store_to(dst_sel, i + 2u * part.dst_plane, rgb[2], rgb[2]);
                     }
                 }
 #end
@@ -579,12 +627,12 @@ fn inverse_plane(g: Geo, plane: u32, to_bytes: bool) {
             if ({j} % 2u == 0u) {
                 v[{j}] = load_from(src_sel, ll_base + band_row(first, {j}, h) * part.src_pitch);
             } else {
-                v[{j}] = coeffs[c_base + band_row(first, {j}, h) * part.c_pitch];
+                v[{j}] = coeff(c_base + band_row(first, {j}, h) * part.c_pitch);
             }
 #end
         } else {
 #unroll j REGS
-            v[{j}] = coeffs[c_base + band_row(first, {j}, h) * part.c_pitch];
+            v[{j}] = coeff(c_base + band_row(first, {j}, h) * part.c_pitch);
 #end
         }
     } else {
@@ -598,7 +646,7 @@ fn inverse_plane(g: Geo, plane: u32, to_bytes: bool) {
             if (low_x && by < hl) {
                 v[{j}] = load_from(src_sel, ll_base + by * part.src_pitch);
             } else {
-                v[{j}] = coeffs[c_base + by * part.c_pitch];
+                v[{j}] = coeff(c_base + by * part.c_pitch);
             }
         }
 #end
@@ -637,7 +685,7 @@ fn inverse_plane(g: Geo, plane: u32, to_bytes: bool) {
         {
             let y = u32(y_first + i32(APRON + {r}));
             if (y < h) {
-                store_to(dst_sel, out_base + y * part.dst_pitch, v[APRON + {r}]);
+                store_to(dst_sel, out_base + y * part.dst_pitch, v[APRON + {r}], v[APRON + {r}]);
             }
         }
 #end

@@ -1105,3 +1105,169 @@ fn joint_transforms_equal_the_plans_run_apart() {
         "two wavelets"
     );
 }
+
+/// Element `i` of 16-bit coefficients read back as words (the low half for even `i`).
+fn half(words: &[u32], i: usize) -> i32 {
+    let w = words[i / 2];
+    i32::from(
+        (if i.is_multiple_of(2) {
+            w & 0xffff
+        } else {
+            w >> 16
+        }) as u16 as i16,
+    )
+}
+
+/// 16-bit coefficients (`JointDwt::with_16_bit_coefficients`) against the same transform's
+/// 32-bit ones: every stored coefficient equals the 32-bit one saturated, the gap between the
+/// images unwritten; the inverse of the 16-bit words equals the 32-bit inverse of the same
+/// values; what cannot take 16 bits is refused with its reason.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn joint_transforms_with_16_bit_coefficients_equal_the_32_bit_ones() {
+    use wavekit_dwt::JointDwt;
+    let ctx = gpu();
+    let mut rng = fastrand::Rng::with_seed(108);
+    const POISON: u32 = 0x8badf00d;
+    let fixed = Dwt::new(ctx, Wavelet::Fixed97, 1, 1, 0, 1).unwrap();
+    let five_three = Dwt::new(ctx, Wavelet::Reversible53, 1, 1, 0, 1).unwrap();
+    // (first w, h, planes; second w, h, planes; levels, the 5/3, sample range): widths that
+    // halve evenly at every level, odd heights, one tile and several (a tile is 120 columns),
+    // 4:2:0-like pairs and planes of one size; samples as the codec's (8-bit, 5 fraction bits)
+    // and, for the 5/3, as a lossless frame's; the last case's samples are too large for 16
+    // bits, so the stored coefficients are the 32-bit ones saturated.
+    let cases = [
+        (
+            (128u32, 41u32, 1u32),
+            (64u32, 21u32, 2u32),
+            5u32,
+            false,
+            4096i32,
+        ),
+        ((256, 17, 1), (128, 9, 2), 5, false, 4096),
+        ((384, 20, 1), (384, 20, 2), 4, false, 4096),
+        ((24, 7, 1), (12, 4, 2), 1, false, 4096),
+        ((48, 17, 1), (48, 17, 2), 3, true, 256),
+        ((128, 33, 1), (64, 17, 2), 5, false, 1 << 16),
+    ];
+    for ((w, h, pa), (cw, ch, pb), levels, is_53, range) in cases {
+        let base = if is_53 { &five_three } else { &fixed };
+        let a = base.resized(ctx, w, h, levels, pa).unwrap();
+        let b = base.resized(ctx, cw, ch, levels, pb).unwrap();
+        let a_len = (w * h * pa) as usize;
+        // A gap of 6 samples (three words) between the images.
+        let b_offset = a_len as u32 + 6;
+        for sels in [false, true] {
+            let case = format!(
+                "{w}x{h}x{pa} and {cw}x{ch}x{pb}, {levels} levels, 5/3 {is_53}, range {range}, \
+                 buffers at run time {sels}"
+            );
+            let wide = JointDwt::new(&a, &b, ctx, b_offset)
+                .unwrap()
+                .with_buffers_at_run_time(sels);
+            let narrow = JointDwt::new(&a, &b, ctx, b_offset)
+                .unwrap()
+                .with_buffers_at_run_time(sels)
+                .with_16_bit_coefficients(true)
+                .unwrap();
+            assert!(narrow.has_16_bit_coefficients() && !wide.has_16_bit_coefficients());
+            let n = wide.len();
+            assert_eq!(
+                narrow.coefficient_bytes(),
+                (n as u64 * 2).next_multiple_of(4)
+            );
+            let x: Vec<i32> = (0..n).map(|_| rng.i32(-range..range)).collect();
+            let image = ctx.storage_from("image", &x).unwrap();
+            let c32 = ctx.storage_from("c32", &vec![0i32; n]).unwrap();
+            let words = narrow.coefficient_bytes() as usize / 4;
+            let c16 = ctx.storage_from("c16", &vec![POISON; words]).unwrap();
+            let bw = wide.bind_separate(ctx, &image, &c32).unwrap();
+            let bn = narrow.bind_separate(ctx, &image, &c16).unwrap();
+            ctx.submit(|e| {
+                bw.record_forward(e);
+                bn.record_forward(e);
+            });
+            let want: Vec<i32> = ctx.read_back("c32", &c32, n).unwrap();
+            let got: Vec<u32> = ctx.read_back("c16", &c16, words).unwrap();
+            let mut saturated = 0;
+            for i in (0..a_len).chain(b_offset as usize..n) {
+                let w = want[i].clamp(-32768, 32767);
+                saturated += usize::from(w != want[i]);
+                assert_eq!(half(&got, i), w, "{case}: coefficient {i}");
+            }
+            assert_eq!(
+                saturated > 0,
+                range > 4096,
+                "{case}: {saturated} coefficients saturated"
+            );
+            for (i, &word) in got
+                .iter()
+                .enumerate()
+                .take(b_offset as usize / 2)
+                .skip(a_len / 2)
+            {
+                assert_eq!(word, POISON, "{case}: the gap's word {i} was written");
+            }
+            // The inverse of the 16-bit coefficients equals the 32-bit inverse of the same
+            // (saturated) values.
+            let fits: Vec<i32> = want.iter().map(|v| (*v).clamp(-32768, 32767)).collect();
+            ctx.queue.write_buffer(&c32, 0, bytemuck::cast_slice(&fits));
+            let poison = vec![i32::MIN + 5; n];
+            ctx.queue
+                .write_buffer(&image, 0, bytemuck::cast_slice(&poison));
+            ctx.submit(|e| bw.record_inverse(e));
+            let back_wide: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+            ctx.queue
+                .write_buffer(&image, 0, bytemuck::cast_slice(&poison));
+            ctx.submit(|e| bn.record_inverse(e));
+            let back: Vec<i32> = ctx.read_back("image", &image, n).unwrap();
+            assert_eq!(
+                &back[..a_len],
+                &back_wide[..a_len],
+                "{case}: first image back"
+            );
+            assert_eq!(
+                &back[b_offset as usize..],
+                &back_wide[b_offset as usize..],
+                "{case}: second image back"
+            );
+            let kept: Vec<u32> = ctx.read_back("c16", &c16, words).unwrap();
+            assert_eq!(kept, got, "{case}: the inverse changed its coefficients");
+        }
+    }
+    // What 16-bit coefficients refuse, each with its reason.
+    let a = fixed.resized(ctx, 128, 16, 5, 1).unwrap();
+    let b = fixed.resized(ctx, 64, 8, 5, 2).unwrap();
+    let float = Dwt::new(ctx, Wavelet::Irreversible97, 128, 16, 5, 1).unwrap();
+    let float_b = float.resized(ctx, 64, 8, 5, 2).unwrap();
+    let refused = |j: Result<JointDwt, DwtError>, why: &str, says: &str| match j {
+        Err(DwtError::InvalidArgument(m)) => assert!(m.contains(says), "{why}: {m}"),
+        other => panic!("{why}: {other:?}"),
+    };
+    let c16 = |a: &Dwt, b: &Dwt, at: u32| {
+        JointDwt::new(a, b, ctx, at)
+            .unwrap()
+            .with_16_bit_coefficients(true)
+    };
+    refused(
+        c16(&float, &float_b, 4096),
+        "a float wavelet",
+        "integer wavelet",
+    );
+    refused(
+        c16(&a, &fixed.resized(ctx, 96, 8, 5, 2).unwrap(), 4096),
+        "a width not a multiple of 64",
+        "multiples of 64",
+    );
+    refused(c16(&a, &b, 4097), "an odd second offset", "even element");
+    refused(
+        c16(
+            &fixed.resized(ctx, 128, 16, 0, 1).unwrap(),
+            &fixed.resized(ctx, 64, 8, 0, 2).unwrap(),
+            4096,
+        ),
+        "no levels",
+        "at least one level",
+    );
+    assert!(c16(&a, &b, 4096).is_ok());
+}

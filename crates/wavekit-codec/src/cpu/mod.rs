@@ -406,6 +406,11 @@ pub fn decode_planes(bytes: &[u8]) -> Result<(Header, [Vec<i32>; 3], DecodeRepor
             samples.fill(0);
             report.damaged.push(i);
         }
+        if header.coefficients_saturate() {
+            for v in samples.iter_mut() {
+                *v = (*v).clamp(-32768, 32767);
+            }
+        }
         let pitch = dims[band.plane].0;
         for (r, row) in samples.chunks(b.width).enumerate() {
             let start = (b.y + r) * pitch + b.x;

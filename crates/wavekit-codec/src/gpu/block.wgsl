@@ -15,9 +15,13 @@
 // 1 chroma), the plane's pitch, width | height << 16, the band's step), 2 the luma
 // coefficients, 3 the chroma coefficients, 4 one word a block: 0 decoded, 1 damaged,
 // 5 params: frame bytes, blocks, overhead (header and table bytes).
+// Prepended: SATURATE (bool: each value clamped to −32768 ..= 32767 after its sign, as
+// `Header::coefficients_saturate` says), C16 (bool: the coefficients are 16-bit, two to a
+// word, element e in word e / 2, its low half where e is even).
 #import subgroup/api
 #import codec/scan
 #import codec/read
+#import codec/half
 
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -275,6 +279,10 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
     let dropped = sh_planes - sh_sent;
     let base = entry.x & 0x7fffffffu;
     let pitch = entry.y;
+    // With C16, the even sample of a pair waits for the odd one (PER is even, so both are this
+    // invocation's; the block's width and first element are even, so both are in one row and
+    // one word).
+    var even = 0i;
     for (var j = 0u; j < PER; j++) {
         let i = first + j;
         if (i < len) {
@@ -285,8 +293,19 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 if ((f & NEGATIVE) != 0u) {
                     v = -v;
                 }
+                if (SATURATE) {
+                    v = clamp(v, -32768i, 32767i);
+                }
             }
-            let at = base + (i / bw) * pitch + i % bw;
+            var at = base + (i / bw) * pitch + i % bw;
+            if (C16) {
+                if (j % 2u == 0u) {
+                    even = v;
+                    continue;
+                }
+                v = pair16(even, v);
+                at /= 2u;
+            }
             if ((entry.x >> 31u) == 0u) {
                 luma[at] = v;
             } else {

@@ -11,10 +11,12 @@
 // word's top bit), 4 the blocks' records (64 words each: [0] P, [1 + n] the bits of n planes
 // for n = 0 ..= P, [26 + n − 1] the key of plane n for n = 1 ..= P), 5 params: blocks, 6 the rate control's histogram of the planes' bytes by
 // key (each plane's added as it is coded).
+// Prepended: C16 (bool: the coefficients are 16-bit, two to a word; `half16`).
 #import subgroup/api
 #import codec/scan
 #import codec/layout
 #import codec/bits
+#import codec/half
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -74,11 +76,16 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         var m = 0u;
         if (i < len) {
             let at = base + (i / bw) * entry.y + i % bw;
+            // With C16, coefficient `at` is a half of word at / 2.
+            let word = select(at, at / 2u, C16);
             var c = 0i;
             if ((entry.x >> 31u) == 0u) {
-                c = luma[at];
+                c = luma[word];
             } else {
-                c = chroma[at];
+                c = chroma[word];
+            }
+            if (C16) {
+                c = half16(c, at);
             }
             let a = min(u32(abs(c)), 1u << 23u);
             m = min((a << 8u) / step, CAP);

@@ -25,12 +25,13 @@
 // trip count that is a constant or a subgroup-wide value (ADR-0092).
 //
 // Prepended: LANES (the subgroup's width, fixed on the device: 1 to 32), ROWS (32 / LANES),
-// BPW (blocks a workgroup; WG_SIZE = LANES · BPW), STRIDE, RECORD, KEY_BINS. Bindings as
+// BPW (blocks a workgroup; WG_SIZE = LANES · BPW), STRIDE, RECORD, KEY_BINS, C16. Bindings as
 // block_encode.wgsl's.
 #import subgroup/api
 #import codec/layout
 #import codec/bits
 #import codec/words
+#import codec/half
 
 @group(0) @binding(0) var<storage, read> table: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read> luma: array<i32>;
@@ -117,13 +118,24 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
             sig[q] = 0u;
             var n = 0u;
             var cols: array<u32, 32>;
+            // With C16, the word of columns c and c + 1 (c even), read at the even one.
+            var pair = 0i;
 #unroll c 32
             {
                 var m = 0u;
                 if (here && {c} < bw) {
                     let at = base + row * entry.y + {c};
                     var x = 0i;
-                    if (is_chroma) {
+                    if (C16) {
+                        if ({c} % 2u == 0u) {
+                            if (is_chroma) {
+                                pair = chroma[at / 2u];
+                            } else {
+                                pair = luma[at / 2u];
+                            }
+                        }
+                        x = half16(pair, at);
+                    } else if (is_chroma) {
                         x = chroma[at];
                     } else {
                         x = luma[at];

@@ -14,10 +14,11 @@
 // makes every later one a no-op and the block zero, as in block.wgsl.
 //
 // Prepended: LANES (the subgroup's width, fixed on the device: 1 to 32; WG_SIZE = LANES),
-// ROWS (32 / LANES). Bindings as block.wgsl's.
+// ROWS (32 / LANES), SATURATE and C16 (as block.wgsl's). Bindings as block.wgsl's.
 #import subgroup/api
 #import codec/read
 #import codec/words
+#import codec/half
 
 @group(0) @binding(0) var<storage, read> frame: array<u32>;
 @group(0) @binding(1) var<storage, read> table: array<vec4<u32>>;
@@ -336,6 +337,9 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                     if (((neg[q] >> {col}) & 1u) != 0u) {
                         v = -v;
                     }
+                    if (SATURATE) {
+                        v = clamp(v, -32768i, 32767i);
+                    }
                 }
                 zpos[row * 32u + ({col} ^ row)] = bitcast<u32>(v);
             }
@@ -343,7 +347,24 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
         }
     }
     workgroupBarrier();
-    for (var r = 0u; r < bh; r++) {
+    if (C16) {
+        // Two columns a word: the block's first element and its width are even (the 16-bit
+        // layout's widths halve evenly at every level).
+        for (var r = 0u; r < bh; r++) {
+            for (var c = lane; 2u * c < bw; c += LANES) {
+                let lo = bitcast<i32>(zpos[r * 32u + ((2u * c) ^ r)]);
+                let hi = bitcast<i32>(zpos[r * 32u + ((2u * c + 1u) ^ r)]);
+                let at = (base + r * pitch) / 2u + c;
+                let w = pair16(lo, hi);
+                if (is_chroma) {
+                    chroma[at] = w;
+                } else {
+                    luma[at] = w;
+                }
+            }
+        }
+    }
+    for (var r = 0u; r < select(bh, 0u, C16); r++) {
         for (var c = lane; c < bw; c += LANES) {
             let v = bitcast<i32>(zpos[r * 32u + (c ^ r)]);
             let at = base + r * pitch + c;

@@ -43,20 +43,24 @@ fn builder(entry: &str) -> KernelBuilder {
 pub const SG_BLOCKS: u32 = 2;
 
 /// The block encoder's kernel and name: the subgroup encoder for subgroups of `lanes` lanes
-/// ([`CoderPolicy::encode_lanes`]), or the workgroup encoder.
-fn block_kernel(policy: &CoderPolicy, lanes: Option<u32>) -> (String, KernelBuilder) {
+/// ([`CoderPolicy::encode_lanes`]), or the workgroup encoder; reading 16-bit coefficients
+/// where `c16` says ([`CoderPolicy::coefficients_16_bit_for`]).
+fn block_kernel(policy: &CoderPolicy, lanes: Option<u32>, c16: bool) -> (String, KernelBuilder) {
     match lanes {
         Some(lanes) => (
-            format!("block_encode_sg {lanes}"),
+            format!("block_encode_sg {lanes} c16 {c16}"),
             builder("codec/block_encode_sg")
                 .workgroup_size(lanes * SG_BLOCKS)
                 .constant("LANES", lanes)
                 .constant("ROWS", 32 / lanes)
-                .constant("BPW", SG_BLOCKS),
+                .constant("BPW", SG_BLOCKS)
+                .constant("C16", c16),
         ),
         None => (
-            format!("block_encode {}", policy.encode_workgroup),
-            builder("codec/block_encode").workgroup_size(policy.encode_workgroup),
+            format!("block_encode {} c16 {c16}", policy.encode_workgroup),
+            builder("codec/block_encode")
+                .workgroup_size(policy.encode_workgroup)
+                .constant("C16", c16),
         ),
     }
 }
@@ -80,7 +84,7 @@ pub fn kernels(
                 .constant("LOSSLESS", header.lossless)
                 .constant("SOURCE", u32::from(header.source.byte())),
         ),
-        block_kernel(policy, lanes),
+        block_kernel(policy, lanes, policy.coefficients_16_bit_for(header)),
         (
             "rate".into(),
             builder("codec/rate").constant("TILE", RATE_TILE),
@@ -170,13 +174,14 @@ impl Encoder {
         // whole-plane copy, as in place would take), each buffer luma then chroma. Where the
         // wavelet reads the 8-bit picture itself, the colour kernel only clears, and there are
         // no planes.
-        let planes = super::shared::Planes::of(ctx, &header);
+        let planes =
+            super::shared::Planes::of(ctx, &header, policy.coefficients_16_bit_for(&header));
         let from_bytes = super::shared::byte_fraction_bits(&header, true);
         let image = match from_bytes {
             Some(_) => u("codec no planes", 1)?,
             None => u("codec planes", planes.len() as u64)?,
         };
-        let coeffs = u("codec coefficients", planes.len() as u64)?;
+        let coeffs = ctx.storage_uninit("codec coefficients", planes.coefficient_bytes())?;
         let table = ctx.storage_from("codec block table", &block_table(&header, &layout))?;
         let bits = u("codec bit strings", nb as u64 * STRIDE)?;
         let records = u("codec records", nb as u64 * RECORD)?;
@@ -253,7 +258,7 @@ impl Encoder {
             )?,
             None => super::shared::wavelet(ctx, &header, &planes, (&image, &coeffs), sels)?,
         };
-        let [luma, chroma] = planes.ranges(&coeffs, (1, 2));
+        let [luma, chroma] = planes.coefficient_ranges(&coeffs, (1, 2));
         let b = block.bind_ranges(
             ctx,
             &[
@@ -619,10 +624,20 @@ impl Encoder {
         self.split("codec planes", ctx, &self.image)
     }
 
-    /// `buf`'s luma and chroma parts (laid out as `self.planes`).
+    /// `buf`'s luma and chroma parts (laid out as `self.planes`); 16-bit coefficients
+    /// (`coefficients`) widened to words, sign-extended.
     fn split(&self, what: &str, ctx: &GpuContext, buf: &wgpu::Buffer) -> Result<[Vec<u32>; 2]> {
         let p = &self.planes;
-        let all: Vec<u32> = ctx.read_back(what, buf, p.len())?;
+        let all: Vec<u32> = if p.c16 && buf == &self.coeffs {
+            let words: Vec<u32> = ctx.read_back(what, buf, p.len().div_ceil(2))?;
+            let halves: &[u16] = bytemuck::cast_slice(&words);
+            halves[..p.len()]
+                .iter()
+                .map(|&h| i32::from(h as i16) as u32)
+                .collect()
+        } else {
+            ctx.read_back(what, buf, p.len())?
+        };
         Ok([all[..p.luma].to_vec(), all[p.chroma_at..].to_vec()])
     }
 

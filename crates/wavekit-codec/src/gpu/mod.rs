@@ -33,6 +33,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("codec/read", "read.wgsl"),
     wavekit::wgsl_source!("codec/words", "words.wgsl"),
     wavekit::wgsl_source!("codec/ycbcr", "ycbcr.wgsl"),
+    wavekit::wgsl_source!("codec/half", "half.wgsl"),
 ];
 
 mod encoder;
@@ -63,6 +64,11 @@ pub struct CoderPolicy {
     /// run time on software adapters, where compiling pipelines is what costs (ADR-0105),
     /// compiled in on GPUs (the form timed there). The same bytes and pixels either way.
     pub wavelet_buffers_at_run_time: Option<bool>,
+    /// The coefficients kept as 16-bit integers, two to a word, where the frame allows it
+    /// ([`CoderPolicy::coefficients_16_bit_for`]; default on): half the coefficient buffer
+    /// and half the traffic of the wavelet and the block coders over it (ADR-0108). The same
+    /// bytes and pixels either way.
+    pub coefficients_16_bit: bool,
 }
 
 /// Which kernel codes the blocks, each way. Every choice writes the same bytes and pixels.
@@ -87,6 +93,7 @@ impl Default for CoderPolicy {
             encoder: BlockKernel::Subgroup,
             decoder: BlockKernel::Subgroup,
             wavelet_buffers_at_run_time: None,
+            coefficients_16_bit: true,
         }
     }
 }
@@ -125,7 +132,25 @@ impl CoderPolicy {
             encoder: d.encoder,
             decoder: d.decoder,
             wavelet_buffers_at_run_time: d.wavelet_buffers_at_run_time,
+            coefficients_16_bit: d.coefficients_16_bit,
         }
+    }
+
+    /// Whether coders of `header`'s frames keep 16-bit coefficients: where the policy asks for
+    /// them ([`CoderPolicy::coefficients_16_bit`]) and the frame allows them: its
+    /// coefficients saturate ([`Header::coefficients_saturate`], so they fit), it has at least
+    /// one level, and its luma and chroma widths are multiples of 2^(levels + 1), so that every
+    /// band's width is even and a word never holds two bands
+    /// (`wavekit_dwt::JointDwt::with_16_bit_coefficients`). 1080p, 1440p and 4K at 5 levels
+    /// qualify, at 4:2:0 and 4:4:4.
+    pub fn coefficients_16_bit_for(&self, header: &Header) -> bool {
+        let unit = 1usize << (u32::from(header.levels) + 1);
+        let [(w, _), (cw, _), _] = header.planes();
+        self.coefficients_16_bit
+            && header.coefficients_saturate()
+            && header.levels > 0
+            && w.is_multiple_of(unit)
+            && cw.is_multiple_of(unit)
     }
 
     /// Whether the wavelet takes its buffers at run time on `ctx`'s device (see
@@ -179,23 +204,37 @@ fn prev_power_of_two(x: u32) -> u32 {
     }
 }
 
-/// The block decoder's kernel for `policy` and the name it is shared by on a device: the
-/// subgroup decoder for subgroups of `lanes` lanes ([`CoderPolicy::decode_lanes`]), or the
-/// workgroup decoder.
-pub fn block_kernel_of(policy: &CoderPolicy, lanes: Option<u32>) -> (String, KernelBuilder) {
-    match lanes {
+/// The block decoder's kernel for `policy` and `header`'s frames, and the name it is shared by
+/// on a device: the subgroup decoder for subgroups of `lanes` lanes
+/// ([`CoderPolicy::decode_lanes`]), or the workgroup decoder; saturating as the header says,
+/// writing 16-bit coefficients where [`CoderPolicy::coefficients_16_bit_for`] says.
+pub fn block_kernel_of(
+    policy: &CoderPolicy,
+    header: &Header,
+    lanes: Option<u32>,
+) -> (String, KernelBuilder) {
+    let c16 = policy.coefficients_16_bit_for(header);
+    let saturate = header.coefficients_saturate();
+    let (name, builder) = match lanes {
         Some(lanes) => (
-            format!("block_sg {lanes}"),
+            format!("block_sg {lanes} c16 {c16} saturate {saturate}"),
             KernelBuilder::new("codec/block_sg", SOURCES)
                 .workgroup_size(lanes)
                 .constant("LANES", lanes)
                 .constant("ROWS", 32 / lanes),
         ),
         None => (
-            format!("block {}", policy.decode_workgroup),
+            format!(
+                "block {} c16 {c16} saturate {saturate}",
+                policy.decode_workgroup
+            ),
             KernelBuilder::new("codec/block", SOURCES).workgroup_size(policy.decode_workgroup),
         ),
-    }
+    };
+    (
+        name,
+        builder.constant("C16", c16).constant("SATURATE", saturate),
+    )
 }
 
 /// What a [`Decoder`] writes: RGB, or YCbCr samples at the frame's sampling and its source's
@@ -323,12 +362,12 @@ impl Decoder {
         // The coefficients, and the planes the inverse wavelet writes apart from them (no
         // whole-plane copy, as in place would take), each buffer luma then chroma.
         // Where the inverse wavelet writes 8-bit YCbCr itself, it needs no planes.
-        let planes = shared::Planes::of(ctx, header);
+        let planes = shared::Planes::of(ctx, header, policy.coefficients_16_bit_for(header));
         let to_bytes = match output {
             Output::Ycbcr => shared::byte_fraction_bits(header, false),
             Output::Rgb => None,
         };
-        let coeffs = ctx.storage_uninit("codec coefficients", planes.len() as u64 * 4)?;
+        let coeffs = ctx.storage_uninit("codec coefficients", planes.coefficient_bytes())?;
         let image_len = if to_bytes.is_some() { 4 } else { planes.len() };
         let image = ctx.storage_uninit("codec planes", image_len as u64 * 4)?;
         let frame = ctx.storage_uninit("codec frame", capacity.next_multiple_of(4) as u64)?;
@@ -350,9 +389,9 @@ impl Decoder {
             None => shared::wavelet(ctx, header, &planes, (&image, &coeffs), sels)?,
         };
         let (block_name, block_builder) =
-            block_kernel_of(policy, policy.decode_lanes(&ctx.caps.subgroups));
+            block_kernel_of(policy, header, policy.decode_lanes(&ctx.caps.subgroups));
         let block_k = shared::kernel(ctx, &block_name, || block_builder)?;
-        let [luma, chroma] = planes.ranges(&coeffs, (2, 3));
+        let [luma, chroma] = planes.coefficient_ranges(&coeffs, (2, 3));
         let block_b = block_k.bind_ranges(
             ctx,
             &[
@@ -653,18 +692,52 @@ mod tests {
         assert_eq!(workgroup.decode_lanes(&caps(true, 32, 32)), None);
     }
 
+    /// 16-bit coefficients where the frame's coefficients saturate and its widths halve
+    /// evenly at every level, and the policy asks for them.
     #[test]
-    fn kernels_validate_with_and_without_subgroups() {
-        for w in [64, 256, 512] {
-            let policy = CoderPolicy {
-                encode_workgroup: 256,
-                decode_workgroup: w,
-                ..Default::default()
-            };
-            for lanes in [None, Some(1), Some(4), Some(32)] {
-                block_kernel_of(&policy, lanes).1.check().unwrap();
+    fn sixteen_bit_coefficients_where_the_frame_allows_them() {
+        use crate::format::Source;
+        let header = |(width, height), chroma, levels, lossless, source| Header {
+            width,
+            height,
+            chroma,
+            levels,
+            step: 0.25,
+            lossless,
+            source,
+        };
+        let on = CoderPolicy::default();
+        let off = CoderPolicy {
+            coefficients_16_bit: false,
+            ..Default::default()
+        };
+        for size in [(1920, 1080), (2560, 1440), (3840, 2160)] {
+            for chroma in [Chroma::Yuv420, Chroma::Yuv444] {
+                for source in [Source::Rgb, Source::YcbcrFull] {
+                    let h = header(size, chroma, 5, false, source);
+                    assert!(on.coefficients_16_bit_for(&h), "{h:?}");
+                    assert!(!off.coefficients_16_bit_for(&h), "{h:?}");
+                    assert!(h.coefficients_saturate());
+                }
+                for (lossless, source) in [(false, Source::YcbcrLimited), (true, Source::Rgb)] {
+                    let h = header(size, chroma, 5, lossless, source);
+                    assert!(!on.coefficients_16_bit_for(&h), "{h:?}");
+                    assert!(!h.coefficients_saturate());
+                }
             }
         }
+        // 1366 = 2 · 683: its bands' widths turn odd at the second level.
+        let h = header((1366, 768), Chroma::Yuv420, 5, false, Source::Rgb);
+        assert!(!on.coefficients_16_bit_for(&h) && h.coefficients_saturate());
+        // 4:2:0 chroma 960 wide takes 5 levels (64 · 15), not 6.
+        let h = header((1920, 1080), Chroma::Yuv420, 6, false, Source::Rgb);
+        assert!(!on.coefficients_16_bit_for(&h));
+        let h = header((1920, 1080), Chroma::Yuv420, 0, false, Source::Rgb);
+        assert!(!on.coefficients_16_bit_for(&h));
+    }
+
+    #[test]
+    fn kernels_validate_with_and_without_subgroups() {
         for w in [0, 32, 96, 1024] {
             let policy = CoderPolicy {
                 encode_workgroup: 256,
@@ -707,9 +780,16 @@ mod tests {
                     decode_workgroup: w,
                     ..Default::default()
                 };
-                for lanes in [None, Some(1), Some(4), Some(32)] {
-                    for (_, k) in encoder_kernels(&h, &policy, lanes) {
-                        k.check().unwrap();
+                for c16 in [true, false] {
+                    let policy = CoderPolicy {
+                        coefficients_16_bit: c16,
+                        ..policy
+                    };
+                    for lanes in [None, Some(1), Some(4), Some(32)] {
+                        for (_, k) in encoder_kernels(&h, &policy, lanes) {
+                            k.check().unwrap();
+                        }
+                        block_kernel_of(&policy, &h, lanes).1.check().unwrap();
                     }
                 }
             }

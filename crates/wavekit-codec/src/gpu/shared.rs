@@ -74,23 +74,59 @@ pub(crate) fn plan(
 
 /// A frame's three planes in one buffer, as the coders keep them (their samples and their
 /// coefficients alike): luma from element 0, the two chroma planes from `chroma_at`, a binding
-/// offset the device allows, so that a kernel can bind either part alone.
+/// offset the device allows for 4-byte and 2-byte elements alike, so that a kernel can bind
+/// either part alone. Samples are 4 bytes; coefficients 2 where `c16`
+/// ([`super::CoderPolicy::coefficients_16_bit_for`]), else 4.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Planes {
     pub(crate) luma: usize,
     pub(crate) chroma_at: usize,
     pub(crate) chroma: usize,
+    pub(crate) c16: bool,
 }
 
 impl Planes {
-    pub(crate) fn of(ctx: &GpuContext, header: &crate::format::Header) -> Self {
+    pub(crate) fn of(ctx: &GpuContext, header: &crate::format::Header, c16: bool) -> Self {
         let [(w, h), (cw, ch), _] = header.planes();
-        let align = (ctx.caps.limits.min_storage_buffer_offset_alignment.max(4) / 4) as usize;
+        let align = (ctx.caps.limits.min_storage_buffer_offset_alignment.max(4) / 2) as usize;
         Self {
             luma: w * h,
             chroma_at: (w * h).next_multiple_of(align),
             chroma: 2 * cw * ch,
+            c16,
         }
+    }
+
+    /// Bytes of the coefficient buffer.
+    pub(crate) fn coefficient_bytes(&self) -> u64 {
+        (self.len() as u64 * self.coefficient_size()).next_multiple_of(4)
+    }
+
+    fn coefficient_size(&self) -> u64 {
+        if self.c16 { 2 } else { 4 }
+    }
+
+    /// [`Planes::ranges`] of the coefficient buffer `buf`, its elements 2 or 4 bytes.
+    pub(crate) fn coefficient_ranges<'b>(
+        &self,
+        buf: &'b wgpu::Buffer,
+        (luma, chroma): (u32, u32),
+    ) -> [(u32, &'b wgpu::Buffer, u64, Option<u64>); 2] {
+        let size = self.coefficient_size();
+        [
+            (
+                luma,
+                buf,
+                0,
+                Some((self.luma as u64 * size).next_multiple_of(4)),
+            ),
+            (
+                chroma,
+                buf,
+                self.chroma_at as u64 * size,
+                Some((self.chroma as u64 * size).next_multiple_of(4)),
+            ),
+        ]
     }
 
     /// Elements the buffer holds.
@@ -156,7 +192,8 @@ pub(crate) fn wavelet_of_bytes(
     let luma = plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?.with_fraction_bits(frac)?;
     let chroma = plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?.with_fraction_bits(frac)?;
     let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?
-        .with_buffers_at_run_time(sels);
+        .with_buffers_at_run_time(sels)
+        .with_16_bit_coefficients(planes.c16)?;
     let at = crate::format::planar_offsets(dims);
     let places = [
         wavekit_dwt::BytePlanes {
@@ -188,6 +225,7 @@ pub(crate) fn wavelet(
     let luma = plan(ctx, wavelet, (w as u32, h as u32, levels, 1))?;
     let chroma = plan(ctx, wavelet, (cw as u32, ch as u32, levels, 2))?;
     let joint = wavekit_dwt::JointDwt::new(&luma, &chroma, ctx, planes.chroma_at as u32)?
-        .with_buffers_at_run_time(sels);
+        .with_buffers_at_run_time(sels)
+        .with_16_bit_coefficients(planes.c16)?;
     Ok(joint.bind_separate(ctx, image, coeffs)?)
 }
