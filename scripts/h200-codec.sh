@@ -7,19 +7,23 @@
 # PyroWave's benchmark built on the 2-core machine in .dev/pyrowave/ (never committed;
 # BENCHMARKS.md says how it was built). $ENC_WG and $DEC_WG list the block encoder's and
 # decoder's workgroup sizes, paired (default 256 and 512); $ENCODERS the block kernels timed
-# (default subgroup,workgroup). Writes every log under $OUT (or ./codec-out).
+# (default subgroup). Writes every log under $OUT (or ./codec-out).
 # Optional: the CLIs packed in .dev/bin.txz (unpacked into .dev/bin/); $TESTS=1 runs the GPU
 # test binaries packed in .dev/tests.txz at width 32 and without subgroups first; $OLD names a
 # second CLI (an earlier build) timed after this one on the 4K frame, --stages, for a
 # before/after in the same call; $STREAM=N adds `codec bench --stream N` at every size, both
-# samplings, 1 bpp (frames a second and each frame's latency).
+# samplings, 1 bpp (frames a second and each frame's latency). $PIXELS (rgb or ycbcr, default
+# ycbcr: PyroWave's form) and $BITS (the coefficients' bits, default 16,32: both in one process,
+# ADR-0108) choose the rows. PyroWave runs a frame a submission and four (its fastest decode).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
 ENC_WG=${ENC_WG:-256}
 DEC_WG=${DEC_WG:-512}
-ENCODERS=${ENCODERS:-subgroup,workgroup}
+ENCODERS=${ENCODERS:-subgroup}
 RUNS=${RUNS:-60}
+PIXELS=${PIXELS:-ycbcr}
+BITS=${BITS:-16,32}
 mkdir -p "$OUT"
 [ -f .dev/bin.txz ] && tar -xJf .dev/bin.txz -C .dev
 if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
@@ -59,14 +63,17 @@ peer() {
 import sys; from PIL import Image
 im = Image.open('$FRAMES/frame_$s.png').convert('YCbCr')
 open('/tmp/frame_$s.i444', 'wb').write(b''.join(p.tobytes() for p in im.split()))"
-        .dev/pyrowave/bin/pyrowave-peer-bench --width "${s%x*}" --height "${s#*x}" \
-            --input "/tmp/frame_$s.i444" --chroma 420,444 --bpp 1,2 --iters 200 \
-            --warmup-ms 200 --label "$1"
+        for batch in 1 4; do
+            .dev/pyrowave/bin/pyrowave-peer-bench --width "${s%x*}" --height "${s#*x}" \
+                --input "/tmp/frame_$s.i444" --chroma 420,444 --bpp 1,2 --iters 200 \
+                --warmup-ms 200 --label "$1-b$batch" --batch "$batch"
+        done
     done
 }
 peer first >"$OUT/pyrowave.jsonl" 2>"$OUT/pyrowave.log"; tail -n 3 "$OUT/pyrowave.jsonl"
 .dev/bin/wavekit codec bench --frames "${pngs%,}" --bpp 1,2 --chroma 420,444 --runs "$RUNS" \
     --rounds 2 --encode-workgroup "$ENC_WG" --decode-workgroup "$DEC_WG" --block-kernel "$ENCODERS" \
+    --pixels "$PIXELS" --coefficient-bits "$BITS" \
     --stages >"$OUT/wavekit-codec.txt" 2>"$OUT/wavekit-codec.log"
 echo "wavekit codec bench: exit $?"; cat "$OUT/wavekit-codec.txt"
 peer second >>"$OUT/pyrowave.jsonl" 2>>"$OUT/pyrowave.log"
@@ -74,7 +81,7 @@ if [ -n "${OLD:-}" ] && [ -x "$OLD" ]; then
     for bin in "$OLD" .dev/bin/wavekit; do
         echo "== $bin" >>"$OUT/before-after.txt"
         "$bin" codec bench --frames "$FRAMES/frame_3840x2160.png" --bpp 1,2 --chroma 420,444 \
-            --runs "$RUNS" --rounds 2 --block-kernel subgroup --stages \
+            --runs "$RUNS" --rounds 2 --block-kernel subgroup --pixels "$PIXELS" --stages \
             >>"$OUT/before-after.txt" 2>>"$OUT/before-after.log"
     done
     echo "before/after:"; cat "$OUT/before-after.txt"
