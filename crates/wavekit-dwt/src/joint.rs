@@ -10,6 +10,14 @@ use crate::kernel::*;
 use crate::plan::{Dwt, LlScratch, Loc, PartLocs, apart, level_words, placeholders};
 use crate::reference;
 
+/// Whether every band of a plane `width` samples wide, over `levels` levels, has an even width
+/// and starts at an even column, so that 16-bit coefficients two to a word never share a word
+/// between two bands ([`JointDwt::with_16_bit_coefficients`]): the width is a multiple of
+/// 2^(levels + 1).
+pub fn bands_fill_whole_words(width: u32, levels: u32) -> bool {
+    levels < 31 && width.is_multiple_of(1 << (levels + 1))
+}
+
 /// Where one image's 8-bit planes are in a buffer of bytes ([`JointDwt::bind_bytes`]): its
 /// first sample's byte, and the bytes from one plane's first sample to the next's (at least
 /// the plane's samples). Rows are the plan's width, one after another.
@@ -157,12 +165,12 @@ impl JointDwt {
                     .into(),
             ));
         }
-        let unit = 1u64 << (levels + 1);
         for (name, plan) in [("first", &self.a), ("second", &self.b)] {
-            if !u64::from(plan.width).is_multiple_of(unit) {
+            if !bands_fill_whole_words(plan.width, levels) {
                 return Err(DwtError::InvalidArgument(format!(
                     "16-bit coefficients over {levels} levels need widths that are multiples \
-                     of {unit}: the {name} image is {} wide (keep 32-bit coefficients)",
+                     of {}: the {name} image is {} wide (keep 32-bit coefficients)",
+                    1u64 << (levels + 1),
                     plan.width
                 )));
             }

@@ -33,7 +33,7 @@ pub mod sim;
 
 pub use bound::BoundDwt;
 pub use error::{DwtError, Result};
-pub use joint::{BytePlanes, JointDwt};
+pub use joint::{BytePlanes, JointDwt, bands_fill_whole_words};
 pub use kernel::{
     Color, FIXED_97_Q, SHAPES, SMALL_LEVEL_SAMPLES, SOURCES, TileShape, Tuning, VARIANTS, Variant,
     Wavelet, apron, builder,

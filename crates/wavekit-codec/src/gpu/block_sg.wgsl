@@ -363,15 +363,16 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_work
                 }
             }
         }
-    }
-    for (var r = 0u; r < select(bh, 0u, C16); r++) {
-        for (var c = lane; c < bw; c += LANES) {
-            let v = bitcast<i32>(zpos[r * 32u + (c ^ r)]);
-            let at = base + r * pitch + c;
-            if (is_chroma) {
-                chroma[at] = v;
-            } else {
-                luma[at] = v;
+    } else {
+        for (var r = 0u; r < bh; r++) {
+            for (var c = lane; c < bw; c += LANES) {
+                let v = bitcast<i32>(zpos[r * 32u + (c ^ r)]);
+                let at = base + r * pitch + c;
+                if (is_chroma) {
+                    chroma[at] = v;
+                } else {
+                    luma[at] = v;
+                }
             }
         }
     }

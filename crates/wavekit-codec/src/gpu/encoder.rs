@@ -621,14 +621,20 @@ impl Encoder {
                     .into(),
             ));
         }
-        self.split("codec planes", ctx, &self.image)
+        self.split("codec planes", ctx, &self.image, false)
     }
 
-    /// `buf`'s luma and chroma parts (laid out as `self.planes`); 16-bit coefficients
-    /// (`coefficients`) widened to words, sign-extended.
-    fn split(&self, what: &str, ctx: &GpuContext, buf: &wgpu::Buffer) -> Result<[Vec<u32>; 2]> {
+    /// `buf`'s luma and chroma parts (laid out as `self.planes`); its elements widened to
+    /// words, sign-extended, where they are 16-bit (`sixteen`).
+    fn split(
+        &self,
+        what: &str,
+        ctx: &GpuContext,
+        buf: &wgpu::Buffer,
+        sixteen: bool,
+    ) -> Result<[Vec<u32>; 2]> {
         let p = &self.planes;
-        let all: Vec<u32> = if p.c16 && buf == &self.coeffs {
+        let all: Vec<u32> = if sixteen {
             let words: Vec<u32> = ctx.read_back(what, buf, p.len().div_ceil(2))?;
             let halves: &[u16] = bytemuck::cast_slice(&words);
             halves[..p.len()]
@@ -651,7 +657,8 @@ impl Encoder {
     /// the planes' keys from word 26) and the control words (θ, room left, bytes).
     pub fn intermediates(&self, ctx: &GpuContext) -> Result<[Vec<u32>; 4]> {
         let n = self.blocks as usize * RECORD as usize;
-        let [luma, chroma] = self.split("codec coefficients", ctx, &self.coeffs)?;
+        let [luma, chroma] =
+            self.split("codec coefficients", ctx, &self.coeffs, self.planes.c16)?;
         Ok([
             luma,
             chroma,

@@ -139,18 +139,18 @@ impl CoderPolicy {
     /// Whether coders of `header`'s frames keep 16-bit coefficients: where the policy asks for
     /// them ([`CoderPolicy::coefficients_16_bit`]) and the frame allows them: its
     /// coefficients saturate ([`Header::coefficients_saturate`], so they fit), it has at least
-    /// one level, and its luma and chroma widths are multiples of 2^(levels + 1), so that every
-    /// band's width is even and a word never holds two bands
-    /// (`wavekit_dwt::JointDwt::with_16_bit_coefficients`). 1080p, 1440p and 4K at 5 levels
-    /// qualify, at 4:2:0 and 4:4:4.
+    /// one level, and its luma and chroma bands fill whole words
+    /// ([`wavekit_dwt::bands_fill_whole_words`]: widths multiples of 2^(levels + 1)). 1080p,
+    /// 1440p and 4K at 5 levels qualify, at 4:2:0 and 4:4:4.
     pub fn coefficients_16_bit_for(&self, header: &Header) -> bool {
-        let unit = 1usize << (u32::from(header.levels) + 1);
+        let levels = u32::from(header.levels);
         let [(w, _), (cw, _), _] = header.planes();
         self.coefficients_16_bit
             && header.coefficients_saturate()
-            && header.levels > 0
-            && w.is_multiple_of(unit)
-            && cw.is_multiple_of(unit)
+            && levels > 0
+            && [w, cw]
+                .iter()
+                .all(|&x| wavekit_dwt::bands_fill_whole_words(x as u32, levels))
     }
 
     /// Whether the wavelet takes its buffers at run time on `ctx`'s device (see

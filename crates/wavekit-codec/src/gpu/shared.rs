@@ -110,23 +110,9 @@ impl Planes {
     pub(crate) fn coefficient_ranges<'b>(
         &self,
         buf: &'b wgpu::Buffer,
-        (luma, chroma): (u32, u32),
+        bindings: (u32, u32),
     ) -> [(u32, &'b wgpu::Buffer, u64, Option<u64>); 2] {
-        let size = self.coefficient_size();
-        [
-            (
-                luma,
-                buf,
-                0,
-                Some((self.luma as u64 * size).next_multiple_of(4)),
-            ),
-            (
-                chroma,
-                buf,
-                self.chroma_at as u64 * size,
-                Some((self.chroma as u64 * size).next_multiple_of(4)),
-            ),
-        ]
+        self.ranges_of(buf, bindings, self.coefficient_size())
     }
 
     /// Elements the buffer holds.
@@ -141,13 +127,25 @@ impl Planes {
         buf: &'b wgpu::Buffer,
         (luma, chroma): (u32, u32),
     ) -> [(u32, &'b wgpu::Buffer, u64, Option<u64>); 2] {
+        self.ranges_of(buf, (luma, chroma), 4)
+    }
+
+    /// The two parts' bindings with elements of `size` bytes, each part's length rounded up to
+    /// whole words.
+    fn ranges_of<'b>(
+        &self,
+        buf: &'b wgpu::Buffer,
+        (luma, chroma): (u32, u32),
+        size: u64,
+    ) -> [(u32, &'b wgpu::Buffer, u64, Option<u64>); 2] {
+        let bytes = |n: usize| (n as u64 * size).next_multiple_of(4);
         [
-            (luma, buf, 0, Some(self.luma as u64 * 4)),
+            (luma, buf, 0, Some(bytes(self.luma))),
             (
                 chroma,
                 buf,
-                self.chroma_at as u64 * 4,
-                Some(self.chroma as u64 * 4),
+                self.chroma_at as u64 * size,
+                Some(bytes(self.chroma)),
             ),
         ]
     }
