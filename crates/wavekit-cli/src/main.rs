@@ -233,10 +233,10 @@ enum CodecCommand {
         /// fixed and at most 32; elsewhere the workgroup kernels run) and workgroup.
         #[arg(long, value_delimiter = ',', default_value = "subgroup")]
         block_kernel: Vec<codec::BlockKernelArg>,
-        /// Bits of the coders' coefficients, each a row set: 16 (where the frame allows it:
-        /// a lossy frame from RGB or full-range YCbCr whose widths halve evenly at every
-        /// level; else 32) and 32.
-        #[arg(long, value_delimiter = ',', default_value = "16")]
+        /// Bits of the coders' coefficients, each a row set: 32 (the default) and 16 (where
+        /// the frame allows it: a lossy frame from RGB or full-range YCbCr whose widths halve
+        /// evenly at every level; else 32).
+        #[arg(long, value_delimiter = ',', default_value = "32")]
         coefficient_bits: Vec<u32>,
         /// Also time each stage alone (encode: colour, wavelet, blocks, rate control and
         /// packing; decode: blocks, wavelet, colour), as differences of prefixes.

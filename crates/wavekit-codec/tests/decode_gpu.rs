@@ -5,9 +5,20 @@
 
 use wavekit_codec::cpu::test_picture as picture;
 use wavekit_codec::cpu::{EncodeConfig, decode, encode};
-use wavekit_codec::gpu::Decoder;
+use wavekit_codec::gpu::{CoderPolicy, Decoder, Output};
 use wavekit_codec::{Chroma, Header};
 use wavekit_harness::gpu;
+
+/// A decoder with 16-bit coefficients where the frame allows them (not the default: ADR-0108),
+/// 32 bits elsewhere; the frames below take both.
+fn decoder(header: &Header, capacity: usize) -> Decoder {
+    let ctx = gpu();
+    let policy = CoderPolicy {
+        coefficients_16_bit: true,
+        ..CoderPolicy::for_device(ctx)
+    };
+    Decoder::with_policy(ctx, header, capacity, Output::Rgb, &policy).unwrap()
+}
 
 fn check(decoder: &Decoder, frame: &[u8], case: &str) {
     let ctx = gpu();
@@ -32,7 +43,6 @@ fn check(decoder: &Decoder, frame: &[u8], case: &str) {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_decoder_equals_the_cpu_decoder() {
-    let ctx = gpu();
     for (seed, (w, h, chroma, levels)) in (1u64..).zip([
         (2u32, 2u32, Chroma::Yuv420, 0u8),
         (1, 1, Chroma::Yuv444, 0),
@@ -43,7 +53,7 @@ fn gpu_decoder_equals_the_cpu_decoder() {
         (128, 96, Chroma::Yuv420, 3),
     ]) {
         let rgb = picture(w, h, seed);
-        let mut decoder: Option<Decoder> = None;
+        let mut dec: Option<Decoder> = None;
         for bpp in [0.5f64, 2.0, 12.0] {
             let px = f64::from(w * h);
             let config = EncodeConfig {
@@ -55,9 +65,7 @@ fn gpu_decoder_equals_the_cpu_decoder() {
             };
             let (frame, _) = encode(&rgb, w, h, &config).unwrap();
             let header = Header::parse(&frame).unwrap();
-            let d = decoder.get_or_insert_with(|| {
-                Decoder::new(ctx, &header, 4 * config.budget.max(1 << 16)).unwrap()
-            });
+            let d = dec.get_or_insert_with(|| decoder(&header, 4 * config.budget.max(1 << 16)));
             let case = format!("{w}x{h} {chroma:?} levels {levels} {bpp} bpp");
             check(d, &frame, &case);
         }
@@ -69,7 +77,6 @@ fn gpu_decoder_equals_the_cpu_decoder() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_decoder_equals_the_cpu_decoder_on_damaged_frames() {
-    let ctx = gpu();
     let mut rng = fastrand::Rng::with_seed(77);
     let (w, h) = (96u32, 64u32);
     let rgb = picture(w, h, 5);
@@ -83,7 +90,7 @@ fn gpu_decoder_equals_the_cpu_decoder_on_damaged_frames() {
         };
         let (frame, _) = encode(&rgb, w, h, &config).unwrap();
         let header = Header::parse(&frame).unwrap();
-        let decoder = Decoder::new(ctx, &header, frame.len()).unwrap();
+        let decoder = decoder(&header, frame.len());
         let overhead = wavekit_codec::format::Layout::of(&header).overhead();
         let mut damaged_seen = 0;
         let blocks = (overhead - 24) / 4;

@@ -64,7 +64,14 @@ fn gpu_encoder_writes_the_cpu_encoders_bytes() {
                     e.set_budget(ctx, budget).unwrap();
                     e
                 }
-                None => enc.insert(Encoder::new(ctx, w, h, &config).unwrap()),
+                // 16-bit coefficients where the frame allows them (not the default: ADR-0108).
+                None => {
+                    let policy = wavekit_codec::gpu::CoderPolicy {
+                        coefficients_16_bit: true,
+                        ..wavekit_codec::gpu::CoderPolicy::for_device(ctx)
+                    };
+                    enc.insert(Encoder::with_policy(ctx, w, h, &config, &policy).unwrap())
+                }
             };
             // The frame buffer poisoned first: every byte of the frame must be written.
             let poison = vec![0xA5u8; enc.output().size() as usize];

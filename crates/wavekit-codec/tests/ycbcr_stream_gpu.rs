@@ -378,17 +378,24 @@ fn streams_hold_frames_and_survive_truncation_and_damage() {
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn gpu_ycbcr_frames_equal_the_cpus() {
-    use wavekit_codec::gpu::{Decoder, Encoder, Output};
+    use wavekit_codec::gpu::{CoderPolicy, Decoder, Encoder, Output};
     let ctx = gpu();
-    // The short sweep (ADR-0084) keeps the first four: the other cases are the host's
+    // 16-bit coefficients where the frame allows them (64 × 20 4:4:4, full range, lossy; not
+    // the default: ADR-0108), 32 bits elsewhere.
+    let policy = CoderPolicy {
+        coefficients_16_bit: true,
+        ..CoderPolicy::for_device(ctx)
+    };
+    // The short sweep (ADR-0084) keeps the first five: the other cases are the host's
     // padding of the planes and the smallest frames' buffers, not the subgroup width.
-    let cases = if wavekit_harness::short_sweep() { 4 } else { 8 };
+    let cases = if wavekit_harness::short_sweep() { 5 } else { 9 };
     for (seed, (w, h, chroma, limited, lossless)) in (20u64..).zip(
         [
             (64u32, 48u32, Chroma::Yuv420, true, false),
             (64, 48, Chroma::Yuv420, false, true),
             (33, 17, Chroma::Yuv444, true, true),
             (46, 30, Chroma::Yuv444, false, false),
+            (64, 20, Chroma::Yuv444, false, false),
             // Planes whose bytes are not whole words (the input pads each to a word).
             (38, 22, Chroma::Yuv420, false, false),
             (34, 18, Chroma::Yuv420, true, true),
@@ -408,7 +415,7 @@ fn gpu_ycbcr_frames_equal_the_cpus() {
         };
         let cfg = config(&img, budget, lossless);
         let (want, _) = encode_ycbcr(&img, &cfg).unwrap();
-        let enc = Encoder::new(ctx, w, h, &cfg).unwrap();
+        let enc = Encoder::with_policy(ctx, w, h, &cfg, &policy).unwrap();
         let got = enc.encode_ycbcr(ctx, &img).unwrap();
         assert!(got == want, "{case}: the GPU's bytes differ from the CPU's");
         let e = enc
@@ -420,7 +427,12 @@ fn gpu_ycbcr_frames_equal_the_cpus() {
         if lossless {
             assert!(cpu_img == img, "{case}");
         }
-        let dec = Decoder::with_output(ctx, &header, want.len(), Output::Ycbcr).unwrap();
+        assert_eq!(
+            policy.coefficients_16_bit_for(&header),
+            (w, chroma, limited, lossless) == (64, Chroma::Yuv444, false, false),
+            "{case}: 16-bit coefficients"
+        );
+        let dec = Decoder::with_policy(ctx, &header, want.len(), Output::Ycbcr, &policy).unwrap();
         let (gpu_img, report) = dec.decode_ycbcr(ctx, &want).unwrap();
         assert!(report.damaged.is_empty());
         assert!(
@@ -428,7 +440,7 @@ fn gpu_ycbcr_frames_equal_the_cpus() {
             "{case}: the GPU's samples differ from the CPU's"
         );
         let (_, cpu_rgb, _) = decode(&want).unwrap();
-        let dec = Decoder::new(ctx, &header, want.len()).unwrap();
+        let dec = Decoder::with_policy(ctx, &header, want.len(), Output::Rgb, &policy).unwrap();
         let (gpu_rgb, _) = dec.decode(ctx, &want).unwrap();
         assert!(
             gpu_rgb == cpu_rgb,
