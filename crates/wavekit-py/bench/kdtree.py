@@ -166,6 +166,15 @@ def main():
                            lambda: theirs.query_ball_point(qs, args.radius, workers=workers,
                                                            return_length=True))}
         if box is None:
+            # Where the radius search's wall time goes: the native call alone (the GPU's count
+            # and write passes, the read-backs, the int64 arrays made), and the counts alone
+            # (one GPU pass, 4 bytes a query back).
+            q32 = ours._pad(qs, "query points")
+            emit(f"ball split r {args.radius}: native call", "wavekit",
+                 lambda: ours._tree.radius(host(q32), args.radius))
+            t["wavekit (counts only)"] = emit(f"ball counts r {args.radius} {name}", "wavekit",
+                                              lambda: ours.query_ball_point(qs, args.radius,
+                                                                            return_length=True))
             warp = warp_ball(pts, qs, args.radius)
             if warp is not None:
                 wo, _ = warp()

@@ -136,17 +136,6 @@ fn out<'py, T: bytemuck::Pod>(py: Python<'py>, v: &[T]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, bytemuck::cast_slice(v))
 }
 
-/// A float key in numpy's order: -0.0 as +0.0, every NaN as the one positive NaN (last).
-fn numpy_key(x: f32) -> f32 {
-    if x.is_nan() {
-        f32::NAN
-    } else if x == 0.0 {
-        0.0
-    } else {
-        x
-    }
-}
-
 /// A host array's bytes from the Python half's `(address, length)` of a C-contiguous numpy
 /// array: read in place, not copied into a `bytes` object first.
 fn host<'a>((addr, len): (usize, usize)) -> &'a [u8] {
@@ -204,12 +193,6 @@ fn upload_with<const I: usize, const O: usize>(
         v
     });
     Ok(ctx.storage_from_chunks(label, (n * O) as u64, chunks)?)
-}
-
-/// A float's bytes as a key in numpy's order: -0.0 as +0.0, every NaN as the one positive NaN
-/// (last).
-fn key_f32(b: [u8; 4]) -> [u8; 4] {
-    numpy_key(f32::from_le_bytes(b)).to_le_bytes()
 }
 
 /// A 32-bit integer widened to 64 bits (low, high words): sign-extended for `i4`.
@@ -275,7 +258,9 @@ fn key_type(dtype: &str, call: &'static str) -> Result<wavekit::sort::KeyType> {
     Ok(match dtype {
         "u4" => u32::TYPE,
         "i4" => i32::TYPE,
-        "f4" => f32::TYPE,
+        // numpy's order (-0.0 equal to 0.0, every NaN equal and last), made from the floats'
+        // bits by the sort itself: the array is uploaded as it is.
+        "f4" => wavekit::sort::KeyType::F32Numpy,
         other => return Err(Error::dtype(call, other)),
     })
 }
@@ -295,11 +280,7 @@ fn argsort<'py>(
         if n == 0 {
             return Ok(None);
         }
-        let kb = if dtype == "f4" {
-            upload_with(ctx, "sort keys", data, key_f32)?
-        } else {
-            ctx.storage_from("sort keys", data)?
-        };
+        let kb = ctx.storage_from("sort keys", data)?;
         let vb = ctx.storage_uninit("sort indices", (n as u64) * 4)?;
         radix_sort(ctx, key, Values::Indices, (&kb, Some(&vb)), n)?;
         mapped(ctx, "sort indices", &vb, n * 4)
@@ -307,8 +288,8 @@ fn argsort<'py>(
     to_py(py, &m)
 }
 
-/// The array sorted (stable: floats keyed in numpy's order, -0.0 equal to 0.0 and NaN last,
-/// their own bits carried along as values).
+/// The array sorted (stable: floats in numpy's order, -0.0 equal to 0.0 and NaN last, each
+/// keeping its own bits).
 #[pyfunction]
 fn sort<'py>(
     py: Python<'py>,
@@ -322,12 +303,6 @@ fn sort<'py>(
         let n = count(data, 4)?;
         if n == 0 {
             return Ok(None);
-        }
-        if dtype == "f4" {
-            let kb = upload_with(ctx, "sort keys", data, key_f32)?;
-            let vb = ctx.storage_from("sort values", data)?;
-            radix_sort(ctx, key, Values::U32, (&kb, Some(&vb)), n)?;
-            return mapped(ctx, "sorted values", &vb, n * 4);
         }
         let kb = ctx.storage_from("sort keys", data)?;
         radix_sort(ctx, key, Values::None, (&kb, None), n)?;

@@ -122,7 +122,8 @@ impl Tree {
 
     /// Every point within `r` (inclusive) of each query, as `bytearray`s that numpy wraps
     /// writable without a copy: int64 offsets (`queries + 1`) and int64 indices, ascending a
-    /// query; of any size (taken in pieces where one call cannot return it).
+    /// query; of any size (taken in pieces where one call cannot return it). The indices are
+    /// widened straight from the mapped read-back, on several threads.
     fn radius<'py>(
         &self,
         py: Python<'py>,
@@ -133,15 +134,23 @@ impl Tree {
         let q = points_in(host(queries), "query")?;
         let (offsets, indices) = py.detach(|| {
             self.spatial
-                .radius_whole(ctx, &self.tree, &q, r)
-                .map_err(spatial_err)
-        })?;
-        let offsets = PyByteArray::new(py, bytemuck::cast_slice(&offsets));
-        let indices = PyByteArray::new_with(py, indices.len() * 8, |dst| {
-            widen(&indices, dst);
-            Ok(())
-        })?;
-        Ok((offsets, indices))
+                .radius_whole_with(ctx, &self.tree, &q, r, |offsets, indices| {
+                    // The arrays are made with the GIL, taken back for them; the GPU is done.
+                    Python::attach(|py| -> PyResult<_> {
+                        let o = PyByteArray::new_with(py, offsets.len() * 8, |dst| {
+                            wavekit::copy_bytes(dst, bytemuck::cast_slice(&offsets));
+                            Ok(())
+                        })?;
+                        let i = PyByteArray::new_with(py, indices.len() * 8, |dst| {
+                            widen(indices, dst);
+                            Ok(())
+                        })?;
+                        Ok((o.unbind(), i.unbind()))
+                    })
+                })
+                .map_err(|e| PyErr::from(spatial_err(e)))
+        })??;
+        Ok((offsets.into_bound(py), indices.into_bound(py)))
     }
 
     /// How many points are within `r` (inclusive) of each query (u32 each).

@@ -207,4 +207,21 @@ def test_refused_inputs_say_what_to_do():
         t.query(data, eps=-1)
     with pytest.raises(ValueError, match="finite"):
         t.query(np.array([[np.inf, 0, 0]]))
-    assert "wavekit.spatial" in wavekit.__dict__ or hasattr(wavekit, "spatial")
+    # Infinities whose sum is NaN, and float32 queries (read in place) with a NaN.
+    with pytest.raises(ValueError, match="finite"):
+        t.query_ball_point(np.array([[np.inf, -np.inf, 0]]), 0.1)
+    with pytest.raises(ValueError, match="finite"):
+        t.query(np.array([[0, 0, np.nan]], dtype=np.float32))
+
+
+def test_float32_points_are_read_not_changed():
+    # float32 points are read in place: a periodic tree wraps a copy, so a read-only array
+    # works and the caller's values stay as they were.
+    data = np.random.default_rng(5).random((50, 3)).astype(np.float32)
+    data[0] = [np.nextafter(np.float32(1), np.float32(0)), 0.5, 0.25]
+    before = data.copy()
+    data.setflags(write=False)
+    t = KDTree(data, boxsize=1.0)
+    assert np.array_equal(data, before)
+    d, i = t.query(data[:5])
+    assert np.array_equal(i, np.arange(5)) and np.all(d < 1e-6)

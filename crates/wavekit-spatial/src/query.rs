@@ -460,6 +460,22 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<std::result::Result<(Vec<u32>, Vec<u32>), (Vec<u32>, u64)>> {
+        self.radius_or_counts_with(ctx, tree, queries, r, |offsets, indices| {
+            (offsets, indices.to_vec())
+        })
+    }
+
+    /// [`Spatial::radius_or_counts`], the CSR handed to `f` (the offsets, and the indices read
+    /// in place from the mapped read-back) where one call returns it.
+    #[allow(clippy::type_complexity)]
+    fn radius_or_counts_with<R>(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+        f: impl FnOnce(Vec<u32>, &[u32]) -> R,
+    ) -> Result<std::result::Result<R, (Vec<u32>, u64)>> {
         let q = crate::upload_points(ctx, &tree.wrap_queries(queries), "query")?;
         let bound = self.bind_radius(ctx, tree, &q, queries.len() as u32, r)?;
         ctx.submit_checked("counting a radius query's neighbours", |e| {
@@ -482,8 +498,10 @@ impl Spatial {
             bound.record_write(e, &write)
         })?;
         bound.check_write(ctx)?;
-        let got = ctx.read_back("spatial radius indices", &indices, total as usize)?;
-        Ok(Ok((offsets, got)))
+        let got = ctx.read_back_with("spatial radius indices", &indices, total as usize, |i| {
+            f(offsets, i)
+        })?;
+        Ok(Ok(got))
     }
 
     /// Every point within `r` of each query, of any total size, in pieces of consecutive
@@ -564,11 +582,32 @@ impl Spatial {
         queries: &[[f32; 3]],
         r: f32,
     ) -> Result<(Vec<u64>, Vec<u32>)> {
-        // One call where it can return the whole: its indices kept as they came back.
-        let (counts, whole) = match self.radius_or_counts(ctx, tree, queries, r)? {
-            Ok((offsets, indices)) => {
-                return Ok((offsets.iter().map(|&o| u64::from(o)).collect(), indices));
-            }
+        self.radius_whole_with(ctx, tree, queries, r, |offsets, indices| {
+            (offsets, indices.to_vec())
+        })
+    }
+
+    /// [`Spatial::radius_whole`], the CSR handed to `f` (the 64-bit offsets, and the indices)
+    /// instead of returned: where one call returns the whole, `f` reads the indices in place
+    /// from the mapped read-back, with no copy on the host between (a caller converting them,
+    /// as the Python package does into int64, saves one pass over them); else they are
+    /// gathered from pieces first.
+    pub fn radius_whole_with<R>(
+        &self,
+        ctx: &GpuContext,
+        tree: &PointTree,
+        queries: &[[f32; 3]],
+        r: f32,
+        f: impl FnOnce(Vec<u64>, &[u32]) -> R,
+    ) -> Result<R> {
+        // `f` is called once: by the one call where it returns the whole, else below.
+        let mut f = Some(f);
+        let one = self.radius_or_counts_with(ctx, tree, queries, r, |offsets, indices| {
+            let offsets = offsets.iter().map(|&o| u64::from(o)).collect();
+            f.take().expect("called once")(offsets, indices)
+        })?;
+        let (counts, whole) = match one {
+            Ok(got) => return Ok(got),
             Err(too_large) => too_large,
         };
         let mut offsets = Vec::with_capacity(queries.len() + 1);
@@ -585,7 +624,7 @@ impl Spatial {
             indices.extend_from_slice(ind);
             Ok(())
         })?;
-        Ok((offsets, indices))
+        Ok(f.take().expect("called once")(offsets, &indices))
     }
 
     /// The `k` nearest points of each query for any `k` ≥ 1 (SciPy's `query` has no limit):

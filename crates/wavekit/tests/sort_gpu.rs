@@ -172,30 +172,50 @@ fn sorts_i32_keys() {
     run_family(|r| r.i32(..), &[None, Some((8, 32))]);
 }
 
+/// Floats the random bits seldom give: zeros of both signs, infinities, NaNs of both signs
+/// (quiet and signalling), subnormals, the extremes.
+const FLOAT_SPECIALS: [f32; 13] = [
+    0.0,
+    -0.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::from_bits(0x7fc0_0000),
+    f32::from_bits(0xffc0_0000),
+    f32::from_bits(0x7f80_0001),
+    f32::from_bits(0xff80_0001),
+    f32::from_bits(1),
+    f32::from_bits(0x8000_0001),
+    f32::MIN_POSITIVE,
+    f32::MAX,
+    f32::MIN,
+];
+
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn sorts_f32_keys_in_total_order() {
-    let specials = [
-        0.0f32,
-        -0.0,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::from_bits(0x7fc0_0000),
-        f32::from_bits(0xffc0_0000),
-        f32::from_bits(0x7f80_0001),
-        f32::from_bits(1),
-        f32::from_bits(0x8000_0001),
-        f32::MIN_POSITIVE,
-        f32::MAX,
-        f32::MIN,
-    ];
     run_family(
-        move |r| {
+        |r| {
             if r.u32(..4) == 0 {
-                specials[r.usize(..specials.len())]
+                FLOAT_SPECIALS[r.usize(..FLOAT_SPECIALS.len())]
             } else {
                 f32::from_bits(r.u32(..))
             }
+        },
+        &[None],
+    );
+}
+
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn sorts_f32_keys_in_numpys_order() {
+    // Zeros of both signs and NaNs of every kind often, so that equal keys meet.
+    run_family(
+        |r| {
+            reference::NumpyF32(if r.bool() {
+                FLOAT_SPECIALS[r.usize(..FLOAT_SPECIALS.len())]
+            } else {
+                f32::from_bits(r.u32(..))
+            })
         },
         &[None],
     );

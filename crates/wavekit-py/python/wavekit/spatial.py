@@ -84,6 +84,9 @@ class KDTree:
             b32 = _np.zeros(3, dtype=_np.float32)
             b32[:m] = box
             # float32 may round a coordinate just under L up to L, which is the same point as 0.
+            # The caller's own float32 points are not changed: a copy is wrapped.
+            if _np.may_share_memory(pts, data):
+                pts = pts.copy()
             pts[:, :m] = _np.where(pts[:, :m] >= b32[:m], 0, pts[:, :m])
             self._box = [float(x) for x in b32]
         else:
@@ -100,8 +103,15 @@ class KDTree:
                 f"shape {x.shape}"
             )
         flat = x.reshape(-1, self.m)
-        if not _np.all(_np.isfinite(flat)):
+        # A NaN or an infinity makes the sum so (one pass, no temporary); where the sum is not
+        # finite, an overflow of finite values included, every element is checked.
+        with _np.errstate(invalid="ignore", over="ignore"):
+            total = flat.sum(dtype=_np.float64)
+        if not _np.isfinite(total) and not _np.all(_np.isfinite(flat)):
             raise ValueError(f"KDTree {what} must be finite (no NaN or infinity)")
+        if self.m == 3:
+            # float32 points, C-contiguous, as they are (no copy where they already are).
+            return _np.ascontiguousarray(flat, dtype="<f4")
         out = _np.zeros((flat.shape[0], 3), dtype="<f4")
         out[:, : self.m] = flat
         return out

@@ -20,6 +20,10 @@ pub enum KeyType {
     F32,
     /// `u64`.
     U64,
+    /// `f32` in numpy's order (`np.sort`): −0 equal to +0, every NaN equal to every other and
+    /// after +∞. The keys keep their own bits; only their order differs from
+    /// [`KeyType::F32`]'s. Sort them as `f32` through [`crate::sort::reference::NumpyF32`].
+    F32Numpy,
 }
 
 impl KeyType {
@@ -43,6 +47,7 @@ impl KeyType {
             KeyType::I32 => "i32",
             KeyType::F32 => "f32",
             KeyType::U64 => "u64",
+            KeyType::F32Numpy => "f32 (numpy's order)",
         }
     }
 
@@ -52,6 +57,7 @@ impl KeyType {
             KeyType::U32 | KeyType::U64 => 0,
             KeyType::I32 => 1,
             KeyType::F32 => 2,
+            KeyType::F32Numpy => 3,
         }
     }
 }

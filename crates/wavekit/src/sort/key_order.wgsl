@@ -1,8 +1,8 @@
 // The order of the sort's keys: a key's sortable bits (unsigned integers in the order of the
 // keys, largest first when descending) and a digit of them. Shared by the radix passes
 // (sort/keys) and the small sorts (sort/tile_sort, sort/merge).
-// Needs: KEY_WORDS (1 or 2), KEY_KIND (0 unsigned, 1 i32, 2 f32 in total order: see
-// sort::reference::sortable), and `params.descending`.
+// Needs: KEY_WORDS (1 or 2), KEY_KIND (0 unsigned, 1 i32, 2 f32 in total order, 3 f32 in
+// numpy's order: see sort::reference::sortable), and `params.descending`.
 
 // Bits in the order of the keys (see sort::reference::sortable).
 fn sortable(k: vec2<u32>) -> vec2<u32> {
@@ -11,6 +11,15 @@ fn sortable(k: vec2<u32>) -> vec2<u32> {
         t = vec2<u32>(k.x ^ 0x80000000u, 0u);
     } else if (KEY_KIND == 2u) {
         t = vec2<u32>(select(k.x | 0x80000000u, ~k.x, (k.x & 0x80000000u) != 0u), 0u);
+    } else if (KEY_KIND == 3u) {
+        // numpy's order: every NaN as the one positive NaN (after +inf), -0 as +0.
+        var x = k.x;
+        if ((x & 0x7fffffffu) > 0x7f800000u) {
+            x = 0x7fc00000u;
+        } else if (x == 0x80000000u) {
+            x = 0u;
+        }
+        t = vec2<u32>(select(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u), 0u);
     }
     if (params.descending != 0u) {
         return ~t;

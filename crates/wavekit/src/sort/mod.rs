@@ -767,7 +767,13 @@ mod tests {
     fn every_variant_validates() {
         let mut variants = Vec::new();
         for sg in [true, false] {
-            for key in [KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64] {
+            for key in [
+                KeyType::U32,
+                KeyType::I32,
+                KeyType::F32,
+                KeyType::U64,
+                KeyType::F32Numpy,
+            ] {
                 for values in [Values::None, Values::U32, Values::Indices] {
                     let c = SortConfig {
                         values,
