@@ -18,6 +18,15 @@ if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
 fi
 rm -rf /tmp/site && mkdir -p /tmp/site
 for w in .whl/*.whl; do python3 -m zipfile -e "$w" /tmp/site; done
+# NVIDIA Warp, kdtree.py's radius-search peer: warp-lang's files (its CUDA library, without
+# warp-clang.so and the examples) are too large to bring at once, so they come as parts of one
+# xz tar (.whl/warp.part.aa, .ab, ...: `tar -c warp warp_lang-*.dist-info | xz -9 | split -b 40000000`), kept in
+# /tmp/keep from run to run on the same machine and unpacked once $WARP_PARTS parts are there.
+mkdir -p /tmp/keep
+cp .whl/warp.part.* /tmp/keep/ 2>/dev/null || true
+if [ -n "${WARP_PARTS:-}" ] && [ "$(ls /tmp/keep/warp.part.* 2>/dev/null | wc -l)" = "$WARP_PARTS" ]; then
+    cat /tmp/keep/warp.part.* | xz -d | tar -x -C /tmp/site
+fi
 export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem --format=csv -lms 200 >"$OUT/python-clock.csv" &
 clock=$!

@@ -632,14 +632,16 @@ fn run(cli: Cli, start: std::time::Instant) -> Result<(), CliError> {
             protocol,
             json,
         }) => {
+            // The arguments checked before any GPU work.
+            let policies = codec::policies(
+                &encode_workgroup,
+                &decode_workgroup,
+                &block_kernel,
+                &coefficient_bits,
+            )?;
             let ctx = context(cli.adapter)?;
             let options = wavekit_bench::codec::Options {
-                policies: codec::policies(
-                    &encode_workgroup,
-                    &decode_workgroup,
-                    &block_kernel,
-                    &coefficient_bits,
-                )?,
+                policies,
                 stages,
                 ycbcr: pixels == codec::PixelsArg::Ycbcr,
             };

@@ -167,6 +167,22 @@ fn bad_use_gets_a_clear_error_and_exit_code_2() {
 }
 
 #[test]
+fn codec_bench_refuses_coefficient_bits_it_has_not() {
+    // Refused before any GPU work: no Vulkan driver needed.
+    let none = [
+        ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+        ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+    ];
+    for bits in ["24", "16,8", "0"] {
+        let out = wavekit(&["codec", "bench", "--coefficient-bits", bits], &none);
+        assert_usage_error(&out, "give 16, 32 or both");
+        assert!(!text(&out.stderr).contains("panicked"));
+    }
+    let out = wavekit(&["codec", "bench", "--coefficient-bits", "sixteen"], &none);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+#[test]
 fn no_vulkan_driver_says_how_to_install_one() {
     // Point the Vulkan loader at a driver list that does not exist: no adapter at all.
     let out = wavekit(
