@@ -13,8 +13,8 @@
 # second CLI (an earlier build) timed after this one on the 4K frame, --stages, for a
 # before/after in the same call; $STREAM=N adds `codec bench --stream N` at every size, both
 # samplings, 1 bpp (frames a second and each frame's latency). $PIXELS (rgb or ycbcr, default
-# ycbcr: PyroWave's form) and $BITS (the coefficients' bits, default 16,32: both in one process,
-# ADR-0108) choose the rows. PyroWave runs a frame a submission and four (its fastest decode).
+# ycbcr: PyroWave's form) and $BITS (the coefficients' bits, default 32, the coders' default;
+# 16,32 times both in one process, ADR-0108) choose the rows. PyroWave runs a frame a submission and four (its fastest decode).
 set -uo pipefail
 OUT=${OUT:-codec-out}
 FRAMES=${FRAMES:-.dev/frames}
@@ -23,7 +23,7 @@ DEC_WG=${DEC_WG:-512}
 ENCODERS=${ENCODERS:-subgroup}
 RUNS=${RUNS:-60}
 PIXELS=${PIXELS:-ycbcr}
-BITS=${BITS:-16,32}
+BITS=${BITS:-32}
 mkdir -p "$OUT"
 [ -f .dev/bin.txz ] && tar -xJf .dev/bin.txz -C .dev
 if [ -d .gl ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
