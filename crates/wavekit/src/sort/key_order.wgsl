@@ -9,16 +9,17 @@ fn sortable(k: vec2<u32>) -> vec2<u32> {
     var t = k;
     if (KEY_KIND == 1u) {
         t = vec2<u32>(k.x ^ 0x80000000u, 0u);
-    } else if (KEY_KIND == 2u) {
-        t = vec2<u32>(select(k.x | 0x80000000u, ~k.x, (k.x & 0x80000000u) != 0u), 0u);
-    } else if (KEY_KIND == 3u) {
-        // numpy's order: every NaN as the one positive NaN (after +inf), -0 as +0.
+    } else if (KEY_KIND == 2u || KEY_KIND == 3u) {
         var x = k.x;
-        if ((x & 0x7fffffffu) > 0x7f800000u) {
-            x = 0x7fc00000u;
-        } else if (x == 0x80000000u) {
-            x = 0u;
+        // numpy's order: every NaN as the one positive NaN (after +inf), -0 as +0.
+        if (KEY_KIND == 3u) {
+            if ((x & 0x7fffffffu) > 0x7f800000u) {
+                x = 0x7fc00000u;
+            } else if (x == 0x80000000u) {
+                x = 0u;
+            }
         }
+        // Total order: negative values with every bit flipped, the others with the sign set.
         t = vec2<u32>(select(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u), 0u);
     }
     if (params.descending != 0u) {
