@@ -16,6 +16,8 @@
 # It puts the release CLI, the ui_gpu test binary and the peer in .dev/bin and the Vulkan loader
 # in .gl/; carry .gl and .dev. Usage:  scripts/h200-ui.sh OUTDIR
 # UI_RUNS and UI_PEER_RUNS set the timed runs per scene (200 and 50 by default).
+# UI_CULL_VARIANTS=1 also times every scene with the culling's speed-ups taken away
+# (`wavekit ui bench --cull-variants`: rows before, flags, pixel).
 # UI_SMOKE=1 runs the same steps on small scenes (320x180, 200 items, a few runs): a check of
 # the plumbing on any machine (lavapipe included), not a measurement.
 set -uo pipefail
@@ -37,6 +39,8 @@ if [ "${UI_SMOKE:-0}" = 1 ]; then
     peer_runs=2
     runs=3
 fi
+extra=()
+[ "${UI_CULL_VARIANTS:-0}" = 1 ] && extra=(--cull-variants)
 status=0
 step() { echo "== $*" >&2; }
 
@@ -60,7 +64,7 @@ step "Vello peer"
 cat "$out/vello.jsonl" >&2
 
 step "wavekit ui bench"
-.dev/bin/wavekit ui bench "${small[@]}" --runs "$runs" --peer "$out/vello.jsonl" --save "$out/ui.jsonl" \
+.dev/bin/wavekit ui bench "${small[@]}" "${extra[@]}" --runs "$runs" --peer "$out/vello.jsonl" --save "$out/ui.jsonl" \
     > "$out/ui.txt" || status=1
 cat "$out/ui.txt" >&2
 

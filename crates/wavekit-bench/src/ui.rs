@@ -33,7 +33,17 @@ pub struct BenchArgs {
     pub size: (u32, u32),
     /// How each case is measured.
     pub protocol: Protocol,
+    /// Also time every scene with the culling's speed-ups taken away ([`CULL_VARIANTS`]).
+    pub cull_variants: bool,
 }
+
+/// The culling variants `cull_variants` times beside the default (both speed-ups on): name,
+/// [`RenderConfig::cover_flags`], [`RenderConfig::pixel_cull`].
+pub const CULL_VARIANTS: [(&str, bool, bool); 3] = [
+    ("before", false, false),
+    ("flags", true, false),
+    ("pixel", false, true),
+];
 
 /// The scene kinds.
 pub const SCENES: [&str; 6] = ["rects", "text", "images", "mix", "stack", "paragraphs"];
@@ -549,7 +559,7 @@ fn run_dir(
     let (w, h) = args.size;
     let tex = target(ctx, w, h);
     // The default (ordered) renderer first, then the compaction variants (mix and stack).
-    let renderers: Vec<(&'static str, UiRenderer)> = Compaction::ALL
+    let mut renderers: Vec<(&'static str, UiRenderer)> = Compaction::ALL
         .iter()
         .map(|&c| {
             UiRenderer::new(
@@ -562,6 +572,17 @@ fn run_dir(
             .map(|r| (c.name(), r))
         })
         .collect::<std::result::Result<_, UiError>>()?;
+    let compactions = renderers.len();
+    if args.cull_variants {
+        for (name, cover_flags, pixel_cull) in CULL_VARIANTS {
+            let config = RenderConfig {
+                cover_flags,
+                pixel_cull,
+                ..Default::default()
+            };
+            renderers.push((name, UiRenderer::new(ctx, config)?));
+        }
+    }
     let all = cases(args);
     let biggest_mix = all
         .iter()
@@ -592,8 +613,8 @@ fn run_dir(
         let every = scene_kind == "mix" || scene_kind == "stack";
         for (i, (name, ui)) in renderers.iter().enumerate() {
             // The compaction variants on mix and stack; the binning stages alone (with the
-            // default renderer) on every scene.
-            if !every && i != 0 {
+            // default renderer) and the culling variants on every scene.
+            if !every && i != 0 && i < compactions {
                 continue;
             }
             let with_stages = i == 0;
@@ -768,6 +789,7 @@ mod tests {
             scenes: SCENES.iter().map(|s| s.to_string()).collect(),
             size,
             protocol: Protocol::default(),
+            cull_variants: false,
         };
         assert_eq!(write_scenes(&args, &dir).unwrap(), SCENES.len());
         for (s, n) in cases(&args) {

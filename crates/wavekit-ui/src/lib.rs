@@ -79,13 +79,17 @@ mod tests {
     #[test]
     fn every_kernel_validates() {
         let mut variants = Vec::new();
+        let culls = [(false, false), (true, false), (false, true), (true, true)];
         for compaction in Compaction::ALL {
-            for stats in [false, true] {
+            for ((cover_flags, pixel_cull), stats) in
+                culls.into_iter().zip([false, true, true, false])
+            {
                 let config = RenderConfig {
                     compaction,
-                    cull: true,
                     stats,
-                    loop_budget: None,
+                    cover_flags,
+                    pixel_cull,
+                    ..Default::default()
                 };
                 for target in [TargetKind::Buffer, TargetKind::Texture] {
                     for entry in ["ui/bbox", "ui/bin_count", "ui/bin_emit", "ui/fine"] {

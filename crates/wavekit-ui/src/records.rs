@@ -90,7 +90,7 @@ pub fn layout_wgsl() -> String {
     c("TILE", TILE);
     c("BIN_TILES", BIN_TILES);
     c("BIN", BIN);
-    c("MAX_BINS", (MAX_SIDE / BIN) * (MAX_SIDE / BIN));
+    c("MAX_BIN_WORDS", (MAX_SIDE / BIN) * (MAX_SIDE / BIN) / 2);
     c("SHADOW_SAMPLES", SHADOW_SAMPLES);
     c("K_RECT", kind::RECT);
     c("K_ELLIPSE", kind::ELLIPSE);

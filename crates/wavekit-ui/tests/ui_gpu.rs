@@ -467,6 +467,71 @@ fn ten_thousand_items_on_one_tile() {
     }
 }
 
+/// The culling's two speed-ups change no bit: the bins' cover flags (the walk for covers only
+/// where one can be found: the same covers, so the same candidates composited) and each
+/// pixel starting at its last opaque survivor, against the walk in every bin and every
+/// survivor composited, on random scenes of several bins and chunks.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn cover_flags_and_pixel_culling_change_no_bit() {
+    let ctx = gpu();
+    let config = |cover_flags, pixel_cull| RenderConfig {
+        stats: true,
+        cover_flags,
+        pixel_cull,
+        ..Default::default()
+    };
+    let base = renderer(ctx, config(false, false));
+    let variants = [
+        (config(true, false), "cover flags"),
+        (config(false, true), "pixel culling"),
+        (config(true, true), "both"),
+    ]
+    .map(|(c, name)| (renderer(ctx, c), name));
+    for (seed, w, h, n) in [(31, 96, 64, 700), (32, 600, 280, 2500), (33, 530, 300, 900)] {
+        let mut s = random_scene(seed, w, h, n);
+        // Opaque covers over whole tiles, with translucent items above some of them.
+        let mut rng = fastrand::Rng::with_seed(seed);
+        for _ in 0..8 {
+            let (x, y) = (rng.f32() * w as f32 * 0.8, rng.f32() * h as f32 * 0.8);
+            let cover = Rect::new(x, y, 40.0 + rng.f32() * 60.0, 36.0, colour(&mut rng, false));
+            s.rect(&cover.radius(4.0)).unwrap();
+            let above = Rect::new(x + 8.0, y + 4.0, 20.0, 12.0, colour(&mut rng, true));
+            s.rect(&above).unwrap();
+        }
+        let mut f = base.frame(ctx).unwrap();
+        let want = base.render_frame_to_image(ctx, &mut f, &s).unwrap();
+        let want_stats = base.tile_stats(ctx, &f).unwrap().per_tile;
+        let mut culled = 0usize;
+        for (ui, name) in &variants {
+            let mut f = ui.frame(ctx).unwrap();
+            let got = ui.render_frame_to_image(ctx, &mut f, &s).unwrap();
+            let (d, worst) = diff(&got, &want);
+            assert_eq!((d, worst), (0, 0), "seed {seed}, {name}: pixels differ");
+            let stats = ui.tile_stats(ctx, &f).unwrap().per_tile;
+            assert_eq!(
+                stats, want_stats,
+                "seed {seed}, {name}: candidates composited"
+            );
+        }
+        let off = renderer(
+            ctx,
+            RenderConfig {
+                stats: true,
+                cull: false,
+                ..Default::default()
+            },
+        );
+        let mut f = off.frame(ctx).unwrap();
+        off.render_frame_to_image(ctx, &mut f, &s).unwrap();
+        let all = off.tile_stats(ctx, &f).unwrap().per_tile;
+        culled += all.iter().zip(&want_stats).filter(|(a, b)| a != b).count();
+        // A scene where the walk finds nothing would not test the flags.
+        assert!(culled > 0, "seed {seed}: no tile had an opaque cover");
+        check(ctx, &variants[2].0, &s, &format!("seed {seed}, both"));
+    }
+}
+
 /// The opaque culling changes no pixel, and it draws nothing beneath an opaque cover: with
 /// culling on, the covered tiles composite only what lies above the cover.
 #[test]

@@ -3,15 +3,20 @@
 // chunk is the number of kept items before it (wg_compact). Each bin's list is therefore its
 // items in draw order, with no sort. A (bin, chunk) whose count is 0 exits at once. Writes past the lists' room are dropped and counted in
 // status[0] (the renderer reports them; the builder's bound keeps them from happening).
+// COVER_FLAGS: a kept item that is opaque over a whole tile of this bin sets the bin's cover
+// flag, and the fine pass walks for covers only in bins that have one (what the walk would
+// find is exactly such an item, so a bin without the flag has nothing to find).
 #import subgroup/api
 #import workgroup/compact
 #import ui/records
 
+@group(0) @binding(2) var<storage, read> boxes: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
 @group(0) @binding(5) var<storage, read> counts: array<u32>;
 @group(0) @binding(6) var<storage, read> offsets: array<u32>;
 @group(0) @binding(7) var<storage, read_write> list: array<u32>;
 @group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> cover: array<atomic<u32>>;
 
 var<workgroup> sh_count: u32;
 
@@ -32,6 +37,19 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     let i = chunk * WG_SIZE + l.local;
     let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
     let slot = wg_compact(keep, l);
+    if (COVER_FLAGS && keep) {
+        // The whole tiles in the item's opaque solid box (fine.wgsl's test), within this bin.
+        let o = boxes[i];
+        if ((o.z & OPAQUE_BIT) != 0u) {
+            let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
+            let first = vec2<u32>(bx, by) * BIN_TILES;
+            let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
+            let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
+            if (all(lo < hi) && atomicLoad(&cover[bin]) == 0u) {
+                atomicStore(&cover[bin], 1u);
+            }
+        }
+    }
     if (keep) {
         let pos = offsets[at] + slot.index;
         if (pos < params.capacity) {

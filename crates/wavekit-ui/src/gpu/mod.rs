@@ -73,6 +73,13 @@ pub struct RenderConfig {
     pub compaction: Compaction,
     /// Skip what lies under an opaque item that covers a whole tile.
     pub cull: bool,
+    /// With `cull`: the binning flags each bin that holds an item opaque over a whole tile of
+    /// it, and the fine pass looks for such covers only in flagged bins (text, say, has none).
+    pub cover_flags: bool,
+    /// Each pixel starts compositing a chunk of its tile's items at the last one opaque over
+    /// that pixel (the same bits: what lay beneath is overwritten exactly); the survivors'
+    /// boxes are kept in workgroup memory for it. Ordered compaction only.
+    pub pixel_cull: bool,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
     /// The most loop iterations one tile's fine pass may take, counted conservatively from the
@@ -101,6 +108,8 @@ impl Default for RenderConfig {
         Self {
             compaction: Compaction::Ordered,
             cull: true,
+            cover_flags: true,
+            pixel_cull: true,
             stats: false,
             loop_budget: None,
         }
@@ -143,11 +152,16 @@ pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> Kernel
             CHUNK
         })
         .generated("ui/layout", records::layout_wgsl())
-        .generated("ui/params", params_wgsl());
+        .generated("ui/params", params_wgsl())
+        .constant("COVER_FLAGS", config.cull && config.cover_flags);
     if entry == "ui/fine" {
         b = b
             .constant("COMPACT", config.compaction.code())
             .constant("STATS", config.stats)
+            .constant(
+                "PIXEL_CULL",
+                config.pixel_cull && config.compaction == Compaction::Ordered,
+            )
             .generated("ui/output", output_wgsl(target));
     }
     b
@@ -337,6 +351,8 @@ pub struct Frame {
     offsets: Grow,
     list: Grow,
     status: wgpu::Buffer,
+    /// A word a bin: an item in it is opaque over a whole tile ([`RenderConfig::cover_flags`]).
+    cover: Grow,
     tile_stats: Grow,
     p: Params,
     atlas_version: Option<u64>,
@@ -435,6 +451,7 @@ impl UiRenderer {
             offsets: Grow::new(ctx, "ui offsets", 256)?,
             list: Grow::new(ctx, "ui lists", 1024)?,
             status: ctx.storage_from("ui status", &[0u32; 4])?,
+            cover: Grow::new(ctx, "ui cover flags", 64)?,
             tile_stats: Grow::new(ctx, "ui tile stats", 64)?,
             p: Params::default(),
             atlas_version: None,
@@ -494,6 +511,7 @@ impl UiRenderer {
         let offsets_grew = frame.offsets.fit(ctx, cells)?;
         rebind |= counts_grew | offsets_grew;
         rebind |= frame.list.fit(ctx, capacity)?;
+        rebind |= frame.cover.fit(ctx, bins)?;
         let tiles = u64::from(w.div_ceil(TILE) * h.div_ceil(TILE));
         rebind |= frame.tile_stats.fit(ctx, tiles)?;
         let slices = match self.budget {
@@ -580,6 +598,7 @@ impl UiRenderer {
             (7, &f.list.buf),
             (8, &f.status),
             (10, &f.tile_stats.buf),
+            (13, &f.cover.buf),
         ];
         f.binds = Some(Binds {
             bbox: self.bbox.bind(ctx, &all)?,
@@ -607,6 +626,7 @@ impl UiRenderer {
             (10, f.tile_stats.buf.as_entire_binding()),
             (11, f.slice.as_entire_binding()),
             (12, f.carry.buf.as_entire_binding()),
+            (13, f.cover.buf.as_entire_binding()),
         ];
         let bind = k.bind_resources(ctx, &entries)?;
         f.output = Some((target, bind));
