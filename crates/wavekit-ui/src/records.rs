@@ -389,11 +389,13 @@ mod tests {
 
     #[test]
     fn boxes_pack_and_bins_cover_their_pixels() {
+        // The last pixel row of the first bin row, from the first bin column into the second.
+        let bin = BIN as i32;
         let b = PixelBox {
             x0: 3,
-            y0: 255,
-            x1: 257,
-            y1: 256,
+            y0: bin - 1,
+            x1: bin + 1,
+            y1: bin,
         };
         assert_eq!(PixelBox::unpack(b.pack()), b);
         let r = bin_rect(b);
