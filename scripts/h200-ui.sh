@@ -16,8 +16,8 @@
 # It puts the release CLI, the ui_gpu test binary and the peer in .dev/bin and the Vulkan loader
 # in .gl/; carry .gl and .dev. Usage:  scripts/h200-ui.sh OUTDIR
 # UI_RUNS and UI_PEER_RUNS set the timed runs per scene (200 and 50 by default).
-# UI_CULL_VARIANTS=1 also times every scene with the culling's speed-ups taken away
-# (`wavekit ui bench --cull-variants`: rows before, flags, pixel).
+# UI_VARIANTS=1 also times every scene with each speed-up taken away (`wavekit ui bench
+# --variants`: rows no-flags, general).
 # UI_SMOKE=1 runs the same steps on small scenes (320x180, 200 items, a few runs): a check of
 # the plumbing on any machine (lavapipe included), not a measurement.
 set -uo pipefail
@@ -40,7 +40,7 @@ if [ "${UI_SMOKE:-0}" = 1 ]; then
     runs=3
 fi
 extra=()
-[ "${UI_CULL_VARIANTS:-0}" = 1 ] && extra=(--cull-variants)
+[ "${UI_VARIANTS:-0}" = 1 ] && extra=(--variants)
 status=0
 step() { echo "== $*" >&2; }
 

@@ -33,17 +33,13 @@ pub struct BenchArgs {
     pub size: (u32, u32),
     /// How each case is measured.
     pub protocol: Protocol,
-    /// Also time every scene with the culling's speed-ups taken away ([`CULL_VARIANTS`]).
-    pub cull_variants: bool,
+    /// Also time every scene with each of the renderer's speed-ups taken away ([`VARIANTS`]).
+    pub variants: bool,
 }
 
-/// The culling variants `cull_variants` times beside the default (both speed-ups on): name,
-/// [`RenderConfig::cover_flags`], [`RenderConfig::pixel_cull`].
-pub const CULL_VARIANTS: [(&str, bool, bool); 3] = [
-    ("before", false, false),
-    ("flags", true, false),
-    ("pixel", false, true),
-];
+/// The variants `variants` times beside the default, each with one speed-up taken away: name,
+/// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`].
+pub const VARIANTS: [(&str, bool, bool); 2] = [("no-flags", false, true), ("general", true, false)];
 
 /// The scene kinds.
 pub const SCENES: [&str; 6] = ["rects", "text", "images", "mix", "stack", "paragraphs"];
@@ -573,11 +569,11 @@ fn run_dir(
         })
         .collect::<std::result::Result<_, UiError>>()?;
     let compactions = renderers.len();
-    if args.cull_variants {
-        for (name, cover_flags, pixel_cull) in CULL_VARIANTS {
+    if args.variants {
+        for (name, cover_flags, specialize) in VARIANTS {
             let config = RenderConfig {
                 cover_flags,
-                pixel_cull,
+                specialize,
                 ..Default::default()
             };
             renderers.push((name, UiRenderer::new(ctx, config)?));
@@ -789,7 +785,7 @@ mod tests {
             scenes: SCENES.iter().map(|s| s.to_string()).collect(),
             size,
             protocol: Protocol::default(),
-            cull_variants: false,
+            variants: false,
         };
         assert_eq!(write_scenes(&args, &dir).unwrap(), SCENES.len());
         for (s, n) in cases(&args) {

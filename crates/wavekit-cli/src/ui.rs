@@ -75,10 +75,10 @@ pub enum UiCommand {
         /// Print JSON lines instead of a table.
         #[arg(long)]
         json: bool,
-        /// Also time the culling's speed-ups taken away on every scene: `before` (neither),
-        /// `flags` (the bins' cover flags alone), `pixel` (per-pixel culling alone).
+        /// Also time every scene with each speed-up taken away: `no-flags` (the fine pass
+        /// walks for opaque covers in every bin), `general` (one fine kernel for every scene).
         #[arg(long)]
-        cull_variants: bool,
+        variants: bool,
     },
 }
 
@@ -213,14 +213,14 @@ pub fn run<C: std::ops::Deref<Target = GpuContext>>(
             peer,
             save,
             json,
-            cull_variants,
+            variants,
         } => {
             let args = BenchArgs {
                 items,
                 scenes,
                 size,
                 protocol: protocol.protocol()?,
-                cull_variants,
+                variants,
             };
             if let Some(dir) = &write_scenes {
                 let n = uibench::write_scenes(&args, dir)?;

@@ -79,16 +79,12 @@ mod tests {
     #[test]
     fn every_kernel_validates() {
         let mut variants = Vec::new();
-        let culls = [(false, false), (true, false), (false, true), (true, true)];
         for compaction in Compaction::ALL {
-            for ((cover_flags, pixel_cull), stats) in
-                culls.into_iter().zip([false, true, true, false])
-            {
+            for (cover_flags, stats) in [(false, false), (true, true), (true, false)] {
                 let config = RenderConfig {
                     compaction,
                     stats,
                     cover_flags,
-                    pixel_cull,
                     ..Default::default()
                 };
                 for target in [TargetKind::Buffer, TargetKind::Texture] {
@@ -109,6 +105,21 @@ mod tests {
                     }
                 }
             }
+        }
+        // The fine kernel specialised for scenes of some features.
+        use crate::records::feature::*;
+        for features in [
+            0,
+            SHAPE,
+            IMAGE,
+            GLYPH,
+            SHAPE | SHADOW,
+            SHAPE | GRADIENT | CLIP,
+        ] {
+            let b = gpu::fine_builder(&RenderConfig::default(), TargetKind::Texture, features);
+            b.check()
+                .unwrap_or_else(|e| panic!("fine for features {features:#b}: {e}"));
+            variants.push((b.compose(true).unwrap(), true));
         }
         wavekit::prelude::check_kernels(SOURCES, &variants).unwrap();
     }

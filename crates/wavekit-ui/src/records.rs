@@ -17,11 +17,14 @@ pub const CLIP_WORDS: usize = 12;
 /// Pixels per side of a fine tile (one workgroup of `TILE * TILE` invocations).
 pub const TILE: u32 = 16;
 /// Tiles per side of a coarse bin.
-pub const BIN_TILES: u32 = 16;
+pub const BIN_TILES: u32 = 8;
 /// Pixels per side of a coarse bin.
 pub const BIN: u32 = TILE * BIN_TILES;
 /// Items per binning chunk (the workgroup size of the `bbox` and binning kernels).
 pub const CHUNK: u32 = 256;
+
+/// Chunks of one bin a `bin_emit` workgroup takes (it skips those with no item on the bin).
+pub const EMIT_CHUNKS: u32 = 8;
 /// The largest viewport side (bin coordinates are packed in 8 bits; wgpu's textures stop at
 /// 16384 on most devices anyway).
 pub const MAX_SIDE: u32 = 16384;
@@ -59,6 +62,44 @@ pub mod flag {
     pub const OPAQUE: u32 = 1 << 12;
 }
 
+/// What a scene holds, as the fine kernel is specialised for it
+/// ([`crate::gpu::RenderConfig::specialize`]): a kind of item, or a gradient fill or a clip.
+pub mod feature {
+    /// Rounded rectangles and ellipses.
+    pub const SHAPE: u32 = 1;
+    /// Images.
+    pub const IMAGE: u32 = 1 << 1;
+    /// Glyphs.
+    pub const GLYPH: u32 = 1 << 2;
+    /// Shadows.
+    pub const SHADOW: u32 = 1 << 3;
+    /// A gradient fill.
+    pub const GRADIENT: u32 = 1 << 4;
+    /// An item inside a clip.
+    pub const CLIP: u32 = 1 << 5;
+    /// Everything: the general kernel.
+    pub const ALL: u32 = (1 << 6) - 1;
+}
+
+/// The features an item record needs of the fine kernel.
+pub fn item_features(rec: &[u32]) -> u32 {
+    let head = rec[word::KIND];
+    let mut f = match head & 0xff {
+        kind::RECT | kind::ELLIPSE => feature::SHAPE,
+        kind::IMAGE => feature::IMAGE,
+        kind::GLYPH => feature::GLYPH,
+        kind::SHADOW => feature::SHADOW,
+        _ => feature::ALL,
+    };
+    if head & flag::GRADIENT != 0 {
+        f |= feature::GRADIENT;
+    }
+    if rec[word::CLIP] != 0 {
+        f |= feature::CLIP;
+    }
+    f
+}
+
 /// Word offsets inside an item record.
 pub mod word {
     /// Kind and flags.
@@ -90,6 +131,7 @@ pub fn layout_wgsl() -> String {
     c("TILE", TILE);
     c("BIN_TILES", BIN_TILES);
     c("BIN", BIN);
+    c("EMIT_CHUNKS", EMIT_CHUNKS);
     c("MAX_BIN_WORDS", (MAX_SIDE / BIN) * (MAX_SIDE / BIN) / 2);
     c("SHADOW_SAMPLES", SHADOW_SAMPLES);
     c("K_RECT", kind::RECT);

@@ -79,6 +79,8 @@ pub struct Scene {
     pub(crate) images: ImageAtlas,
     /// Item–bin pairs, a bound: room for the bin lists.
     pub(crate) pair_bound: u64,
+    /// What the items need of the fine kernel ([`records::feature`]).
+    pub(crate) features: u32,
     /// Changes whenever an atlas does (the renderer uploads them again).
     pub(crate) atlas_version: u64,
     /// Paragraph shaping (fonts, fallback, rasterizer), shared with clones.
@@ -152,6 +154,7 @@ impl Scene {
             glyphs: GlyphAtlas::default(),
             images: ImageAtlas::default(),
             pair_bound: 0,
+            features: 0,
             atlas_version: 0,
             shaper: SharedShaper::default(),
             system_fonts: false,
@@ -196,6 +199,7 @@ impl Scene {
         self.gradients.clear();
         self.stack.clear();
         self.pair_bound = 0;
+        self.features = 0;
         self.warnings.clear();
         // Shaped runs not drawn in the last two frames are dropped from the shaper's cache.
         if let Some(shaper) = self
@@ -298,6 +302,7 @@ impl Scene {
             };
             self.pair_bound += records::bin_rect_count(records::bin_rect(grown.and(view)));
         }
+        self.features |= records::item_features(&rec);
         self.items.extend_from_slice(&rec);
     }
 

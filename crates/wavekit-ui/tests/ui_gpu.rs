@@ -84,6 +84,20 @@ fn test_image(w: u32, h: u32, seed: u8) -> image::RgbaImage {
 /// Random items of every kind over a `w × h` viewport, many overlapping and translucent,
 /// some straddling the viewport's edge, some in nested clips.
 fn random_scene(seed: u64, w: u32, h: u32, n: usize) -> Scene {
+    random_scene_of(seed, w, h, n, u32::MAX)
+}
+
+/// Rolls of [`random_scene_of`]: 0-2 rectangles, 3-4 ellipses, 5 images, 6 text, 7 shadows,
+/// 8 clips pushed (9: popped), and bit 10 gradient fills.
+const ROLL_SHAPES: u32 = 0b11111;
+const ROLL_IMAGES: u32 = 1 << 5;
+const ROLL_TEXT: u32 = 1 << 6;
+const ROLL_SHADOWS: u32 = 1 << 7;
+const ROLL_CLIPS: u32 = 0b11 << 8;
+const ROLL_GRADIENTS: u32 = 1 << 10;
+
+/// A random scene of the kinds of item whose rolls `allow` holds.
+fn random_scene_of(seed: u64, w: u32, h: u32, n: usize, allow: u32) -> Scene {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut s = Scene::new(w, h).unwrap();
     let translucent = rng.bool();
@@ -97,7 +111,7 @@ fn random_scene(seed: u64, w: u32, h: u32, n: usize) -> Scene {
         let y = rng.f32() * fh * 1.2 - fh * 0.1;
         let iw = rng.f32() * fw * 0.5 + 0.5;
         let ih = rng.f32() * fh * 0.5 + 0.5;
-        let fill = if rng.u32(..5) == 0 {
+        let fill = if rng.u32(..5) == 0 && allow & ROLL_GRADIENTS != 0 {
             Fill::Linear(LinearGradient {
                 start: [x, y],
                 end: [x + iw, y + ih * rng.f32()],
@@ -112,7 +126,11 @@ fn random_scene(seed: u64, w: u32, h: u32, n: usize) -> Scene {
             Fill::Solid(colour(&mut rng, translucent))
         };
         let opacity = if rng.bool() { 1.0 } else { rng.f32() };
-        match rng.u32(..10) {
+        let roll = rng.u32(..10);
+        if allow & (1 << roll) == 0 {
+            continue;
+        }
+        match roll {
             0..=2 => {
                 let mut r = Rect::new(x, y, iw, ih, fill);
                 r.radius = [0, 1, 2, 3].map(|_| rng.f32() * 12.0);
@@ -467,24 +485,24 @@ fn ten_thousand_items_on_one_tile() {
     }
 }
 
-/// The culling's two speed-ups change no bit: the bins' cover flags (the walk for covers only
-/// where one can be found: the same covers, so the same candidates composited) and each
-/// pixel starting at its last opaque survivor, against the walk in every bin and every
-/// survivor composited, on random scenes of several bins and chunks.
+/// The renderer's speed-ups change no bit: the bins' cover flags (the walk for covers only
+/// where one can be found: the same covers, so the same candidates composited) and fine
+/// kernels specialised for what a scene holds, against the walk in every bin and the general
+/// kernel, on random scenes of several bins and chunks.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
-fn cover_flags_and_pixel_culling_change_no_bit() {
+fn cover_flags_and_specialised_kernels_change_no_bit() {
     let ctx = gpu();
-    let config = |cover_flags, pixel_cull| RenderConfig {
+    let config = |cover_flags, specialize| RenderConfig {
         stats: true,
         cover_flags,
-        pixel_cull,
+        specialize,
         ..Default::default()
     };
     let base = renderer(ctx, config(false, false));
     let variants = [
         (config(true, false), "cover flags"),
-        (config(false, true), "pixel culling"),
+        (config(false, true), "specialised"),
         (config(true, true), "both"),
     ]
     .map(|(c, name)| (renderer(ctx, c), name));
@@ -529,6 +547,48 @@ fn cover_flags_and_pixel_culling_change_no_bit() {
         // A scene where the walk finds nothing would not test the flags.
         assert!(culled > 0, "seed {seed}: no tile had an opaque cover");
         check(ctx, &variants[2].0, &s, &format!("seed {seed}, both"));
+    }
+}
+
+/// One frame draws scenes of different kinds one after another: each takes the fine kernel
+/// built for what it holds, bound afresh, and draws what the general kernel draws, bit for bit.
+#[test]
+#[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
+fn specialised_kernels_follow_the_scene_from_frame_to_frame() {
+    let ctx = gpu();
+    let ui = renderer(ctx, RenderConfig::default());
+    let general = renderer(
+        ctx,
+        RenderConfig {
+            specialize: false,
+            ..Default::default()
+        },
+    );
+    let mut frame = ui.frame(ctx).unwrap();
+    let mut general_frame = general.frame(ctx).unwrap();
+    let cases = [
+        ("shapes", ROLL_SHAPES),
+        ("text", ROLL_TEXT),
+        ("images", ROLL_IMAGES),
+        (
+            "shapes, gradients and shadows",
+            ROLL_SHAPES | ROLL_GRADIENTS | ROLL_SHADOWS,
+        ),
+        (
+            "text and images in clips",
+            ROLL_TEXT | ROLL_IMAGES | ROLL_CLIPS,
+        ),
+        ("everything", u32::MAX),
+        ("shapes again", ROLL_SHAPES),
+    ];
+    for (i, (name, allow)) in cases.into_iter().enumerate() {
+        let s = random_scene_of(40 + i as u64, 150, 90, 400, allow);
+        let got = ui.render_frame_to_image(ctx, &mut frame, &s).unwrap();
+        let want = general
+            .render_frame_to_image(ctx, &mut general_frame, &s)
+            .unwrap();
+        assert_eq!(diff(&got, &want), (0, 0), "{name}: pixels differ");
+        check(ctx, &ui, &s, name);
     }
 }
 

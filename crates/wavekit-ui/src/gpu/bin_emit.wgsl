@@ -1,11 +1,14 @@
 // Stage 2c: each (bin, chunk) writes its items that touch the bin to the bin's list, at the
 // place the exclusive scan of the counts gave it, in draw order: the slot of an item within its
 // chunk is the number of kept items before it (wg_compact). Each bin's list is therefore its
-// items in draw order, with no sort. A (bin, chunk) whose count is 0 exits at once. Writes past the lists' room are dropped and counted in
-// status[0] (the renderer reports them; the builder's bound keeps them from happening).
+// items in draw order, with no sort. A workgroup takes EMIT_CHUNKS consecutive chunks of one
+// bin (grid: chunk groups x bins) and skips those whose count is 0: most (bin, chunk) pairs
+// are empty, and a workgroup that only reads a count and exits still costs its launch. Writes
+// past the lists' room are dropped and counted in status[0] (the renderer reports them; the
+// builder's bound keeps them from happening).
 // COVER_FLAGS: a kept item that is opaque over a whole tile of this bin sets the bin's cover
-// flag, and the fine pass walks for covers only in bins that have one (what the walk would
-// find is exactly such an item, so a bin without the flag has nothing to find).
+// flag (once a workgroup), and the fine pass walks for covers only in bins that have one (what
+// the walk would find is exactly such an item, so a bin without the flag has nothing to find).
 #import subgroup/api
 #import workgroup/compact
 #import ui/records
@@ -18,44 +21,61 @@
 @group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
 @group(0) @binding(13) var<storage, read_write> cover: array<atomic<u32>>;
 
-var<workgroup> sh_count: u32;
+var<workgroup> sh_counts: array<u32, EMIT_CHUNKS>;
+var<workgroup> sh_cover: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     let l = lane_info(inv);
-    let chunk = wg.x;
     let bin = wg.y;
-    let at = bin * params.chunks + chunk;
+    let first_chunk = wg.x * EMIT_CHUNKS;
+    if (l.local < EMIT_CHUNKS) {
+        let chunk = first_chunk + l.local;
+        var n = 0u;
+        if (chunk < params.chunks) {
+            n = counts[bin * params.chunks + chunk];
+        }
+        sh_counts[l.local] = n;
+    }
     if (l.local == 0u) {
-        sh_count = counts[at];
+        atomicStore(&sh_cover, 0u);
     }
-    if (workgroupUniformLoad(&sh_count) == 0u) {
-        return;
-    }
+    workgroupBarrier();
     let bx = bin % params.bins_x;
     let by = bin / params.bins_x;
-    let i = chunk * WG_SIZE + l.local;
-    let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
-    let slot = wg_compact(keep, l);
-    if (COVER_FLAGS && keep) {
-        // The whole tiles in the item's opaque solid box (fine.wgsl's test), within this bin.
-        let o = boxes[i];
-        if ((o.z & OPAQUE_BIT) != 0u) {
-            let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
-            let first = vec2<u32>(bx, by) * BIN_TILES;
-            let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
-            let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
-            if (all(lo < hi) && atomicLoad(&cover[bin]) == 0u) {
-                atomicStore(&cover[bin], 1u);
+    for (var j = 0u; j < EMIT_CHUNKS; j++) {
+        if (workgroupUniformLoad(&sh_counts[j]) == 0u) {
+            continue;
+        }
+        let chunk = first_chunk + j;
+        let at = bin * params.chunks + chunk;
+        let i = chunk * WG_SIZE + l.local;
+        let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
+        let slot = wg_compact(keep, l);
+        if (COVER_FLAGS && keep) {
+            // The whole tiles in the item's opaque solid box (fine.wgsl's test), within this
+            // bin.
+            let o = boxes[i];
+            if ((o.z & OPAQUE_BIT) != 0u) {
+                let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
+                let first = vec2<u32>(bx, by) * BIN_TILES;
+                let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
+                let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
+                if (all(lo < hi)) {
+                    atomicStore(&sh_cover, 1u);
+                }
+            }
+        }
+        if (keep) {
+            let pos = offsets[at] + slot.index;
+            if (pos < params.capacity) {
+                list[pos] = i;
+            } else {
+                atomicMax(&status[0], pos + 1u);
             }
         }
     }
-    if (keep) {
-        let pos = offsets[at] + slot.index;
-        if (pos < params.capacity) {
-            list[pos] = i;
-        } else {
-            atomicMax(&status[0], pos + 1u);
-        }
+    if (COVER_FLAGS && workgroupUniformLoad(&sh_cover) != 0u && l.local == 0u) {
+        atomicStore(&cover[bin], 1u);
     }
 }

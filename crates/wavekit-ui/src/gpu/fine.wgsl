@@ -15,10 +15,6 @@
 //
 // COVER_FLAGS: the walk for covers runs only in bins whose cover flag bin_emit set (a bin
 // without one has no opaque item over a whole tile, so the walk would find nothing).
-// PIXEL_CULL (ordered compaction only): each survivor's boxes go to workgroup memory beside
-// it, and every pixel starts compositing a chunk at the last survivor that is opaque over that
-// pixel (its solid box holds the pixel: its alpha there is exactly 1, so source-over gives its
-// colour whatever lay beneath, and the pixels are the same bits).
 //
 // Slices (ADR-0083): a scene over the renderer's loop budget (software adapters, whose loops
 // end after 65 535 iterations in all) is drawn in several dispatches, each over a slice of the
@@ -42,11 +38,6 @@
 @group(0) @binding(13) var<storage, read> cover: array<u32>;
 
 var<workgroup> sh_items: array<u32, WG_SIZE>;
-// PIXEL_CULL: each survivor's pixel box and solid box (with the opaque bit), as `boxes` holds
-// them, and one past the last opaque survivor of the chunk (two, by the chunk's parity: one is
-// read while the other is cleared for the next chunk).
-var<workgroup> sh_boxes: array<vec4<u32>, WG_SIZE>;
-var<workgroup> sh_opaque: array<atomic<u32>, 2>;
 var<workgroup> sh_range: vec3<u32>;
 var<workgroup> sh_cover: atomic<u32>;
 var<workgroup> sh_first: u32;
@@ -73,22 +64,11 @@ fn lower_bound(lo0: u32, hi0: u32, item: u32) -> u32 {
 }
 
 // Pack this chunk's survivors into sh_items in some order; returns how many there are.
-fn compact(keep: bool, item: u32, o: vec4<u32>, parity: u32, l: Lane) -> u32 {
+fn compact(keep: bool, item: u32, l: Lane) -> u32 {
     if (COMPACT == 0u) {
         let slot = wg_compact(keep, l);
         if (keep) {
             sh_items[slot.index] = item;
-            if (PIXEL_CULL) {
-                sh_boxes[slot.index] = o;
-                if ((o.z & OPAQUE_BIT) != 0u) {
-                    atomicMax(&sh_opaque[parity], slot.index + 1u);
-                }
-            }
-        }
-        if (PIXEL_CULL && l.local == 0u) {
-            // Every invocation read the other parity's mark in the last chunk, before
-            // wg_compact's barriers: it can be cleared for the next chunk.
-            atomicStore(&sh_opaque[parity ^ 1u], 0u);
         }
         workgroupBarrier();
         return slot.total;
@@ -152,10 +132,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
         }
         sh_range = vec3<u32>(r, walk);
         atomicStore(&sh_cover, 0u);
-        if (PIXEL_CULL) {
-            atomicStore(&sh_opaque[0], 0u);
-            atomicStore(&sh_opaque[1], 0u);
-        }
     }
     let range = workgroupUniformLoad(&sh_range);
     var first = range.x;
@@ -191,15 +167,13 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
     }
     var drawn = 0u;
     let pi = vec2<i32>(vec2<u32>(px, py));
-    var parity = 0u;
     for (var base = first; base < range.y; base += WG_SIZE) {
         let pos = base + l.local;
         var item = 0u;
         var keep = false;
-        var o = vec4<u32>(0u);
         if (pos < range.y) {
             item = list[pos];
-            o = boxes[item];
+            let o = boxes[item];
             keep = !box_empty(box_and(unpack_box(o.x, o.y), tile));
             // Solid on the whole tile: no edge and no clip to evaluate (coverage exactly 1).
             let sb = unpack_box(o.z & ~OPAQUE_BIT, o.w);
@@ -207,41 +181,19 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
                 item |= SOLID;
             }
         }
-        let total = compact(keep, item, o, parity, l);
+        let total = compact(keep, item, l);
         drawn += total;
         if (inside) {
-            var k0 = 0u;
-            if (PIXEL_CULL) {
-                // The last survivor opaque over this pixel: compositing starts there.
-                var k = atomicLoad(&sh_opaque[parity]);
-                while (k > 0u) {
-                    k -= 1u;
-                    let s = sh_boxes[k];
-                    if ((s.z & OPAQUE_BIT) != 0u) {
-                        let sb = unpack_box(s.z & ~OPAQUE_BIT, s.w);
-                        if (all(pi >= sb.xy) && all(pi < sb.zw)) {
-                            k0 = k;
-                            break;
-                        }
-                    }
-                }
-            }
-            for (var k = k0; k < total; k++) {
+            for (var k = 0u; k < total; k++) {
                 let v = sh_items[k];
                 let it = v & ~SOLID;
-                var b: vec2<u32>;
-                if (PIXEL_CULL) {
-                    b = sh_boxes[k].xy;
-                } else {
-                    b = boxes[it].xy;
-                }
-                let ob = unpack_box(b.x, b.y);
+                let o = boxes[it];
+                let ob = unpack_box(o.x, o.y);
                 if (all(pi >= ob.xy) && all(pi < ob.zw)) {
                     acc = over(shade(it, px, py, v >= SOLID), acc);
                 }
             }
         }
-        parity ^= 1u;
     }
     if (inside) {
         if ((slice.z & 2u) != 0u) {

@@ -20,7 +20,7 @@ use wavekit::scan::{BoundScan, Scan, ScanConfig};
 
 use crate::atlas::{GLYPH_ATLAS_WIDTH, IMAGE_ATLAS_WIDTH};
 use crate::error::{Result, UiError};
-use crate::records::{self, BIN, CHUNK, TILE};
+use crate::records::{self, BIN, CHUNK, TILE, feature};
 use crate::scene::Scene;
 
 /// The compositor's WGSL files.
@@ -76,10 +76,11 @@ pub struct RenderConfig {
     /// With `cull`: the binning flags each bin that holds an item opaque over a whole tile of
     /// it, and the fine pass looks for such covers only in flagged bins (text, say, has none).
     pub cover_flags: bool,
-    /// Each pixel starts compositing a chunk of its tile's items at the last one opaque over
-    /// that pixel (the same bits: what lay beneath is overwritten exactly); the survivors'
-    /// boxes are kept in workgroup memory for it. Ordered compaction only.
-    pub pixel_cull: bool,
+    /// Draw each scene with a fine kernel built for what it holds (its kinds of item,
+    /// gradients, clips: [`records::feature`]), the code for the rest left out; `false`: the
+    /// general kernel always. The kernels are built the first time a scene needs them (and
+    /// kept by the context).
+    pub specialize: bool,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
     /// The most loop iterations one tile's fine pass may take, counted conservatively from the
@@ -109,7 +110,7 @@ impl Default for RenderConfig {
             compaction: Compaction::Ordered,
             cull: true,
             cover_flags: true,
-            pixel_cull: true,
+            specialize: true,
             stats: false,
             loop_budget: None,
         }
@@ -143,8 +144,24 @@ fn output_wgsl(kind: TargetKind) -> &'static str {
 }
 
 /// The builder of one of the compositor's kernels (`ui/bbox`, `ui/bin_count`, `ui/bin_emit`,
-/// `ui/fine`): the crate's tests check every one with naga, with subgroups and without.
+/// `ui/fine`): the crate's tests check every one with naga, with subgroups and without. The
+/// fine kernel is the general one, for every feature ([`fine_builder`]: one for some).
 pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> KernelBuilder {
+    fine_builder_for(entry, config, target, feature::ALL)
+}
+
+/// The fine kernel's builder for scenes with only `features` ([`records::feature`]): the
+/// shading of whatever else is left out of it.
+pub fn fine_builder(config: &RenderConfig, target: TargetKind, features: u32) -> KernelBuilder {
+    fine_builder_for("ui/fine", config, target, features)
+}
+
+fn fine_builder_for(
+    entry: &str,
+    config: &RenderConfig,
+    target: TargetKind,
+    features: u32,
+) -> KernelBuilder {
     let mut b = KernelBuilder::new(entry, SOURCES)
         .workgroup_size(if entry == "ui/fine" {
             TILE * TILE
@@ -158,10 +175,12 @@ pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> Kernel
         b = b
             .constant("COMPACT", config.compaction.code())
             .constant("STATS", config.stats)
-            .constant(
-                "PIXEL_CULL",
-                config.pixel_cull && config.compaction == Compaction::Ordered,
-            )
+            .constant("HAS_SHAPE", features & feature::SHAPE != 0)
+            .constant("HAS_IMAGE", features & feature::IMAGE != 0)
+            .constant("HAS_GLYPH", features & feature::GLYPH != 0)
+            .constant("HAS_SHADOW", features & feature::SHADOW != 0)
+            .constant("HAS_GRADIENT", features & feature::GRADIENT != 0)
+            .constant("HAS_CLIP", features & feature::CLIP != 0)
             .generated("ui/output", output_wgsl(target));
     }
     b
@@ -360,7 +379,10 @@ pub struct Frame {
     binds: Option<Binds>,
     scan: Option<BoundScan>,
     cells: u64,
-    output: Option<(Target, wgpu::BindGroup)>,
+    /// The target, the fine kernel drawing into it, and that kernel's bindings.
+    output: Option<(Target, Kernel, wgpu::BindGroup)>,
+    /// What the fine kernel is built for ([`records::feature`]).
+    features: u32,
     /// The fine pass's slice of the items (first, end, flags: 1 the first pass, 2 the last).
     slice: wgpu::Buffer,
     /// Every fine pass's slice, copied into `slice` before its pass (several passes only).
@@ -460,6 +482,7 @@ impl UiRenderer {
             scan: None,
             cells: 0,
             output: None,
+            features: feature::ALL,
             slice: ctx.uniform_from("ui fine slice", &[0u32, 0, 3, 0])?,
             slices: Grow::new(ctx, "ui fine slices", 4)?,
             carry: Grow::new(ctx, "ui fine carry", 4)?,
@@ -572,8 +595,20 @@ impl UiRenderer {
             ..Params::default()
         };
         put(&frame.params, 0, bytemuck::cast_slice(&[frame.p]));
+        let features = if self.config.specialize {
+            scene.features
+        } else {
+            feature::ALL
+        };
         if rebind {
+            frame.features = features;
             self.bind(ctx, frame)?;
+        } else if features != frame.features {
+            // Another fine kernel: its own bindings.
+            frame.features = features;
+            if let Some((target, _, _)) = frame.output.take() {
+                self.bind_output(ctx, frame, target)?;
+            }
         }
         // The scan is bound for a length: bind it again when that or its buffers change.
         if rebind || frame.cells != cells {
@@ -605,17 +640,25 @@ impl UiRenderer {
             count: self.count.bind(ctx, &all)?,
             emit: self.emit.bind(ctx, &all)?,
         });
-        if let Some((target, _)) = f.output.take() {
+        if let Some((target, _, _)) = f.output.take() {
             self.bind_output(ctx, f, target)?;
         }
         Ok(())
     }
 
+    /// The fine kernel for `features` (the general one, built with the renderer, for all).
+    fn fine_kernel(&self, ctx: &GpuContext, kind: TargetKind, features: u32) -> Result<Kernel> {
+        if features == feature::ALL {
+            return Ok(match kind {
+                TargetKind::Buffer => self.fine_buffer.clone(),
+                TargetKind::Texture => self.fine_texture.clone(),
+            });
+        }
+        Ok(fine_builder(&self.config, kind, features).build(ctx)?)
+    }
+
     fn bind_output(&self, ctx: &GpuContext, f: &mut Frame, target: Target) -> Result<()> {
-        let k = match target.kind() {
-            TargetKind::Buffer => &self.fine_buffer,
-            TargetKind::Texture => &self.fine_texture,
-        };
+        let k = self.fine_kernel(ctx, target.kind(), f.features)?;
         let entries = [
             (0, f.params.as_entire_binding()),
             (1, f.scene.buf.as_entire_binding()),
@@ -629,7 +672,7 @@ impl UiRenderer {
             (13, f.cover.buf.as_entire_binding()),
         ];
         let bind = k.bind_resources(ctx, &entries)?;
-        f.output = Some((target, bind));
+        f.output = Some((target, k, bind));
         Ok(())
     }
 
@@ -706,7 +749,7 @@ impl UiRenderer {
         binning: bool,
         fine_pass: bool,
     ) -> Result<()> {
-        let (Some(b), Some((target, fine))) = (&frame.binds, &frame.output) else {
+        let (Some(b), Some((_, fine_k, fine))) = (&frame.binds, &frame.output) else {
             return Err(UiError::Invalid(
                 "record before upload and a target: call upload, then target_buffer or \
                  target_texture"
@@ -730,15 +773,12 @@ impl UiRenderer {
                 label: Some("wavekit.ui.emit"),
                 timestamp_writes: None,
             });
-            self.emit.dispatch_grid(&mut pass, &b.emit, p.chunks, bins);
+            let groups = p.chunks.div_ceil(records::EMIT_CHUNKS);
+            self.emit.dispatch_grid(&mut pass, &b.emit, groups, bins);
         }
         if !fine_pass {
             return Ok(());
         }
-        let fine_k = match target.kind() {
-            TargetKind::Texture => &self.fine_texture,
-            TargetKind::Buffer => &self.fine_buffer,
-        };
         for k in 0..frame.passes {
             if frame.passes > 1 {
                 record::copy(

@@ -164,21 +164,31 @@ fn clip_coverage(first: u32, p: vec2<f32>) -> f32 {
 }
 
 // Item i's premultiplied colour at pixel (px, py), its clips applied (shade.rs: shade).
+// HAS_SHAPE, HAS_IMAGE, HAS_GLYPH, HAS_SHADOW, HAS_GRADIENT, HAS_CLIP: what the scene holds
+// (the kernel is built for it, RenderConfig::specialize): code for what it lacks is left out.
 // `solid`: the pixel is inside the item's solid box, where the edge's and every clip's coverage
-// is exactly 1; they are skipped (the result is the same bits).
+// is exactly 1; they are skipped (the result is the same bits). Each kind reads only the record
+// words it uses (shade.rs reads them all first: the arithmetic is the same).
 fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
     let p = vec2<f32>(f32(px) + 0.5, f32(py) + 0.5);
     let head = item_word(i, W_KIND);
     let k = head & 0xffu;
-    let b = item_box(i);
-    let c0 = item_colour(i, W_FILL);
-    let c1 = item_colour(i, W_BORDER);
-    let p0 = item_f32(i, W_P0);
-    let p1 = item_f32(i, W_P1);
     var col = vec4<f32>(0.0);
-    if (k == K_RECT || k == K_ELLIPSE) {
+    if (HAS_GLYPH && k == K_GLYPH) {
+        let o = params.item_base + i * ITEM_WORDS;
+        let bx = bitcast<f32>(scene[o + W_BOX]);
+        let by = bitcast<f32>(scene[o + W_BOX + 1u]);
+        let at = scene[o + W_RADII];
+        let x = (at & 0xffffu) + u32(i32(px) - i32(bx));
+        let y = (at >> 16u) + u32(i32(py) - i32(by));
+        let w = scene[params.glyph_base + y * params.glyph_row_words + x / 4u];
+        let c = f32((w >> (8u * (x % 4u))) & 0xffu) * INV255;
+        col = item_colour(i, W_FILL) * c;
+    } else if (HAS_SHAPE && (k == K_RECT || k == K_ELLIPSE)) {
+        let b = item_box(i);
+        let c0 = item_colour(i, W_FILL);
         var fill = c0;
-        if ((head & F_GRADIENT) != 0u) {
+        if (HAS_GRADIENT && (head & F_GRADIENT) != 0u) {
             fill = gradient(item_word(i, W_FILL), p);
         }
         if (solid) {
@@ -192,6 +202,8 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
             co = cov(sd_ellipse(p, b));
         }
         if ((head & F_INNER) != 0u) {
+            let p0 = item_f32(i, W_P0);
+            let c1 = item_colour(i, W_BORDER);
             let ib = vec4<f32>(b.x + p0, b.y + p0, b.z - p0, b.w - p0);
             var ci: f32;
             if (k == K_RECT) {
@@ -208,7 +220,11 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
         } else {
             col = fill * co;
         }
-    } else if (k == K_IMAGE) {
+    } else if (HAS_IMAGE && k == K_IMAGE) {
+        let b = item_box(i);
+        let c1 = item_colour(i, W_BORDER);
+        let p0 = item_f32(i, W_P0);
+        let p1 = item_f32(i, W_P1);
         var co = 1.0;
         if (!solid) {
             co = cov(sd_rounded_rect(p, b, vec4<f32>(0.0)));
@@ -242,19 +258,15 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
             t = texel(ax + x, ay + y);
         }
         col = (t * c1) * co;
-    } else if (k == K_GLYPH) {
-        let at = item_word(i, W_RADII);
-        let x = (at & 0xffffu) + u32(i32(px) - i32(b.x));
-        let y = (at >> 16u) + u32(i32(py) - i32(b.y));
-        let w = scene[params.glyph_base + y * params.glyph_row_words + x / 4u];
-        let c = f32((w >> (8u * (x % 4u))) & 0xffu) * INV255;
-        col = c0 * c;
-    } else if (k == K_SHADOW) {
-        col = c0 * shadow(p, b, item_colour(i, W_RADII), p0);
+    } else if (HAS_SHADOW && k == K_SHADOW) {
+        let b = item_box(i);
+        col = item_colour(i, W_FILL) * shadow(p, b, item_colour(i, W_RADII), item_f32(i, W_P0));
     }
-    let clip = item_word(i, W_CLIP);
-    if (clip != 0u && !solid) {
-        col = col * clip_coverage(clip, p);
+    if (HAS_CLIP && !solid) {
+        let clip = item_word(i, W_CLIP);
+        if (clip != 0u) {
+            col = col * clip_coverage(clip, p);
+        }
     }
     return col;
 }
