@@ -233,7 +233,7 @@ fn random_scene_of(seed: u64, w: u32, h: u32, n: usize, allow: u32) -> Scene {
 fn random_stacks_of_every_kind_match_the_reference_at_every_size() {
     let ctx = gpu();
     let ui = renderer(ctx, RenderConfig::default());
-    // 1 x 1, below a tile, a tile, a tile and one, a prime width, across bins (256 px).
+    // 1 x 1, below a tile, a tile, a tile and one, a prime width, across bins (128 px).
     for (i, (w, h, n)) in [
         (1, 1, 20),
         (5, 3, 30),

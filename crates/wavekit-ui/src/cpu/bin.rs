@@ -1,5 +1,5 @@
 //! The binning kernels (`gpu/bin_count.wgsl`, `gpu/bin_emit.wgsl`) on the CPU, by their
-//! definition: each 256-pixel bin's items in draw order. [`super::bin_sim`] computes the same
+//! definition: each bin's items in draw order. [`super::bin_sim`] computes the same
 //! lists the way the kernels do, at every subgroup width.
 
 use super::bbox::bounds;
