@@ -506,6 +506,14 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         (config(true, true), "both"),
     ]
     .map(|(c, name)| (renderer(ctx, c), name));
+    // Without culling: every candidate composited.
+    let off = renderer(
+        ctx,
+        RenderConfig {
+            cull: false,
+            ..config(false, false)
+        },
+    );
     for (seed, w, h, n) in [(31, 96, 64, 700), (32, 600, 280, 2500), (33, 530, 300, 900)] {
         let mut s = random_scene(seed, w, h, n);
         // Opaque covers over whole tiles, with translucent items above some of them.
@@ -532,14 +540,6 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
                 "seed {seed}, {name}: candidates composited"
             );
         }
-        let off = renderer(
-            ctx,
-            RenderConfig {
-                stats: true,
-                cull: false,
-                ..Default::default()
-            },
-        );
         let mut f = off.frame(ctx).unwrap();
         off.render_frame_to_image(ctx, &mut f, &s).unwrap();
         let all = off.tile_stats(ctx, &f).unwrap().per_tile;
