@@ -609,7 +609,7 @@ fn run_dir(
         let every = scene_kind == "mix" || scene_kind == "stack";
         for (i, (name, ui)) in renderers.iter().enumerate() {
             // The compaction variants on mix and stack; the binning stages alone (with the
-            // default renderer) and the culling variants on every scene.
+            // default renderer) and the speed-up variants on every scene.
             if !every && i != 0 && i < compactions {
                 continue;
             }

@@ -175,10 +175,9 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
     let k = head & 0xffu;
     var col = vec4<f32>(0.0);
     if (HAS_GLYPH && k == K_GLYPH) {
-        let o = params.item_base + i * ITEM_WORDS;
-        let bx = bitcast<f32>(scene[o + W_BOX]);
-        let by = bitcast<f32>(scene[o + W_BOX + 1u]);
-        let at = scene[o + W_RADII];
+        let bx = item_f32(i, W_BOX);
+        let by = item_f32(i, W_BOX + 1u);
+        let at = item_word(i, W_RADII);
         let x = (at & 0xffffu) + u32(i32(px) - i32(bx));
         let y = (at >> 16u) + u32(i32(py) - i32(by));
         let w = scene[params.glyph_base + y * params.glyph_row_words + x / 4u];
