@@ -38,8 +38,12 @@ pub struct BenchArgs {
 }
 
 /// The variants `variants` times beside the default, each with one speed-up taken away: name,
-/// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`].
-pub const VARIANTS: [(&str, bool, bool); 2] = [("no-flags", false, true), ("general", true, false)];
+/// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`], [`RenderConfig::stage_records`].
+pub const VARIANTS: [(&str, bool, bool, bool); 3] = [
+    ("no-flags", false, true, true),
+    ("general", true, false, true),
+    ("unstaged", true, true, false),
+];
 
 /// The scene kinds.
 pub const SCENES: [&str; 6] = ["rects", "text", "images", "mix", "stack", "paragraphs"];
@@ -570,10 +574,11 @@ fn run_dir(
         .collect::<std::result::Result<_, UiError>>()?;
     let compactions = renderers.len();
     if args.variants {
-        for (name, cover_flags, specialize) in VARIANTS {
+        for (name, cover_flags, specialize, stage_records) in VARIANTS {
             let config = RenderConfig {
                 cover_flags,
                 specialize,
+                stage_records,
                 ..Default::default()
             };
             renderers.push((name, UiRenderer::new(ctx, config)?));

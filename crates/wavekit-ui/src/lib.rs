@@ -80,11 +80,16 @@ mod tests {
     fn every_kernel_validates() {
         let mut variants = Vec::new();
         for compaction in Compaction::ALL {
-            for (cover_flags, stats) in [(false, false), (true, true), (true, false)] {
+            for (cover_flags, stats, stage_records) in [
+                (false, false, true),
+                (true, true, false),
+                (true, false, true),
+            ] {
                 let config = RenderConfig {
                     compaction,
                     stats,
                     cover_flags,
+                    stage_records,
                     ..Default::default()
                 };
                 for target in [TargetKind::Buffer, TargetKind::Texture] {

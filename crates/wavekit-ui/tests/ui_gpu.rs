@@ -486,24 +486,27 @@ fn ten_thousand_items_on_one_tile() {
 }
 
 /// The renderer's speed-ups change no bit: the bins' cover flags (the walk for covers only
-/// where one can be found: the same covers, so the same candidates composited) and fine
-/// kernels specialised for what a scene holds, against the walk in every bin and the general
-/// kernel, on random scenes of several bins and chunks.
+/// where one can be found: the same covers, so the same candidates composited), fine kernels
+/// specialised for what a scene holds and records staged in workgroup memory, against the walk
+/// in every bin, the general kernel and records read from the scene, on random scenes of
+/// several bins and chunks.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn cover_flags_and_specialised_kernels_change_no_bit() {
     let ctx = gpu();
-    let config = |cover_flags, specialize| RenderConfig {
+    let config = |cover_flags, specialize, stage_records| RenderConfig {
         stats: true,
         cover_flags,
         specialize,
+        stage_records,
         ..Default::default()
     };
-    let base = renderer(ctx, config(false, false));
+    let base = renderer(ctx, config(false, false, false));
     let variants = [
-        (config(true, false), "cover flags"),
-        (config(false, true), "specialised"),
-        (config(true, true), "both"),
+        (config(true, false, false), "cover flags"),
+        (config(false, true, false), "specialised"),
+        (config(false, false, true), "staged"),
+        (config(true, true, true), "all"),
     ]
     .map(|(c, name)| (renderer(ctx, c), name));
     // Without culling: every candidate composited.
@@ -511,9 +514,10 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         ctx,
         RenderConfig {
             cull: false,
-            ..config(false, false)
+            ..config(false, false, false)
         },
     );
+    let mut deepest = 0;
     for (seed, w, h, n) in [(31, 96, 64, 700), (32, 600, 280, 2500), (33, 530, 300, 900)] {
         let mut s = random_scene(seed, w, h, n);
         // Opaque covers over whole tiles, with translucent items above some of them.
@@ -525,9 +529,22 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
             let above = Rect::new(x + 8.0, y + 4.0, 20.0, 12.0, colour(&mut rng, true));
             s.rect(&above).unwrap();
         }
+        // A stack of translucent items on one tile, deeper than two staging batches.
+        let (x, y) = (rng.f32() * (w as f32 - 24.0), rng.f32() * (h as f32 - 24.0));
+        for j in 0..150 {
+            let r = Rect::new(
+                x + (j % 7) as f32,
+                y + (j % 5) as f32,
+                12.0,
+                10.0,
+                colour(&mut rng, true),
+            );
+            s.rect(&r.radius(3.0)).unwrap();
+        }
         let mut f = base.frame(ctx).unwrap();
         let want = base.render_frame_to_image(ctx, &mut f, &s).unwrap();
         let want_stats = base.tile_stats(ctx, &f).unwrap().per_tile;
+        deepest = deepest.max(want_stats.iter().copied().max().unwrap_or(0));
         let mut culled = 0usize;
         for (ui, name) in &variants {
             let mut f = ui.frame(ctx).unwrap();
@@ -546,8 +563,13 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         culled += all.iter().zip(&want_stats).filter(|(a, b)| a != b).count();
         // A scene where the walk finds nothing would not test the flags.
         assert!(culled > 0, "seed {seed}: no tile had an opaque cover");
-        check(ctx, &variants[2].0, &s, &format!("seed {seed}, both"));
+        check(ctx, &variants[3].0, &s, &format!("seed {seed}, all"));
     }
+    // The staging takes a tile's survivors in batches of 64: some tile must need several.
+    assert!(
+        deepest > 2 * 64,
+        "the deepest tile composited only {deepest} candidates"
+    );
 }
 
 /// One frame draws scenes of different kinds one after another: each takes the fine kernel

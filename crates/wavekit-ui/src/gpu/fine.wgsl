@@ -16,6 +16,11 @@
 // COVER_FLAGS: the walk for covers runs only in bins whose cover flag bin_emit set (a bin
 // without one has no opaque item over a whole tile, so the walk would find nothing).
 //
+// STAGE_RECORDS (ADR-0114): the survivors' records (ITEM_WORDS words each) and pixel boxes are
+// copied into workgroup memory, STAGE_ITEMS at a time, every invocation loading a few words;
+// the pixels then read them there (rec_word) instead of each pixel reading each record from the
+// scene buffer in turn. Without it rec_word reads the scene buffer.
+//
 // Slices (ADR-0083): a scene over the renderer's loop budget (software adapters, whose loops
 // end after 65 535 iterations in all) is drawn in several dispatches, each over a slice of the
 // items in draw order (`slice`: first item, end, flags 1 first and 2 last). A tile finds its
@@ -43,6 +48,11 @@ var<workgroup> sh_cover: atomic<u32>;
 var<workgroup> sh_first: u32;
 var<workgroup> sh_total: u32;
 var<workgroup> sh_count: atomic<u32>;
+// STAGE_RECORDS: a batch of survivors' records and pixel boxes (each invocation loads
+// STAGE_ITEMS * ITEM_WORDS / WG_SIZE = 4 words and at most one box).
+const STAGE_ITEMS: u32 = 4u * WG_SIZE / ITEM_WORDS;
+var<workgroup> sh_rec: array<u32, 4u * WG_SIZE>;
+var<workgroup> sh_box: array<vec2<u32>, STAGE_ITEMS>;
 
 const NONE: u32 = 0xffffffffu;
 // Set on a survivor whose solid box holds the whole tile.
@@ -61,6 +71,24 @@ fn lower_bound(lo0: u32, hi0: u32, item: u32) -> u32 {
         }
     }
     return lo;
+}
+
+// Word w of the record shade reads as r: staged, r is the slot in sh_rec; otherwise the item.
+fn rec_word(r: u32, w: u32) -> u32 {
+    if (STAGE_RECORDS) {
+        return sh_rec[r * ITEM_WORDS + w];
+    }
+    return scene[params.item_base + r * ITEM_WORDS + w];
+}
+
+// One word of the batch of records that starts at sh_items[start]: word `at` of the batch
+// (record at / ITEM_WORDS), if the batch has that record.
+fn stage_word(start: u32, n: u32, at: u32) {
+    let r = at / ITEM_WORDS;
+    if (r < n) {
+        let it = sh_items[start + r] & ~SOLID;
+        sh_rec[at] = scene[params.item_base + it * ITEM_WORDS + at % ITEM_WORDS];
+    }
 }
 
 // Pack this chunk's survivors into sh_items in some order; returns how many there are.
@@ -183,7 +211,30 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
         }
         let total = compact(keep, item, l);
         drawn += total;
-        if (inside) {
+        if (STAGE_RECORDS) {
+            for (var start = 0u; start < total; start += STAGE_ITEMS) {
+                let n = min(STAGE_ITEMS, total - start);
+                // The previous batch's pixels are done with sh_rec.
+                workgroupBarrier();
+                stage_word(start, n, l.local);
+                stage_word(start, n, l.local + WG_SIZE);
+                stage_word(start, n, l.local + 2u * WG_SIZE);
+                stage_word(start, n, l.local + 3u * WG_SIZE);
+                if (l.local < n) {
+                    sh_box[l.local] = boxes[sh_items[start + l.local] & ~SOLID].xy;
+                }
+                workgroupBarrier();
+                if (inside) {
+                    for (var k = 0u; k < n; k++) {
+                        let o = sh_box[k];
+                        let ob = unpack_box(o.x, o.y);
+                        if (all(pi >= ob.xy) && all(pi < ob.zw)) {
+                            acc = over(shade(k, px, py, sh_items[start + k] >= SOLID), acc);
+                        }
+                    }
+                }
+            }
+        } else if (inside) {
             for (var k = 0u; k < total; k++) {
                 let v = sh_items[k];
                 let it = v & ~SOLID;

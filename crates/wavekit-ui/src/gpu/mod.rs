@@ -81,6 +81,10 @@ pub struct RenderConfig {
     /// general kernel always. The kernels are built the first time a scene needs them (and
     /// kept by the context).
     pub specialize: bool,
+    /// The fine pass copies each batch of a tile's survivors' records into workgroup memory,
+    /// every invocation loading a few words, and its pixels read them there; `false`: each
+    /// pixel reads each record from the scene buffer (ADR-0114).
+    pub stage_records: bool,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
     /// The most loop iterations one tile's fine pass may take, counted conservatively from the
@@ -97,8 +101,9 @@ pub const SOFTWARE_LOOP_BUDGET: u32 = 32_768;
 
 /// Loop iterations a candidate costs the fine pass at most, besides its clip chain, gradient
 /// stops and shadow samples: its turn in the compositing loop, its share of its chunk's
-/// compaction (loops over the subgroups or, emulated, the lanes) and of the culling walk.
-const ITEM_LOOPS: u64 = 5;
+/// compaction (loops over the subgroups or, emulated, the lanes), of the culling walk and of
+/// the staging's batches (at most one a candidate).
+const ITEM_LOOPS: u64 = 6;
 
 /// Loop iterations a fine pass costs a tile besides its candidates: two binary searches for
 /// the slice's ends in the tile's list, and the walks' last partial chunks.
@@ -111,6 +116,7 @@ impl Default for RenderConfig {
             cull: true,
             cover_flags: true,
             specialize: true,
+            stage_records: true,
             stats: false,
             loop_budget: None,
         }
@@ -175,6 +181,7 @@ fn fine_builder_for(
         b = b
             .constant("COMPACT", config.compaction.code())
             .constant("STATS", config.stats)
+            .constant("STAGE_RECORDS", config.stage_records)
             .constant("HAS_SHAPE", features & feature::SHAPE != 0)
             .constant("HAS_IMAGE", features & feature::IMAGE != 0)
             .constant("HAS_GLYPH", features & feature::GLYPH != 0)

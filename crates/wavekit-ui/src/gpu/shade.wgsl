@@ -163,50 +163,70 @@ fn clip_coverage(first: u32, p: vec2<f32>) -> f32 {
     return v;
 }
 
-// Item i's premultiplied colour at pixel (px, py), its clips applied (shade.rs: shade).
+// An item's record words as shade reads them: rec_word (fine.wgsl) takes r, the item's index in
+// the scene or, with the records staged in workgroup memory, its slot there.
+fn rec_f32(r: u32, w: u32) -> f32 {
+    return bitcast<f32>(rec_word(r, w));
+}
+
+fn rec_box(r: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(
+        rec_word(r, W_BOX),
+        rec_word(r, W_BOX + 1u),
+        rec_word(r, W_BOX + 2u),
+        rec_word(r, W_BOX + 3u),
+    ));
+}
+
+fn rec_colour(r: u32, w: u32) -> vec4<f32> {
+    return f16x4(rec_word(r, w), rec_word(r, w + 1u));
+}
+
+// The premultiplied colour at pixel (px, py) of the item whose record is r (rec_word), its clips
+// applied (shade.rs: shade).
 // HAS_SHAPE, HAS_IMAGE, HAS_GLYPH, HAS_SHADOW, HAS_GRADIENT, HAS_CLIP: what the scene holds
 // (the kernel is built for it, RenderConfig::specialize): code for what it lacks is left out.
 // `solid`: the pixel is inside the item's solid box, where the edge's and every clip's coverage
 // is exactly 1; they are skipped (the result is the same bits). Each kind reads only the record
 // words it uses (shade.rs reads them all first: the arithmetic is the same).
-fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
+fn shade(r: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
     let p = vec2<f32>(f32(px) + 0.5, f32(py) + 0.5);
-    let head = item_word(i, W_KIND);
+    let head = rec_word(r, W_KIND);
     let k = head & 0xffu;
     var col = vec4<f32>(0.0);
     if (HAS_GLYPH && k == K_GLYPH) {
-        let bx = item_f32(i, W_BOX);
-        let by = item_f32(i, W_BOX + 1u);
-        let at = item_word(i, W_RADII);
+        let bx = rec_f32(r, W_BOX);
+        let by = rec_f32(r, W_BOX + 1u);
+        let at = rec_word(r, W_RADII);
         let x = (at & 0xffffu) + u32(i32(px) - i32(bx));
         let y = (at >> 16u) + u32(i32(py) - i32(by));
         let w = scene[params.glyph_base + y * params.glyph_row_words + x / 4u];
         let c = f32((w >> (8u * (x % 4u))) & 0xffu) * INV255;
-        col = item_colour(i, W_FILL) * c;
+        col = rec_colour(r, W_FILL) * c;
     } else if (HAS_SHAPE && (k == K_RECT || k == K_ELLIPSE)) {
-        let b = item_box(i);
-        let c0 = item_colour(i, W_FILL);
+        let b = rec_box(r);
+        let c0 = rec_colour(r, W_FILL);
         var fill = c0;
         if (HAS_GRADIENT && (head & F_GRADIENT) != 0u) {
-            fill = gradient(item_word(i, W_FILL), p);
+            fill = gradient(rec_word(r, W_FILL), p);
         }
         if (solid) {
             return fill;
         }
-        let r = item_colour(i, W_RADII);
+        let radii = rec_colour(r, W_RADII);
         var co: f32;
         if (k == K_RECT) {
-            co = cov(sd_rounded_rect(p, b, r));
+            co = cov(sd_rounded_rect(p, b, radii));
         } else {
             co = cov(sd_ellipse(p, b));
         }
         if ((head & F_INNER) != 0u) {
-            let p0 = item_f32(i, W_P0);
-            let c1 = item_colour(i, W_BORDER);
+            let p0 = rec_f32(r, W_P0);
+            let c1 = rec_colour(r, W_BORDER);
             let ib = vec4<f32>(b.x + p0, b.y + p0, b.z - p0, b.w - p0);
             var ci: f32;
             if (k == K_RECT) {
-                ci = cov(sd_rounded_rect(p, ib, max(r - vec4<f32>(p0), vec4<f32>(0.0))));
+                ci = cov(sd_rounded_rect(p, ib, max(radii - vec4<f32>(p0), vec4<f32>(0.0))));
             } else {
                 ci = cov(sd_ellipse(p, ib));
             }
@@ -220,16 +240,16 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
             col = fill * co;
         }
     } else if (HAS_IMAGE && k == K_IMAGE) {
-        let b = item_box(i);
-        let c1 = item_colour(i, W_BORDER);
-        let p0 = item_f32(i, W_P0);
-        let p1 = item_f32(i, W_P1);
+        let b = rec_box(r);
+        let c1 = rec_colour(r, W_BORDER);
+        let p0 = rec_f32(r, W_P0);
+        let p1 = rec_f32(r, W_P1);
         var co = 1.0;
         if (!solid) {
             co = cov(sd_rounded_rect(p, b, vec4<f32>(0.0)));
         }
-        let at = item_word(i, W_RADII);
-        let sz = item_word(i, W_RADII + 1u);
+        let at = rec_word(r, W_RADII);
+        let sz = rec_word(r, W_RADII + 1u);
         let ax = at & 0xffffu;
         let ay = at >> 16u;
         let sw = i32(sz & 0xffffu);
@@ -258,11 +278,11 @@ fn shade(i: u32, px: u32, py: u32, solid: bool) -> vec4<f32> {
         }
         col = (t * c1) * co;
     } else if (HAS_SHADOW && k == K_SHADOW) {
-        let b = item_box(i);
-        col = item_colour(i, W_FILL) * shadow(p, b, item_colour(i, W_RADII), item_f32(i, W_P0));
+        let b = rec_box(r);
+        col = rec_colour(r, W_FILL) * shadow(p, b, rec_colour(r, W_RADII), rec_f32(r, W_P0));
     }
     if (HAS_CLIP && !solid) {
-        let clip = item_word(i, W_CLIP);
+        let clip = rec_word(r, W_CLIP);
         if (clip != 0u) {
             col = col * clip_coverage(clip, p);
         }
