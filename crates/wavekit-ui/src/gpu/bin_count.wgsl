@@ -3,10 +3,12 @@
 // place and every chunk its place in that list. One workgroup a chunk: each item adds one to a
 // workgroup counter of every bin it touches (order does not matter for a count), then the
 // counters go out. Work is the item-bin pairs, not bins x items. CPU port: sim::bin_lists.
+// Each invocation first works out its item's boxes and bin rectangle (bbox.wgsl, item_bounds),
+// which bin_emit and fine read: one dispatch fewer than a bbox kernel of its own (ADR-0115).
 // COVER_FLAGS: chunk 0's workgroup also clears the bins' cover flags, which bin_emit sets.
 #import ui/records
+#import ui/bbox
 
-@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>;
 @group(0) @binding(13) var<storage, read_write> cover: array<u32>;
 
@@ -33,7 +35,7 @@ fn main(
     workgroupBarrier();
     let i = chunk * WG_SIZE + local;
     if (chunk < params.chunks && i < params.n_items) {
-        let r = bin_rects[i];
+        let r = item_bounds(i);
         if (r != NO_BINS) {
             for (var by = (r >> 8u) & 0xffu; by <= (r >> 24u); by++) {
                 for (var bx = r & 0xffu; bx <= ((r >> 16u) & 0xffu); bx++) {

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! upload: one scene buffer (glyph atlas | image atlas | items | clips | gradients), parameters
-//! bbox      one invocation an item        -> boxes, bin rects
-//! bin_count a workgroup a chunk of items  -> counts, bin-major
+//! bin_count a workgroup a chunk of items  -> each item's boxes and bin rect (bbox.wgsl), and
+//!                                            the chunk's count on each bin, bin-major
 //! scan      exclusive (wavekit::scan)     -> offsets: each bin's list and each chunk's place
 //! bin_emit  (chunk, bin) workgroups       -> list: each bin's items in draw order
 //! fine      one workgroup a 16 x 16 tile  -> the caller's texture or buffer
@@ -149,9 +149,10 @@ fn output_wgsl(kind: TargetKind) -> &'static str {
     }
 }
 
-/// The builder of one of the compositor's kernels (`ui/bbox`, `ui/bin_count`, `ui/bin_emit`,
-/// `ui/fine`): the crate's tests check every one with naga, with subgroups and without. The
-/// fine kernel is the general one, for every feature ([`fine_builder`]: one for some).
+/// The builder of one of the compositor's kernels (`ui/bin_count`, which holds `ui/bbox`,
+/// `ui/bin_emit`, `ui/fine`): the crate's tests check every one with naga, with subgroups and
+/// without. The fine kernel is the general one, for every feature ([`fine_builder`]: one for
+/// some).
 pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> KernelBuilder {
     fine_builder_for(entry, config, target, feature::ALL)
 }
@@ -320,7 +321,6 @@ pub struct UiRenderer {
     config: RenderConfig,
     /// The fine pass's loop budget on this adapter (the config's, or the software default).
     budget: Option<u32>,
-    bbox: Kernel,
     count: Kernel,
     emit: Kernel,
     fine_buffer: Kernel,
@@ -426,7 +426,6 @@ impl Target {
 
 #[derive(Debug)]
 struct Binds {
-    bbox: wgpu::BindGroup,
     count: wgpu::BindGroup,
     emit: wgpu::BindGroup,
 }
@@ -451,7 +450,6 @@ impl UiRenderer {
         Ok(UiRenderer {
             config,
             budget,
-            bbox: k("ui/bbox", TargetKind::Buffer)?,
             count: k("ui/bin_count", TargetKind::Buffer)?,
             emit: k("ui/bin_emit", TargetKind::Buffer)?,
             fine_buffer: k("ui/fine", TargetKind::Buffer)?,
@@ -643,7 +641,6 @@ impl UiRenderer {
             (13, &f.cover.buf),
         ];
         f.binds = Some(Binds {
-            bbox: self.bbox.bind(ctx, &all)?,
             count: self.count.bind(ctx, &all)?,
             emit: self.emit.bind(ctx, &all)?,
         });
@@ -770,7 +767,6 @@ impl UiRenderer {
                 label: Some("wavekit.ui.bin"),
                 timestamp_writes: None,
             });
-            self.bbox.dispatch(&mut pass, &b.bbox, p.chunks);
             self.count.dispatch(&mut pass, &b.count, p.chunks);
             drop(pass);
             if let Some(s) = &frame.scan {
