@@ -38,11 +38,13 @@ pub struct BenchArgs {
 }
 
 /// The variants `variants` times beside the default, each with one speed-up taken away: name,
-/// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`], [`RenderConfig::stage_records`].
-pub const VARIANTS: [(&str, bool, bool, bool); 3] = [
-    ("no-flags", false, true, true),
-    ("general", true, false, true),
-    ("unstaged", true, true, false),
+/// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`], [`RenderConfig::stage_records`],
+/// [`RenderConfig::place_by_chunk`].
+pub const VARIANTS: [(&str, bool, bool, bool, bool); 4] = [
+    ("no-flags", false, true, true, true),
+    ("general", true, false, true, true),
+    ("unstaged", true, true, false, true),
+    ("by-bin", true, true, true, false),
 ];
 
 /// The scene kinds.
@@ -574,11 +576,12 @@ fn run_dir(
         .collect::<std::result::Result<_, UiError>>()?;
     let compactions = renderers.len();
     if args.variants {
-        for (name, cover_flags, specialize, stage_records) in VARIANTS {
+        for (name, cover_flags, specialize, stage_records, place_by_chunk) in VARIANTS {
             let config = RenderConfig {
                 cover_flags,
                 specialize,
                 stage_records,
+                place_by_chunk,
                 ..Default::default()
             };
             renderers.push((name, UiRenderer::new(ctx, config)?));

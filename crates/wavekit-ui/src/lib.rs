@@ -93,7 +93,7 @@ mod tests {
                     ..Default::default()
                 };
                 for target in [TargetKind::Buffer, TargetKind::Texture] {
-                    for entry in ["ui/bin_count", "ui/bin_emit", "ui/fine"] {
+                    for entry in ["ui/bin_count", "ui/bin_emit", "ui/bin_place", "ui/fine"] {
                         let b = builder(entry, &config, target);
                         b.check().unwrap_or_else(|e| panic!("{entry}: {e}"));
                         let composed = b.compose(true).unwrap();

@@ -487,26 +487,29 @@ fn ten_thousand_items_on_one_tile() {
 
 /// The renderer's speed-ups change no bit: the bins' cover flags (the walk for covers only
 /// where one can be found: the same covers, so the same candidates composited), fine kernels
-/// specialised for what a scene holds and records staged in workgroup memory, against the walk
-/// in every bin, the general kernel and records read from the scene, on random scenes of
-/// several bins and chunks.
+/// specialised for what a scene holds, records staged in workgroup memory and bin lists placed
+/// by a workgroup a chunk (the cover flags set there), against the walk in every bin, the
+/// general kernel, records read from the scene and lists by a workgroup a bin, on random scenes
+/// of several bins and chunks.
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn cover_flags_and_specialised_kernels_change_no_bit() {
     let ctx = gpu();
-    let config = |cover_flags, specialize, stage_records| RenderConfig {
+    let config = |cover_flags, specialize, stage_records, place_by_chunk| RenderConfig {
         stats: true,
         cover_flags,
         specialize,
         stage_records,
+        place_by_chunk,
         ..Default::default()
     };
-    let base = renderer(ctx, config(false, false, false));
+    let base = renderer(ctx, config(false, false, false, false));
     let variants = [
-        (config(true, false, false), "cover flags"),
-        (config(false, true, false), "specialised"),
-        (config(false, false, true), "staged"),
-        (config(true, true, true), "all"),
+        (config(true, false, false, false), "cover flags"),
+        (config(false, true, false, false), "specialised"),
+        (config(false, false, true, false), "staged"),
+        (config(false, false, false, true), "placed by chunk"),
+        (config(true, true, true, true), "all"),
     ]
     .map(|(c, name)| (renderer(ctx, c), name));
     // Without culling: every candidate composited.
@@ -514,7 +517,7 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         ctx,
         RenderConfig {
             cull: false,
-            ..config(false, false, false)
+            ..config(false, false, false, false)
         },
     );
     let mut deepest = 0;
@@ -563,7 +566,7 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         culled += all.iter().zip(&want_stats).filter(|(a, b)| a != b).count();
         // A scene where the walk finds nothing would not test the flags.
         assert!(culled > 0, "seed {seed}: no tile had an opaque cover");
-        check(ctx, &variants[3].0, &s, &format!("seed {seed}, all"));
+        check(ctx, &variants[4].0, &s, &format!("seed {seed}, all"));
     }
     // The staging takes a tile's survivors in batches of 64: some tile must need several.
     assert!(
@@ -837,26 +840,78 @@ fn the_texture_target_matches_the_buffer_target() {
     assert!(ui.target_texture(ctx, &mut frame, &bad).is_err());
 }
 
-/// The binning kernels' lists are the reference's: each bin's items in draw order.
+/// The binning kernels' lists are the reference's: each bin's items in draw order, placed by
+/// a workgroup a chunk (`bin_place`) and by a workgroup a bin (`bin_emit`).
 #[test]
 #[ignore = "GPU test: needs a Vulkan adapter (lavapipe counts); cargo test -- --include-ignored"]
 fn bin_lists_hold_each_bins_items_in_draw_order() {
     let ctx = gpu();
-    let ui = renderer(ctx, RenderConfig::default());
-    let mut frame = ui.frame(ctx).unwrap();
+    let mut placers = [true, false].map(|place_by_chunk| {
+        let ui = renderer(
+            ctx,
+            RenderConfig {
+                place_by_chunk,
+                ..Default::default()
+            },
+        );
+        let frame = ui.frame(ctx).unwrap();
+        (ui, frame, place_by_chunk)
+    });
+    let mut scenes = Vec::new();
     for (seed, w, h, n) in [
         (1, 600, 300, 700),
         (2, 257, 513, 1000),
         (3, 40, 40, 0),
         (4, 1000, 20, 3),
+        (5, 300, 200, 1),
+        (6, 700, 500, 255),
+        (7, 700, 500, 256),
+        (8, 700, 500, 257),
     ] {
-        let scene = random_scene(seed, w, h, n);
-        ui.render_frame_to_image(ctx, &mut frame, &scene).unwrap();
-        assert_eq!(
-            ui.bin_lists(ctx, &frame).unwrap(),
-            cpu::bin_lists(&scene),
-            "{w}x{h}, {n} items"
-        );
+        scenes.push((
+            format!("{w}x{h}, {n} random items"),
+            random_scene(seed, w, h, n),
+        ));
+    }
+    // Small items scattered over many bins (a chunk's pairs mostly hold one item), a stack of
+    // 600 on one bin across three chunks (pairs of up to 256), and items over every bin.
+    let mut rng = fastrand::Rng::with_seed(9);
+    let (w, h) = (1100u32, 700u32);
+    let mut s = Scene::new(w, h).unwrap();
+    for k in 0..1500 {
+        let (x, y, size) = if k % 5 == 0 {
+            (300.0 + rng.f32() * 40.0, 200.0 + rng.f32() * 40.0, 20.0)
+        } else {
+            (
+                rng.f32() * w as f32,
+                rng.f32() * h as f32,
+                4.0 + rng.f32() * 8.0,
+            )
+        };
+        s.rect(&Rect::new(x, y, size, size, colour(&mut rng, true)))
+            .unwrap();
+        if k % 500 == 250 {
+            s.rect(&Rect::new(
+                -5.0,
+                -5.0,
+                w as f32 + 10.0,
+                h as f32 + 10.0,
+                colour(&mut rng, false),
+            ))
+            .unwrap();
+        }
+    }
+    scenes.push(("scattered, stacked and whole-frame items".into(), s));
+    for (name, scene) in &scenes {
+        let want = cpu::bin_lists(scene);
+        for (ui, frame, by_chunk) in &mut placers {
+            ui.render_frame_to_image(ctx, frame, scene).unwrap();
+            assert_eq!(
+                ui.bin_lists(ctx, frame).unwrap(),
+                want,
+                "{name}, placed by chunk: {by_chunk}"
+            );
+        }
     }
 }
 

@@ -98,8 +98,9 @@ fn compact(keep: bool, item: u32, l: Lane) -> u32 {
         if (keep) {
             sh_items[slot.index] = item;
         }
-        workgroupBarrier();
-        return slot.total;
+        // A barrier (sh_items is read next), and the total as a uniform value: the staged
+        // loop has barriers in it, which Tint allows only under uniform control flow.
+        return workgroupUniformLoad(&sh_wg_total);
     } else if (COMPACT == 1u) {
         // The serial scan ordered compaction replaces: flags to workgroup memory, one
         // invocation walks them.

@@ -7,7 +7,8 @@
 //! bin_count a workgroup a chunk of items  -> each item's boxes and bin rect (bbox.wgsl), and
 //!                                            the chunk's count on each bin, bin-major
 //! scan      exclusive (wavekit::scan)     -> offsets: each bin's list and each chunk's place
-//! bin_emit  (chunk, bin) workgroups       -> list: each bin's items in draw order
+//! bin_place a workgroup a chunk of items  -> list: each bin's items in draw order (bin_emit:
+//!                                            the same from (chunk group, bin) workgroups)
 //! fine      one workgroup a 16 x 16 tile  -> the caller's texture or buffer
 //! ```
 
@@ -30,6 +31,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("ui/bbox", "bbox.wgsl"),
     wavekit::wgsl_source!("ui/bin_count", "bin_count.wgsl"),
     wavekit::wgsl_source!("ui/bin_emit", "bin_emit.wgsl"),
+    wavekit::wgsl_source!("ui/bin_place", "bin_place.wgsl"),
     wavekit::wgsl_source!("ui/fine", "fine.wgsl"),
 ];
 
@@ -85,6 +87,12 @@ pub struct RenderConfig {
     /// every invocation loading a few words, and its pixels read them there; `false`: each
     /// pixel reads each record from the scene buffer (ADR-0114).
     pub stage_records: bool,
+    /// The bin lists written by a workgroup a chunk, its items placing themselves on the bins
+    /// they touch (`bin_place`: work by item-bin pairs); `false`: by a workgroup a bin and
+    /// eight chunks, each testing every item of its chunks (`bin_emit`: bins × items). On a
+    /// software adapter, frames of more than [`SOFTWARE_PLACE_BINS`] bins take `bin_emit`
+    /// (ADR-0116).
+    pub place_by_chunk: bool,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
     /// The most loop iterations one tile's fine pass may take, counted conservatively from the
@@ -98,6 +106,11 @@ pub struct RenderConfig {
 
 /// The fine pass's loop budget on software adapters: half of llvmpipe's 65 535 iterations.
 pub const SOFTWARE_LOOP_BUDGET: u32 = 32_768;
+
+/// The most bins a frame may have for `bin_place` on a software adapter: its loops take up to
+/// one compaction (up to 8 iterations without subgroups) a bin that holds two of a chunk's
+/// items, and llvmpipe ends a shader's loops after 65 535 iterations in all.
+pub const SOFTWARE_PLACE_BINS: u32 = 2048;
 
 /// Loop iterations a candidate costs the fine pass at most, besides its clip chain, gradient
 /// stops and shadow samples: its turn in the compositing loop, its share of its chunk's
@@ -117,6 +130,7 @@ impl Default for RenderConfig {
             cover_flags: true,
             specialize: true,
             stage_records: true,
+            place_by_chunk: true,
             stats: false,
             loop_budget: None,
         }
@@ -323,6 +337,7 @@ pub struct UiRenderer {
     budget: Option<u32>,
     count: Kernel,
     emit: Kernel,
+    place: Kernel,
     fine_buffer: Kernel,
     fine_texture: Kernel,
     scan: Scan,
@@ -428,6 +443,7 @@ impl Target {
 struct Binds {
     count: wgpu::BindGroup,
     emit: wgpu::BindGroup,
+    place: wgpu::BindGroup,
 }
 
 /// What a frame drew, read back: each tile's composited candidates (with
@@ -452,6 +468,7 @@ impl UiRenderer {
             budget,
             count: k("ui/bin_count", TargetKind::Buffer)?,
             emit: k("ui/bin_emit", TargetKind::Buffer)?,
+            place: k("ui/bin_place", TargetKind::Buffer)?,
             fine_buffer: k("ui/fine", TargetKind::Buffer)?,
             fine_texture: k("ui/fine", TargetKind::Texture)?,
             scan: Scan::new(
@@ -643,6 +660,7 @@ impl UiRenderer {
         f.binds = Some(Binds {
             count: self.count.bind(ctx, &all)?,
             emit: self.emit.bind(ctx, &all)?,
+            place: self.place.bind(ctx, &all)?,
         });
         if let Some((target, _, _)) = f.output.take() {
             self.bind_output(ctx, f, target)?;
@@ -739,6 +757,11 @@ impl UiRenderer {
         frame.passes
     }
 
+    /// Whether a frame of `bins` bins is binned by `bin_place` (else `bin_emit`).
+    fn places_by_chunk(&self, bins: u32) -> bool {
+        self.config.place_by_chunk && (self.budget.is_none() || bins <= SOFTWARE_PLACE_BINS)
+    }
+
     /// Record the frame into `enc`: bounding boxes, binning, and the fine pass into the target.
     pub fn record(&self, frame: &Frame, enc: &mut wgpu::CommandEncoder) -> Result<()> {
         self.record_stages(frame, enc, true, true)
@@ -776,8 +799,12 @@ impl UiRenderer {
                 label: Some("wavekit.ui.emit"),
                 timestamp_writes: None,
             });
-            let groups = p.chunks.div_ceil(records::EMIT_CHUNKS);
-            self.emit.dispatch_grid(&mut pass, &b.emit, groups, bins);
+            if self.places_by_chunk(bins) {
+                self.place.dispatch(&mut pass, &b.place, p.chunks);
+            } else {
+                let groups = p.chunks.div_ceil(records::EMIT_CHUNKS);
+                self.emit.dispatch_grid(&mut pass, &b.emit, groups, bins);
+            }
         }
         if !fine_pass {
             return Ok(());

@@ -1,0 +1,129 @@
+// Stage 2c, one workgroup a chunk (ADR-0116; bin_emit.wgsl is the form with a workgroup a bin
+// and eight chunks): the chunk's items go into the lists of the bins they touch, each at the
+// place the exclusive scan of the counts gave its (bin, chunk) pair plus its slot there, the
+// number of the chunk's items before it on that bin. The lists are then each bin's items in
+// draw order, with no sort, and the work follows the item-bin pairs, not bins x items:
+// - a pair whose count is 1 holds one item, at slot 0: that item writes itself there;
+// - the pairs whose count is 2 or more the workgroup takes one after another (found from the
+//   counts, WG_SIZE bins at a time), every invocation testing its item against the bin, and
+//   ordered compaction (wg_compact) gives the slots.
+// Writes past the lists' room are dropped and counted in status[0] (the renderer reports them;
+// the builder's bound keeps them from happening).
+// COVER_FLAGS: an item opaque over a whole tile of a bin it touches sets the bin's bit in
+// workgroup memory; the set bits then go to the bins' cover flags (bin_count cleared them; the
+// fine pass walks for covers only in flagged bins).
+#import subgroup/api
+#import workgroup/compact
+#import ui/records
+
+@group(0) @binding(2) var<storage, read> boxes: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
+@group(0) @binding(5) var<storage, read> counts: array<u32>;
+@group(0) @binding(6) var<storage, read> offsets: array<u32>;
+@group(0) @binding(7) var<storage, read_write> list: array<u32>;
+@group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> cover: array<atomic<u32>>;
+
+// The bins with two or more of the chunk's items, of the WG_SIZE bins looked at.
+var<workgroup> sh_multi: array<u32, WG_SIZE>;
+// A bit a bin: the chunk holds an item opaque over a whole tile of it (MAX_BIN_WORDS holds
+// two bins a word, so this holds every bin of the largest frame).
+var<workgroup> sh_cover: array<atomic<u32>, MAX_BIN_WORDS / 16u>;
+
+// Item i at `slot` of the (bin, chunk) pair `at`.
+fn place(at: u32, slot: u32, i: u32) {
+    let pos = offsets[at] + slot;
+    if (pos < params.capacity) {
+        list[pos] = i;
+    } else {
+        atomicMax(&status[0], pos + 1u);
+    }
+}
+
+// The item's solid box (o.zw of its boxes) holds a whole tile of bin (bx, by), and it is opaque
+// there: the fine pass's test for a cover, within this bin.
+fn covers_a_tile(o: vec4<u32>, bx: u32, by: u32) -> bool {
+    if ((o.z & OPAQUE_BIT) == 0u) {
+        return false;
+    }
+    let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
+    let first = vec2<u32>(bx, by) * BIN_TILES;
+    let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
+    let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
+    return all(lo < hi);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    inv: Invocation,
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let l = lane_info(inv);
+    let chunk = wg.x + wg.y * groups.x;
+    let bins = params.bins_x * params.bins_y;
+    if (COVER_FLAGS) {
+        for (var w = l.local; w < (bins + 31u) / 32u; w += WG_SIZE) {
+            atomicStore(&sh_cover[w], 0u);
+        }
+    }
+    // A workgroup past the last chunk (the grid rounds up) has nothing to place.
+    if (chunk >= params.chunks) {
+        return;
+    }
+    workgroupBarrier();
+    let i = chunk * WG_SIZE + l.local;
+    var r = NO_BINS;
+    var o = vec4<u32>(0u);
+    if (i < params.n_items) {
+        r = bin_rects[i];
+        if (COVER_FLAGS) {
+            o = boxes[i];
+        }
+    }
+    let has = r != NO_BINS;
+    // Every item-bin pair: alone on its pair, the item places itself; the cover bits.
+    if (has) {
+        for (var by = (r >> 8u) & 0xffu; by <= (r >> 24u); by++) {
+            for (var bx = r & 0xffu; bx <= ((r >> 16u) & 0xffu); bx++) {
+                let b = by * params.bins_x + bx;
+                let at = b * params.chunks + chunk;
+                if (counts[at] == 1u) {
+                    place(at, 0u, i);
+                }
+                if (COVER_FLAGS && covers_a_tile(o, bx, by)) {
+                    atomicOr(&sh_cover[b >> 5u], 1u << (b & 31u));
+                }
+            }
+        }
+    }
+    // The pairs with two or more items, in order, WG_SIZE bins at a time.
+    for (var first = 0u; first < bins; first += WG_SIZE) {
+        let b = first + l.local;
+        let multi = b < bins && counts[b * params.chunks + chunk] >= 2u;
+        let found = wg_compact(multi, l);
+        if (multi) {
+            sh_multi[found.index] = b;
+        }
+        // (A barrier; the count is the same on every invocation, as Tint must be shown.)
+        let total = workgroupUniformLoad(&sh_wg_total);
+        for (var k = 0u; k < total; k++) {
+            let mb = sh_multi[k];
+            let keep = has && bins_have(r, mb % params.bins_x, mb / params.bins_x);
+            let slot = wg_compact(keep, l);
+            if (keep) {
+                place(mb * params.chunks + chunk, slot.index, i);
+            }
+        }
+        // sh_multi is written again by the next WG_SIZE bins.
+        workgroupBarrier();
+    }
+    if (COVER_FLAGS) {
+        workgroupBarrier();
+        for (var b = l.local; b < bins; b += WG_SIZE) {
+            if ((atomicLoad(&sh_cover[b >> 5u]) & (1u << (b & 31u))) != 0u) {
+                atomicStore(&cover[b], 1u);
+            }
+        }
+    }
+}
