@@ -15,7 +15,7 @@ use wavekit::{GpuContext, Timing, TimingMethod};
 use crate::error::Result;
 use crate::protocol::{Case, ClockReader, ClockWindow, Protocol, measure, warm_up_case};
 use wavekit_ui::error::UiError;
-use wavekit_ui::gpu::{Compaction, RenderConfig, UiRenderer};
+use wavekit_ui::gpu::{Compaction, PLACE_MIN_ITEMS, RenderConfig, UiRenderer};
 use wavekit_ui::json::{
     self, BorderJson, CircleJson, ClipJson, EllipseJson, FillJson, FilterJson, GradientJson,
     ImageJson, Item, ParagraphJson, PopJson, Radius, RectJson, SceneFile, ShadowJson, TextJson,
@@ -37,14 +37,16 @@ pub struct BenchArgs {
     pub variants: bool,
 }
 
-/// The variants `variants` times beside the default, each with one speed-up taken away: name,
+/// The variants `variants` times beside the default, each with one speed-up taken away (or,
+/// `by-chunk`, the bin lists placed by chunk at every size): name,
 /// [`RenderConfig::cover_flags`], [`RenderConfig::specialize`], [`RenderConfig::stage_records`],
-/// [`RenderConfig::place_by_chunk`].
-pub const VARIANTS: [(&str, bool, bool, bool, bool); 4] = [
-    ("no-flags", false, true, true, true),
-    ("general", true, false, true, true),
-    ("unstaged", true, true, false, true),
-    ("by-bin", true, true, true, false),
+/// [`RenderConfig::place_min_items`] (`u32::MAX`: never by chunk).
+pub const VARIANTS: [(&str, bool, bool, bool, u32); 5] = [
+    ("no-flags", false, true, true, PLACE_MIN_ITEMS),
+    ("general", true, false, true, PLACE_MIN_ITEMS),
+    ("unstaged", true, true, false, PLACE_MIN_ITEMS),
+    ("by-bin", true, true, true, u32::MAX),
+    ("by-chunk", true, true, true, 0),
 ];
 
 /// The scene kinds.
@@ -576,12 +578,12 @@ fn run_dir(
         .collect::<std::result::Result<_, UiError>>()?;
     let compactions = renderers.len();
     if args.variants {
-        for (name, cover_flags, specialize, stage_records, place_by_chunk) in VARIANTS {
+        for (name, cover_flags, specialize, stage_records, place_min_items) in VARIANTS {
             let config = RenderConfig {
                 cover_flags,
                 specialize,
                 stage_records,
-                place_by_chunk,
+                place_min_items,
                 ..Default::default()
             };
             renderers.push((name, UiRenderer::new(ctx, config)?));

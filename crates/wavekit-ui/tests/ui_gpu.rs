@@ -501,6 +501,7 @@ fn cover_flags_and_specialised_kernels_change_no_bit() {
         specialize,
         stage_records,
         place_by_chunk,
+        place_min_items: 0,
         ..Default::default()
     };
     let base = renderer(ctx, config(false, false, false, false));
@@ -851,6 +852,7 @@ fn bin_lists_hold_each_bins_items_in_draw_order() {
             ctx,
             RenderConfig {
                 place_by_chunk,
+                place_min_items: 0,
                 ..Default::default()
             },
         );

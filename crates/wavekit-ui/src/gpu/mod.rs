@@ -87,12 +87,16 @@ pub struct RenderConfig {
     /// every invocation loading a few words, and its pixels read them there; `false`: each
     /// pixel reads each record from the scene buffer (ADR-0114).
     pub stage_records: bool,
-    /// The bin lists written by a workgroup a chunk, its items placing themselves on the bins
-    /// they touch (`bin_place`: work by item-bin pairs); `false`: by a workgroup a bin and
-    /// eight chunks, each testing every item of its chunks (`bin_emit`: bins × items). On a
-    /// software adapter, frames of more than [`SOFTWARE_PLACE_BINS`] bins take `bin_emit`
-    /// (ADR-0116).
+    /// Frames of at least [`RenderConfig::place_min_items`] items have their bin lists written
+    /// by a workgroup a chunk, its items placing themselves on the bins they touch
+    /// (`bin_place`: work by item-bin pairs, but one workgroup a chunk works alone); others,
+    /// and every frame with `false`, by a workgroup a bin and eight chunks, each testing every
+    /// item of its chunks (`bin_emit`: bins × items, in parallel). On a software adapter,
+    /// frames of more than [`SOFTWARE_PLACE_BINS`] bins take `bin_emit` (ADR-0116).
     pub place_by_chunk: bool,
+    /// The fewest items for which `place_by_chunk` takes `bin_place` ([`PLACE_MIN_ITEMS`] by
+    /// default).
+    pub place_min_items: u32,
     /// Count each tile's composited candidates (tests, measurements): [`UiRenderer::tile_stats`].
     pub stats: bool,
     /// The most loop iterations one tile's fine pass may take, counted conservatively from the
@@ -106,6 +110,11 @@ pub struct RenderConfig {
 
 /// The fine pass's loop budget on software adapters: half of llvmpipe's 65 535 iterations.
 pub const SOFTWARE_LOOP_BUDGET: u32 = 32_768;
+
+/// [`RenderConfig::place_min_items`]'s default: on the H100 (session 45) `bin_place` was
+/// 3–8 % faster than `bin_emit` at 100 000 items, slower at 10 000 (its 40 workgroups, one a
+/// chunk, work alone) and at 50 000.
+pub const PLACE_MIN_ITEMS: u32 = 65_536;
 
 /// The most bins a frame may have for `bin_place` on a software adapter: its loops take up to
 /// one compaction (up to 8 iterations without subgroups) a bin that holds two of a chunk's
@@ -131,6 +140,7 @@ impl Default for RenderConfig {
             specialize: true,
             stage_records: true,
             place_by_chunk: true,
+            place_min_items: PLACE_MIN_ITEMS,
             stats: false,
             loop_budget: None,
         }
@@ -757,9 +767,12 @@ impl UiRenderer {
         frame.passes
     }
 
-    /// Whether a frame of `bins` bins is binned by `bin_place` (else `bin_emit`).
-    fn places_by_chunk(&self, bins: u32) -> bool {
-        self.config.place_by_chunk && (self.budget.is_none() || bins <= SOFTWARE_PLACE_BINS)
+    /// Whether a frame of `items` items and `bins` bins is binned by `bin_place` (else
+    /// `bin_emit`).
+    fn places_by_chunk(&self, items: u32, bins: u32) -> bool {
+        self.config.place_by_chunk
+            && items >= self.config.place_min_items
+            && (self.budget.is_none() || bins <= SOFTWARE_PLACE_BINS)
     }
 
     /// Record the frame into `enc`: bounding boxes, binning, and the fine pass into the target.
@@ -799,7 +812,7 @@ impl UiRenderer {
                 label: Some("wavekit.ui.emit"),
                 timestamp_writes: None,
             });
-            if self.places_by_chunk(bins) {
+            if self.places_by_chunk(p.n_items, bins) {
                 self.place.dispatch(&mut pass, &b.place, p.chunks);
             } else {
                 let groups = p.chunks.div_ceil(records::EMIT_CHUNKS);
