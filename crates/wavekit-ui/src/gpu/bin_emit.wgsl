@@ -52,19 +52,8 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
         let i = chunk * WG_SIZE + l.local;
         let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
         let slot = wg_compact(keep, l);
-        if (COVER_FLAGS && keep) {
-            // The whole tiles in the item's opaque solid box (fine.wgsl's test), within this
-            // bin.
-            let o = boxes[i];
-            if ((o.z & OPAQUE_BIT) != 0u) {
-                let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
-                let first = vec2<u32>(bx, by) * BIN_TILES;
-                let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
-                let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
-                if (all(lo < hi)) {
-                    atomicStore(&sh_cover, 1u);
-                }
-            }
+        if (COVER_FLAGS && keep && covers_a_tile(boxes[i], bx, by)) {
+            atomicStore(&sh_cover, 1u);
         }
         if (keep) {
             let pos = offsets[at] + slot.index;

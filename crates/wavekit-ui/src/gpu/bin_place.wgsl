@@ -40,19 +40,6 @@ fn place(at: u32, slot: u32, i: u32) {
     }
 }
 
-// The item's solid box (o.zw of its boxes) holds a whole tile of bin (bx, by), and it is opaque
-// there: the fine pass's test for a cover, within this bin.
-fn covers_a_tile(o: vec4<u32>, bx: u32, by: u32) -> bool {
-    if ((o.z & OPAQUE_BIT) == 0u) {
-        return false;
-    }
-    let sb = vec4<u32>(unpack_box(o.z & ~OPAQUE_BIT, o.w));
-    let first = vec2<u32>(bx, by) * BIN_TILES;
-    let lo = max((sb.xy + vec2<u32>(TILE - 1u)) / TILE, first);
-    let hi = min(sb.zw / TILE, first + vec2<u32>(BIN_TILES));
-    return all(lo < hi);
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn main(
     inv: Invocation,
