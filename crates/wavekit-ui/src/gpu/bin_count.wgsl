@@ -5,7 +5,8 @@
 // counters go out. Work is the item-bin pairs, not bins x items. CPU port: sim::bin_lists.
 // Each invocation first works out its item's boxes and bin rectangle (bbox.wgsl, item_bounds),
 // which bin_emit and fine read: one dispatch fewer than a bbox kernel of its own (ADR-0115).
-// COVER_FLAGS: chunk 0's workgroup also clears the bins' cover flags, which bin_emit sets.
+// COVER_FLAGS: chunk 0's workgroup also clears the bins' cover flags, which bin_emit or
+// bin_place sets.
 #import ui/records
 #import ui/bbox
 

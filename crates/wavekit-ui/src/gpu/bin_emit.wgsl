@@ -4,22 +4,14 @@
 // items in draw order, with no sort. A workgroup takes EMIT_CHUNKS consecutive chunks of one
 // bin (grid: chunk groups x bins) and skips those whose count is 0: most (bin, chunk) pairs
 // are empty, and a workgroup that only reads a count and exits still costs its launch. Writes
-// past the lists' room are dropped and counted in status[0] (the renderer reports them; the
-// builder's bound keeps them from happening).
+// past the lists' room are dropped and counted (lists.wgsl, place).
 // COVER_FLAGS: a kept item that is opaque over a whole tile of this bin sets the bin's cover
 // flag (once a workgroup), and the fine pass walks for covers only in bins that have one (what
 // the walk would find is exactly such an item, so a bin without the flag has nothing to find).
 #import subgroup/api
 #import workgroup/compact
 #import ui/records
-
-@group(0) @binding(2) var<storage, read> boxes: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
-@group(0) @binding(5) var<storage, read> counts: array<u32>;
-@group(0) @binding(6) var<storage, read> offsets: array<u32>;
-@group(0) @binding(7) var<storage, read_write> list: array<u32>;
-@group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
-@group(0) @binding(13) var<storage, read_write> cover: array<atomic<u32>>;
+#import ui/lists
 
 var<workgroup> sh_counts: array<u32, EMIT_CHUNKS>;
 var<workgroup> sh_cover: atomic<u32>;
@@ -48,7 +40,6 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             continue;
         }
         let chunk = first_chunk + j;
-        let at = bin * params.chunks + chunk;
         let i = chunk * WG_SIZE + l.local;
         let keep = i < params.n_items && bins_have(bin_rects[i], bx, by);
         let slot = wg_compact(keep, l);
@@ -56,12 +47,7 @@ fn main(inv: Invocation, @builtin(workgroup_id) wg: vec3<u32>) {
             atomicStore(&sh_cover, 1u);
         }
         if (keep) {
-            let pos = offsets[at] + slot.index;
-            if (pos < params.capacity) {
-                list[pos] = i;
-            } else {
-                atomicMax(&status[0], pos + 1u);
-            }
+            place(bin * params.chunks + chunk, slot.index, i);
         }
     }
     if (COVER_FLAGS && workgroupUniformLoad(&sh_cover) != 0u && l.local == 0u) {

@@ -7,38 +7,20 @@
 // - the pairs whose count is 2 or more the workgroup takes one after another (found from the
 //   counts, WG_SIZE bins at a time), every invocation testing its item against the bin, and
 //   ordered compaction (wg_compact) gives the slots.
-// Writes past the lists' room are dropped and counted in status[0] (the renderer reports them;
-// the builder's bound keeps them from happening).
+// Writes past the lists' room are dropped and counted (lists.wgsl, place).
 // COVER_FLAGS: an item opaque over a whole tile of a bin it touches sets the bin's bit in
 // workgroup memory; the set bits then go to the bins' cover flags (bin_count cleared them; the
 // fine pass walks for covers only in flagged bins).
 #import subgroup/api
 #import workgroup/compact
 #import ui/records
-
-@group(0) @binding(2) var<storage, read> boxes: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read> bin_rects: array<u32>;
-@group(0) @binding(5) var<storage, read> counts: array<u32>;
-@group(0) @binding(6) var<storage, read> offsets: array<u32>;
-@group(0) @binding(7) var<storage, read_write> list: array<u32>;
-@group(0) @binding(8) var<storage, read_write> status: array<atomic<u32>>;
-@group(0) @binding(13) var<storage, read_write> cover: array<atomic<u32>>;
+#import ui/lists
 
 // The bins with two or more of the chunk's items, of the WG_SIZE bins looked at.
 var<workgroup> sh_multi: array<u32, WG_SIZE>;
 // A bit a bin: the chunk holds an item opaque over a whole tile of it (MAX_BIN_WORDS holds
 // two bins a word, so this holds every bin of the largest frame).
 var<workgroup> sh_cover: array<atomic<u32>, MAX_BIN_WORDS / 16u>;
-
-// Item i at `slot` of the (bin, chunk) pair `at`.
-fn place(at: u32, slot: u32, i: u32) {
-    let pos = offsets[at] + slot;
-    if (pos < params.capacity) {
-        list[pos] = i;
-    } else {
-        atomicMax(&status[0], pos + 1u);
-    }
-}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(

@@ -13,7 +13,7 @@
 // serial scan by one invocation, 2 an atomic counter (draw order lost: for measurement only).
 // STATS: tile_stats[tile] counts the candidates composited (for tests and measurements).
 //
-// COVER_FLAGS: the walk for covers runs only in bins whose cover flag bin_emit set (a bin
+// COVER_FLAGS: the walk for covers runs only in bins whose cover flag the binning set (a bin
 // without one has no opaque item over a whole tile, so the walk would find nothing).
 //
 // STAGE_RECORDS (ADR-0114): the survivors' records (ITEM_WORDS words each) and pixel boxes are

@@ -30,6 +30,7 @@ pub static SOURCES: &[WgslSource] = &[
     wavekit::wgsl_source!("ui/shade", "shade.wgsl"),
     wavekit::wgsl_source!("ui/bbox", "bbox.wgsl"),
     wavekit::wgsl_source!("ui/bin_count", "bin_count.wgsl"),
+    wavekit::wgsl_source!("ui/lists", "lists.wgsl"),
     wavekit::wgsl_source!("ui/bin_emit", "bin_emit.wgsl"),
     wavekit::wgsl_source!("ui/bin_place", "bin_place.wgsl"),
     wavekit::wgsl_source!("ui/fine", "fine.wgsl"),
@@ -174,7 +175,7 @@ fn output_wgsl(kind: TargetKind) -> &'static str {
 }
 
 /// The builder of one of the compositor's kernels (`ui/bin_count`, which holds `ui/bbox`,
-/// `ui/bin_emit`, `ui/fine`): the crate's tests check every one with naga, with subgroups and
+/// `ui/bin_emit`, `ui/bin_place`, `ui/fine`): the crate's tests check every one with naga, with subgroups and
 /// without. The fine kernel is the general one, for every feature ([`fine_builder`]: one for
 /// some).
 pub fn builder(entry: &str, config: &RenderConfig, target: TargetKind) -> KernelBuilder {
